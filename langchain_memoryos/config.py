@@ -1,0 +1,220 @@
+"""Configuration: every knob of the memory, with the papers' defaults.
+
+The defaults follow the MemoryOS paper (§4 "Implementation Details") and the AMU
+paper (§3, Appendix A.2). Where the official MemoryOS code differs from the paper
+(STM 10, 2000 segments, LFU eviction, wall-clock recency) the paper wins and the
+value stays configurable.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["DEFAULT_AGENT_PROFILE", "MODEL_THRESHOLDS", "MemoryOSConfig", "ModelThresholds"]
+
+DEFAULT_AGENT_PROFILE = (
+    "A helpful, attentive personal assistant that remembers the user across conversations "
+    "and adapts to their preferences."
+)
+
+
+@dataclass(frozen=True)
+class ModelThresholds:
+    """Similarity thresholds that depend on the embedding model.
+
+    Cosine similarities are not comparable across embedding models, so the
+    thresholds that compare two vectors live here, keyed by model name in
+    :data:`MODEL_THRESHOLDS`.
+
+    Attributes:
+        write_similarity: AMU ``tau_s``: minimum cosine for an existing record to be
+            a duplicate/update candidate of a new one.
+        retrieval_similarity: AMU ``tau_r``: minimum cosine between the query and a
+            fact for the fact to be injected.
+        duplicate_similarity: cosine above which the heuristic judge calls two
+            records duplicates (unless a same-slot cue says update).
+        chain_similarity: cosine above which the heuristic controller links a page
+            to the previous page of its dialogue chain.
+
+    Example:
+        >>> ModelThresholds(write_similarity=0.6, retrieval_similarity=0.3).write_similarity
+        0.6
+    """
+
+    write_similarity: float = 0.6
+    retrieval_similarity: float = 0.3
+    duplicate_similarity: float = 0.9
+    chain_similarity: float = 0.35
+
+
+#: Per-embedding-model defaults. ``"default"`` applies to unknown models.
+MODEL_THRESHOLDS: dict[str, ModelThresholds] = {
+    # AMU: tau_s = 0.6. MiniLM scores a question against a statement lower than
+    # Qwen3-Embedding does, so tau_r (0.55 in the paper) is lowered for it.
+    "all-MiniLM-L6-v2": ModelThresholds(
+        write_similarity=0.6,
+        retrieval_similarity=0.3,
+        duplicate_similarity=0.9,
+        chain_similarity=0.35,
+    ),
+    "default": ModelThresholds(
+        write_similarity=0.6,
+        retrieval_similarity=0.55,
+        duplicate_similarity=0.92,
+        chain_similarity=0.5,
+    ),
+}
+
+
+@dataclass(frozen=True)
+class MemoryOSConfig:
+    """Every setting of the memory, validated on construction.
+
+    Attributes:
+        stm_capacity: dialogue pages kept per thread in short-term memory (paper: 7).
+        mtm_max_segments: segments kept per user in mid-term memory before the
+            coldest is evicted (paper: 200).
+        segment_threshold: ``theta``; a page joins the best segment when
+            ``F_score = cos + Jaccard > theta`` (paper: 0.6).
+        heat_alpha: weight of ``N_visit`` in the heat (paper: 1).
+        heat_beta: weight of ``L_interaction`` in the heat (paper: 1).
+        heat_gamma: weight of the recency term in the heat (paper: 1).
+        recency_tau_seconds: ``mu`` in ``exp(-dt / mu)`` (paper: 1e7 s).
+        promotion_heat: ``tau``; a segment whose heat reaches it is promoted to
+            long-term persona memory (paper: 5).
+        top_segments: ``m``; segments selected at retrieval (paper: 5).
+        top_pages: ``k``; pages selected inside those segments (paper: 10).
+        top_facts: user facts and agent traits each returned at retrieval (paper: 10).
+        user_kb_capacity: user knowledge-base size, FIFO (paper: 100).
+        agent_traits_capacity: agent-traits size, FIFO (paper: 100).
+        gate_threshold: AMU ``tau_g``; a typed record is admitted when its gate
+            score reaches it. The binary factors make the gate a validity filter,
+            so this is effectively a minimum confidence.
+        write_similarity: AMU ``tau_s``; ``None`` takes the embedding model's default.
+        retrieval_similarity: AMU ``tau_r``; ``None`` takes the model's default.
+        duplicate_similarity: heuristic duplicate band; ``None`` takes the model's default.
+        chain_similarity: heuristic chain-link threshold; ``None`` takes the model's default.
+        segment_keywords: keywords kept per segment (the most frequent of its pages).
+        page_keywords: keywords extracted per page.
+        agent_profile: the assistant's fixed role and character (the paper's agent
+            profile); can be overridden per user with ``MemoryOS.set_agent_profile``.
+        max_embedding_chars: text longer than this is truncated (with a warning)
+            before embedding; it is always stored whole.
+
+    Example:
+        >>> cfg = MemoryOSConfig(stm_capacity=5)
+        >>> cfg.stm_capacity, cfg.mtm_max_segments
+        (5, 200)
+    """
+
+    stm_capacity: int = 7
+    mtm_max_segments: int = 200
+    segment_threshold: float = 0.6
+    heat_alpha: float = 1.0
+    heat_beta: float = 1.0
+    heat_gamma: float = 1.0
+    recency_tau_seconds: float = 1e7
+    promotion_heat: float = 5.0
+    top_segments: int = 5
+    top_pages: int = 10
+    top_facts: int = 10
+    user_kb_capacity: int = 100
+    agent_traits_capacity: int = 100
+    gate_threshold: float = 0.5
+    write_similarity: float | None = None
+    retrieval_similarity: float | None = None
+    duplicate_similarity: float | None = None
+    chain_similarity: float | None = None
+    segment_keywords: int = 12
+    page_keywords: int = 8
+    agent_profile: str = DEFAULT_AGENT_PROFILE
+    max_embedding_chars: int = 8000
+
+    def __post_init__(self) -> None:
+        positive_ints = (
+            "stm_capacity",
+            "mtm_max_segments",
+            "top_segments",
+            "top_pages",
+            "user_kb_capacity",
+            "agent_traits_capacity",
+            "segment_keywords",
+            "page_keywords",
+            "max_embedding_chars",
+        )
+        for name in positive_ints:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"MemoryOSConfig.{name} must be an int, got {value!r}.")
+            if value < 1:
+                raise ValueError(f"MemoryOSConfig.{name} must be >= 1, got {value}.")
+        if isinstance(self.top_facts, bool) or not isinstance(self.top_facts, int):
+            raise TypeError(f"MemoryOSConfig.top_facts must be an int, got {self.top_facts!r}.")
+        if self.top_facts < 0:
+            raise ValueError(f"MemoryOSConfig.top_facts must be >= 0, got {self.top_facts}.")
+        non_negative = ("heat_alpha", "heat_beta", "heat_gamma", "promotion_heat")
+        for name in non_negative:
+            value = float(getattr(self, name))
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"MemoryOSConfig.{name} must be a finite number >= 0, got {value}.")
+        if not math.isfinite(self.recency_tau_seconds) or self.recency_tau_seconds <= 0:
+            raise ValueError(
+                f"MemoryOSConfig.recency_tau_seconds must be > 0, got {self.recency_tau_seconds}."
+            )
+        if not 0.0 <= self.segment_threshold <= 2.0:
+            raise ValueError(
+                "MemoryOSConfig.segment_threshold is compared with cos + Jaccard and must lie "
+                f"in [0, 2], got {self.segment_threshold}."
+            )
+        if not 0.0 <= self.gate_threshold <= 1.0:
+            raise ValueError(
+                f"MemoryOSConfig.gate_threshold must lie in [0, 1], got {self.gate_threshold}."
+            )
+        for name in ("write_similarity", "retrieval_similarity", "duplicate_similarity", "chain_similarity"):
+            value = getattr(self, name)
+            if value is not None and not -1.0 <= value <= 1.0:
+                raise ValueError(f"MemoryOSConfig.{name} is a cosine and must lie in [-1, 1], got {value}.")
+        if not isinstance(self.agent_profile, str):
+            raise TypeError("MemoryOSConfig.agent_profile must be a string.")
+
+    def thresholds(self, model_name: str | None) -> ModelThresholds:
+        """Resolve the similarity thresholds for an embedding model.
+
+        Explicit values on the config win over the per-model defaults in
+        :data:`MODEL_THRESHOLDS`.
+
+        Args:
+            model_name: the embedding model's name (``None`` for unknown).
+
+        Returns:
+            The thresholds to use.
+
+        Example:
+            >>> MemoryOSConfig(write_similarity=0.7).thresholds("all-MiniLM-L6-v2").write_similarity
+            0.7
+        """
+        base = MODEL_THRESHOLDS.get(model_name or "", MODEL_THRESHOLDS["default"])
+        overrides = {
+            name: getattr(self, name)
+            for name in ("write_similarity", "retrieval_similarity", "duplicate_similarity", "chain_similarity")
+            if getattr(self, name) is not None
+        }
+        return dataclasses.replace(base, **overrides) if overrides else base
+
+    def replace(self, **changes: Any) -> MemoryOSConfig:
+        """Return a copy with some fields changed (validated again).
+
+        Args:
+            **changes: field names and their new values.
+
+        Returns:
+            The new config.
+
+        Example:
+            >>> MemoryOSConfig().replace(stm_capacity=3).stm_capacity
+            3
+        """
+        return dataclasses.replace(self, **changes)

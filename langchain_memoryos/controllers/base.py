@@ -1,0 +1,281 @@
+"""The controller protocol: every judgement the papers give to a language model.
+
+A controller answers, for the engine:
+
+* ``analyze_page`` — once per page leaving STM: dialogue-chain continuity and
+  chain meta, page keywords, a topic summary (used when the page starts a new
+  segment) and the page's candidate typed records (AMU fields).
+* ``promote_segment`` — once per promotion: a refreshed segment summary and
+  keywords, the persona update (profile attributes and user traits) and any
+  further candidate records.
+* ``parse_records`` — a fact given directly (``add_fact``, memory tools) as typed records.
+* ``judge_relations`` — duplicate / update / separate for every candidate of one
+  admitted record, in one judgement.
+* ``fuse`` — one current record from a new record and the records it updates.
+
+Every method has an ``a``-prefixed async twin. :class:`BaseController` gives
+async twins that run the sync method in a worker thread, so a controller only
+has to implement the sync methods.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from langchain_memoryos.schema import DialoguePage, MemoryRecord, Persona, Relation, Segment
+
+__all__ = [
+    "BaseController",
+    "ControllerUsage",
+    "FuseResult",
+    "MemoryController",
+    "PageAnalysis",
+    "ParsedRecords",
+    "PromotionResult",
+    "RelationJudgement",
+]
+
+
+@dataclass
+class ControllerUsage:
+    """Model usage of one controller call (zero for the heuristic controller).
+
+    Attributes:
+        llm_calls: model calls made.
+        llm_tokens: tokens used (prompt + completion).
+        fallback: whether the judgement fell back to another controller.
+        note: why it fell back, if it did.
+
+    Example:
+        >>> ControllerUsage().llm_calls
+        0
+    """
+
+    llm_calls: int = 0
+    llm_tokens: int = 0
+    fallback: bool = False
+    note: str = ""
+
+
+@dataclass
+class PageAnalysis:
+    """``analyze_page``'s answer for a page leaving STM.
+
+    Attributes:
+        linked: the page continues the previous page's dialogue chain.
+        chain_meta: the updated chain meta (summary of the linked chain).
+        keywords: page keywords.
+        topic_summary: a one-line topic summary (a new segment's first summary).
+        records: candidate typed records of the page (AMU fields, ids empty).
+        usage: model usage.
+
+    Example:
+        >>> PageAnalysis(linked=False, chain_meta="hiking", keywords=["hiking"]).records
+        []
+    """
+
+    linked: bool
+    chain_meta: str
+    keywords: list[str]
+    topic_summary: str = ""
+    records: list[MemoryRecord] = field(default_factory=list)
+    usage: ControllerUsage = field(default_factory=ControllerUsage)
+
+
+@dataclass
+class PromotionResult:
+    """``promote_segment``'s answer.
+
+    Attributes:
+        segment_summary: the refreshed segment summary.
+        segment_keywords: the refreshed segment keywords (empty keeps the old ones).
+        user_profile: the updated static attributes (the full mapping).
+        user_traits: the updated traits by dimension (the full mapping).
+        records: further candidate records (user facts and agent traits).
+        usage: model usage.
+
+    Example:
+        >>> PromotionResult(segment_summary="s").user_profile
+        {}
+    """
+
+    segment_summary: str
+    segment_keywords: list[str] = field(default_factory=list)
+    user_profile: dict[str, str] = field(default_factory=dict)
+    user_traits: dict[str, list[str]] = field(default_factory=dict)
+    records: list[MemoryRecord] = field(default_factory=list)
+    usage: ControllerUsage = field(default_factory=ControllerUsage)
+
+
+@dataclass
+class ParsedRecords:
+    """``parse_records``'s answer.
+
+    Example:
+        >>> ParsedRecords([]).records
+        []
+    """
+
+    records: list[MemoryRecord]
+    usage: ControllerUsage = field(default_factory=ControllerUsage)
+
+
+@dataclass
+class RelationJudgement:
+    """``judge_relations``'s answer: one relation per candidate, in candidate order.
+
+    Example:
+        >>> RelationJudgement([Relation("a", "separate")]).relations[0].label
+        'separate'
+    """
+
+    relations: list[Relation]
+    usage: ControllerUsage = field(default_factory=ControllerUsage)
+
+
+@dataclass
+class FuseResult:
+    """``fuse``'s answer: the current record that replaces the updated ones.
+
+    Example:
+        >>> FuseResult(MemoryRecord(summary="x")).record.summary
+        'x'
+    """
+
+    record: MemoryRecord
+    usage: ControllerUsage = field(default_factory=ControllerUsage)
+
+
+@runtime_checkable
+class MemoryController(Protocol):
+    """What the engine asks of a controller (sync and async).
+
+    Example:
+        >>> from langchain_memoryos.controllers import HeuristicController
+        >>> isinstance(HeuristicController(), MemoryController)
+        True
+    """
+
+    name: str
+
+    def analyze_page(
+        self, page: DialoguePage, previous: DialoguePage | None, similarity: float | None
+    ) -> PageAnalysis:
+        """Chain link, chain meta, keywords, topic summary and candidate records of a page."""
+        ...
+
+    async def aanalyze_page(
+        self, page: DialoguePage, previous: DialoguePage | None, similarity: float | None
+    ) -> PageAnalysis:
+        """Async twin of :meth:`analyze_page`."""
+        ...
+
+    def promote_segment(
+        self, segment: Segment, pages: Sequence[DialoguePage], persona: Persona
+    ) -> PromotionResult:
+        """Refresh the segment summary and update the persona from a hot segment."""
+        ...
+
+    async def apromote_segment(
+        self, segment: Segment, pages: Sequence[DialoguePage], persona: Persona
+    ) -> PromotionResult:
+        """Async twin of :meth:`promote_segment`."""
+        ...
+
+    def parse_records(self, text: str, kind: str) -> ParsedRecords:
+        """Parse a directly given fact into typed records."""
+        ...
+
+    async def aparse_records(self, text: str, kind: str) -> ParsedRecords:
+        """Async twin of :meth:`parse_records`."""
+        ...
+
+    def judge_relations(
+        self, record: MemoryRecord, candidates: Sequence[tuple[MemoryRecord, float]]
+    ) -> RelationJudgement:
+        """Label every candidate duplicate / update / separate."""
+        ...
+
+    async def ajudge_relations(
+        self, record: MemoryRecord, candidates: Sequence[tuple[MemoryRecord, float]]
+    ) -> RelationJudgement:
+        """Async twin of :meth:`judge_relations`."""
+        ...
+
+    def fuse(self, record: MemoryRecord, updated: Sequence[MemoryRecord]) -> FuseResult:
+        """Fuse a new record with the records it updates."""
+        ...
+
+    async def afuse(self, record: MemoryRecord, updated: Sequence[MemoryRecord]) -> FuseResult:
+        """Async twin of :meth:`fuse`."""
+        ...
+
+
+class BaseController:
+    """Base class that derives the async twins from the sync methods.
+
+    Subclasses implement the five sync methods; each async twin runs its sync
+    method in a worker thread. Override an async twin for native async IO.
+
+    Example:
+        >>> from langchain_memoryos.controllers import HeuristicController
+        >>> issubclass(HeuristicController, BaseController)
+        True
+    """
+
+    name: str = "base"
+
+    def analyze_page(
+        self, page: DialoguePage, previous: DialoguePage | None, similarity: float | None
+    ) -> PageAnalysis:
+        """See :class:`MemoryController`."""
+        raise NotImplementedError
+
+    def promote_segment(
+        self, segment: Segment, pages: Sequence[DialoguePage], persona: Persona
+    ) -> PromotionResult:
+        """See :class:`MemoryController`."""
+        raise NotImplementedError
+
+    def parse_records(self, text: str, kind: str) -> ParsedRecords:
+        """See :class:`MemoryController`."""
+        raise NotImplementedError
+
+    def judge_relations(
+        self, record: MemoryRecord, candidates: Sequence[tuple[MemoryRecord, float]]
+    ) -> RelationJudgement:
+        """See :class:`MemoryController`."""
+        raise NotImplementedError
+
+    def fuse(self, record: MemoryRecord, updated: Sequence[MemoryRecord]) -> FuseResult:
+        """See :class:`MemoryController`."""
+        raise NotImplementedError
+
+    async def aanalyze_page(
+        self, page: DialoguePage, previous: DialoguePage | None, similarity: float | None
+    ) -> PageAnalysis:
+        """Async twin of :meth:`analyze_page` (worker thread)."""
+        return await asyncio.to_thread(self.analyze_page, page, previous, similarity)
+
+    async def apromote_segment(
+        self, segment: Segment, pages: Sequence[DialoguePage], persona: Persona
+    ) -> PromotionResult:
+        """Async twin of :meth:`promote_segment` (worker thread)."""
+        return await asyncio.to_thread(self.promote_segment, segment, pages, persona)
+
+    async def aparse_records(self, text: str, kind: str) -> ParsedRecords:
+        """Async twin of :meth:`parse_records` (worker thread)."""
+        return await asyncio.to_thread(self.parse_records, text, kind)
+
+    async def ajudge_relations(
+        self, record: MemoryRecord, candidates: Sequence[tuple[MemoryRecord, float]]
+    ) -> RelationJudgement:
+        """Async twin of :meth:`judge_relations` (worker thread)."""
+        return await asyncio.to_thread(self.judge_relations, record, candidates)
+
+    async def afuse(self, record: MemoryRecord, updated: Sequence[MemoryRecord]) -> FuseResult:
+        """Async twin of :meth:`fuse` (worker thread)."""
+        return await asyncio.to_thread(self.fuse, record, updated)

@@ -1,0 +1,345 @@
+"""The offline, deterministic controller: no model, the zero-config default.
+
+* chain link: embedding similarity to the previous page or a reference cue
+  ("and", "it", "what about" …) within a few hours on the same thread;
+* chain meta and segment summaries: extractive (first sentences and keywords);
+* keywords: YAKE;
+* typed records: the rules of :mod:`langchain_memoryos.controllers.rules`;
+* relation judge: same-slot cues first, then similarity bands;
+* fuse: the new state wins, provenance is merged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from langchain_memoryos.config import MODEL_THRESHOLDS, ModelThresholds
+from langchain_memoryos.controllers.base import (
+    BaseController,
+    FuseResult,
+    PageAnalysis,
+    ParsedRecords,
+    PromotionResult,
+    RelationJudgement,
+)
+from langchain_memoryos.controllers.rules import (
+    SentenceFacts,
+    analyze_sentence,
+    change_cue,
+    gist,
+    slot_of,
+    split_sentences,
+)
+from langchain_memoryos.keywords import extract_keywords, merge_keywords
+from langchain_memoryos.schema import DialoguePage, MemoryRecord, Persona, Relation, Segment
+
+__all__ = ["HeuristicController"]
+
+_REFERENCE_START = re.compile(
+    r"^(?:and|also|but|so|then|what about|how about|it|that|this|they|those|he|she|yes|no|yeah|"
+    r"right|exactly|same|too|oh and|btw|by the way)\b",
+    re.IGNORECASE,
+)
+_MAX_CHAIN_GAP_SECONDS = 6 * 3600
+_CHAIN_ITEMS = 3
+_PROFILE_SLOTS = {
+    "name", "age", "location", "hometown", "employer", "occupation", "diet", "relationship_status", "pet"
+}
+
+
+def _record(facts: SentenceFacts, kind: str) -> MemoryRecord:
+    return MemoryRecord(
+        kind="agent" if facts.agent_directed or kind == "agent" else "user",
+        aspect=facts.aspect,  # type: ignore[arg-type]
+        intent=facts.intent,  # type: ignore[arg-type]
+        personal=facts.personal,
+        entities=list(facts.entities),
+        summary=facts.summary,
+        sentiment=facts.sentiment,  # type: ignore[arg-type]
+        confidence=facts.confidence,
+    )
+
+
+class HeuristicController(BaseController):
+    """Rule- and similarity-based controller that needs no model.
+
+    Args:
+        thresholds: similarity thresholds for the embedding model in use
+            (``chain_similarity`` and ``duplicate_similarity`` are used here).
+        page_keywords: keywords per page.
+
+    Example:
+        >>> from langchain_memoryos.schema import DialoguePage
+        >>> c = HeuristicController()
+        >>> page = DialoguePage(id="p", user_input="I'm vegan.", agent_response="Noted!")
+        >>> [r.summary for r in c.analyze_page(page, None, None).records]
+        ['The user is vegan.']
+    """
+
+    name = "heuristic"
+
+    def __init__(self, thresholds: ModelThresholds | None = None, *, page_keywords: int = 8) -> None:
+        self.thresholds = thresholds or MODEL_THRESHOLDS["all-MiniLM-L6-v2"]
+        self.page_keywords = page_keywords
+
+    def with_thresholds(self, thresholds: ModelThresholds, *, page_keywords: int | None = None) -> HeuristicController:
+        """A copy configured for another embedding model's thresholds.
+
+        Example:
+            >>> HeuristicController().with_thresholds(MODEL_THRESHOLDS["default"]).thresholds.chain_similarity
+            0.5
+        """
+        return HeuristicController(thresholds, page_keywords=page_keywords or self.page_keywords)
+
+    # -- pages ---------------------------------------------------------------
+
+    def _linked(self, page: DialoguePage, previous: DialoguePage | None, similarity: float | None) -> bool:
+        if previous is None or previous.thread_id != page.thread_id:
+            return False
+        gap = (page.timestamp - previous.timestamp).total_seconds()
+        if gap > _MAX_CHAIN_GAP_SECONDS:
+            return False
+        if similarity is not None and similarity >= self.thresholds.chain_similarity:
+            return True
+        return bool(_REFERENCE_START.match(page.user_input.strip()))
+
+    def records_from_text(self, text: str, kind: str = "user") -> list[MemoryRecord]:
+        """Typed records of every sentence that states or asks something personal.
+
+        Sentences with neither a personal statement nor a request yield nothing.
+
+        Example:
+            >>> [r.intent for r in HeuristicController().records_from_text("Book a table. I'm vegan.")]
+            ['request', 'inform']
+        """
+        out: list[MemoryRecord] = []
+        for sentence in split_sentences(text):
+            facts = analyze_sentence(sentence)
+            if facts.summary or facts.intent == "request":
+                out.append(_record(facts, kind))
+        return out
+
+    def analyze_page(
+        self, page: DialoguePage, previous: DialoguePage | None, similarity: float | None
+    ) -> PageAnalysis:
+        """Chain link, extractive chain meta, YAKE keywords, gist and rule records.
+
+        Example:
+            >>> p = DialoguePage(id="p", user_input="I live in Lyon.", agent_response="Nice city.")
+            >>> HeuristicController().analyze_page(p, None, None).chain_meta
+            'I live in Lyon.'
+        """
+        linked = self._linked(page, previous, similarity)
+        this_gist = gist(page.user_input) or gist(page.agent_response)
+        if linked and previous is not None and previous.meta:
+            items = [x for x in previous.meta.split(" → ") if x][-(_CHAIN_ITEMS - 1) :] + [this_gist]
+            meta = " → ".join(items)
+        else:
+            meta = this_gist
+        keywords = extract_keywords(f"{page.user_input}\n{page.agent_response}", self.page_keywords)
+        topic = this_gist
+        if keywords:
+            topic = f"{', '.join(keywords[:4])}: {this_gist}" if this_gist else ", ".join(keywords[:4])
+        records = [r for r in self.records_from_text(page.user_input) if r.summary]
+        return PageAnalysis(linked=linked, chain_meta=meta, keywords=keywords, topic_summary=topic, records=records)
+
+    # -- promotion -------------------------------------------------------------
+
+    def promote_segment(
+        self, segment: Segment, pages: Sequence[DialoguePage], persona: Persona
+    ) -> PromotionResult:
+        """Extractive summary, merged keywords, profile slots and trait lists.
+
+        Example:
+            >>> from langchain_memoryos.schema import Segment, Persona
+            >>> p = DialoguePage(id="p", user_input="My name is Ana. I love chess.", agent_response="Hi Ana!")
+            >>> r = HeuristicController().promote_segment(Segment(id="s"), [p], Persona())
+            >>> r.user_profile["name"], r.user_traits["interests"]
+            ('Ana', ['chess'])
+        """
+        keywords = merge_keywords([p.keywords for p in pages] + [segment.keywords], 12)
+        gists = [g for g in (gist(p.user_input, 70) for p in pages[:3]) if g]
+        summary = f"Conversation about {', '.join(keywords[:5])}"
+        if gists:
+            summary += ": " + " / ".join(gists)
+        profile = dict(persona.user_profile)
+        traits = {k: list(v) for k, v in persona.user_traits.items()}
+        for page in pages:
+            for sentence in split_sentences(page.user_input):
+                facts = analyze_sentence(sentence)
+                if not facts.summary or not facts.personal or facts.agent_directed:
+                    continue
+                if facts.confidence < 0.5:
+                    continue
+                slot = slot_of(facts.summary)
+                if slot is None:
+                    if facts.aspect == "activity":
+                        _add_trait(traits, "activities", [e.lower() for e in facts.entities[:2]])
+                    continue
+                key, value = slot
+                if key in _PROFILE_SLOTS:
+                    original = _original_case(sentence, value)
+                    profile[key] = original
+                elif key.startswith("favorite_"):
+                    _add_trait(traits, "favorites", [f"{key[9:]}: {_original_case(sentence, value)}"])
+                elif key.startswith("preference:"):
+                    obj = key.split(":", 1)[1]
+                    if value == "+":
+                        _add_trait(traits, "interests", [obj])
+                        _remove_trait(traits, "dislikes", obj)
+                    else:
+                        _add_trait(traits, "dislikes", [obj])
+                        _remove_trait(traits, "interests", obj)
+        return PromotionResult(
+            segment_summary=summary,
+            segment_keywords=keywords,
+            user_profile=profile,
+            user_traits=traits,
+        )
+
+    # -- AMU -------------------------------------------------------------------
+
+    def parse_records(self, text: str, kind: str) -> ParsedRecords:
+        """Parse a directly given fact as one typed record.
+
+        A fact in the third person ("The user is vegan") is taken as it is; a
+        first-person one is rewritten.
+
+        Example:
+            >>> HeuristicController().parse_records("I live in Oslo", "user").records[0].summary
+            'The user lives in Oslo.'
+        """
+        text = " ".join((text or "").split())
+        facts = analyze_sentence(text)
+        if not facts.summary and kind == "agent" and text:
+            summary = text[0].upper() + text[1:]
+            facts.summary = summary if summary.endswith(".") else summary + "."
+            facts.personal = True
+            facts.intent = "request"
+            facts.aspect = "preference" if facts.aspect == "other" else facts.aspect
+            facts.entities = facts.entities or extract_keywords(text, 3)
+        record = _record(facts, kind)
+        if kind == "agent":
+            record.kind = "agent"
+        return ParsedRecords([record])
+
+    def judge_relations(
+        self, record: MemoryRecord, candidates: Sequence[tuple[MemoryRecord, float]]
+    ) -> RelationJudgement:
+        """Same slot → duplicate (same value) or update (new value); else bands.
+
+        Example:
+            >>> new = MemoryRecord(summary="The user lives in Denver.")
+            >>> old = MemoryRecord(id="a", summary="The user lives in Boston.")
+            >>> HeuristicController().judge_relations(new, [(old, 0.8)]).relations[0].label
+            'update'
+        """
+        new_slot = slot_of(record.summary)
+        relations: list[Relation] = []
+        for cand, sim in candidates:
+            old_slot = slot_of(cand.summary)
+            if new_slot is not None and old_slot is not None and new_slot[0] == old_slot[0]:
+                if new_slot[1] == old_slot[1]:
+                    relations.append(Relation(cand.id, "duplicate", sim, f"same {new_slot[0]}: {new_slot[1]}"))
+                else:
+                    relations.append(
+                        Relation(cand.id, "update", sim, f"{new_slot[0]} changed: {old_slot[1]} → {new_slot[1]}")
+                    )
+                continue
+            if sim >= self.thresholds.duplicate_similarity:
+                if change_cue(record.summary) and not change_cue(cand.summary) and _entity_shift(record, cand):
+                    relations.append(Relation(cand.id, "update", sim, "change cue with new entities"))
+                else:
+                    relations.append(Relation(cand.id, "duplicate", sim, f"similarity {sim:.2f} in duplicate band"))
+                continue
+            if change_cue(record.summary) and _shared_entities(record, cand):
+                relations.append(Relation(cand.id, "update", sim, "change cue on a shared entity"))
+                continue
+            relations.append(Relation(cand.id, "separate", sim, "different fact that can coexist"))
+        return RelationJudgement(relations)
+
+    def fuse(self, record: MemoryRecord, updated: Sequence[MemoryRecord]) -> FuseResult:
+        """Keep the new state; merge provenance; keep the earliest creation time.
+
+        Example:
+            >>> new = MemoryRecord(summary="The user lives in Denver.", source_page_ids=["p2"])
+            >>> old = MemoryRecord(id="a", summary="The user lives in Boston.", source_page_ids=["p1"])
+            >>> HeuristicController().fuse(new, [old]).record.source_page_ids
+            ['p1', 'p2']
+        """
+        sources: list[str] = []
+        for r in [*updated, record]:
+            for s in r.source_page_ids:
+                if s not in sources:
+                    sources.append(s)
+        created = min([r.created_at for r in updated] + [record.created_at]) if updated else record.created_at
+        fused = MemoryRecord(
+            id="",
+            kind=record.kind,
+            aspect=record.aspect,
+            intent=record.intent,
+            personal=record.personal,
+            entities=list(record.entities),
+            summary=record.summary,
+            sentiment=record.sentiment,
+            confidence=record.confidence,
+            created_at=created,
+            updated_at=record.updated_at,
+            source_page_ids=sources,
+        )
+        return FuseResult(fused)
+
+    async def aanalyze_page(
+        self, page: DialoguePage, previous: DialoguePage | None, similarity: float | None
+    ) -> PageAnalysis:
+        """Async twin (no IO: runs inline)."""
+        return self.analyze_page(page, previous, similarity)
+
+    async def apromote_segment(
+        self, segment: Segment, pages: Sequence[DialoguePage], persona: Persona
+    ) -> PromotionResult:
+        """Async twin (no IO: runs inline)."""
+        return self.promote_segment(segment, pages, persona)
+
+    async def aparse_records(self, text: str, kind: str) -> ParsedRecords:
+        """Async twin (no IO: runs inline)."""
+        return self.parse_records(text, kind)
+
+    async def ajudge_relations(
+        self, record: MemoryRecord, candidates: Sequence[tuple[MemoryRecord, float]]
+    ) -> RelationJudgement:
+        """Async twin (no IO: runs inline)."""
+        return self.judge_relations(record, candidates)
+
+    async def afuse(self, record: MemoryRecord, updated: Sequence[MemoryRecord]) -> FuseResult:
+        """Async twin (no IO: runs inline)."""
+        return self.fuse(record, updated)
+
+
+def _shared_entities(a: MemoryRecord, b: MemoryRecord) -> bool:
+    return bool({e.lower() for e in a.entities} & {e.lower() for e in b.entities})
+
+
+def _entity_shift(a: MemoryRecord, b: MemoryRecord) -> bool:
+    return bool({e.lower() for e in a.entities} - {e.lower() for e in b.entities})
+
+
+def _add_trait(traits: dict[str, list[str]], key: str, values: Sequence[str]) -> None:
+    bucket = traits.setdefault(key, [])
+    for v in values:
+        if v and v not in bucket:
+            bucket.append(v)
+    del bucket[:-20]
+
+
+def _remove_trait(traits: dict[str, list[str]], key: str, value: str) -> None:
+    if key in traits and value in traits[key]:
+        traits[key].remove(value)
+
+
+def _original_case(sentence: str, value: str) -> str:
+    idx = sentence.lower().find(value)
+    if idx < 0:
+        return value
+    return sentence[idx : idx + len(value)]

@@ -1,0 +1,580 @@
+"""Text rules of the heuristic controller: lexicons, slots, third-person rewriting.
+
+These are deterministic, English-centred rules. They are the offline default's
+stand-in for the language model of the papers, so they aim at precision: a
+sentence that no rule understands yields no record rather than a wrong one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = [
+    "CONFIDENCE_RUBRIC",
+    "SentenceFacts",
+    "analyze_sentence",
+    "change_cue",
+    "gist",
+    "slot_of",
+    "split_sentences",
+    "third_person",
+]
+
+_SENT_SPLIT = re.compile(r"(?<=[.!?;])\s+|\n+")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d+")
+
+FIRST_PERSON = frozenset({"i", "i'm", "i've", "i'd", "i'll", "my", "me", "mine", "myself", "im", "ive"})
+GROUP_PERSON = frozenset({"we", "our", "us", "we're", "we've", "ours"})
+
+ASPECT_LEXICON: dict[str, frozenset[str]] = {
+    "health": frozenset(
+        """allergic allergy allergies vegan vegetarian pescatarian gluten lactose diet dieting doctor
+        sick illness ill injury injured pain medication medicine therapy therapist diabetes diabetic
+        asthma insomnia sleep surgery pregnant anxiety depression depressed hospital health healthy
+        fitness workout gym cholesterol blood pressure migraine migraines celiac keto sober
+        quit smoking smoke drinking alcohol knee back disability""".split()
+    ),
+    "social_relationship": frozenset(
+        """wife husband partner boyfriend girlfriend friend friends bestie mom mother dad father
+        sister brother son daughter kids kid children child family cousin aunt uncle grandma
+        grandmother grandpa grandfather colleague colleagues coworker coworkers boss neighbor
+        neighbour married divorced dating engaged roommate fiance fiancé fiancee parents baby
+        nephew niece mentor team""".split()
+    ),
+    "preference": frozenset(
+        """love loves like likes enjoy enjoys prefer prefers favorite favourite hate hates dislike
+        dislikes fan adore adores can't stand into obsessed passion passionate""".split()
+    ),
+    "activity": frozenset(
+        """hiking hike running run ran marathon painting paint reading read playing play played
+        cooking cook baking bake travel traveling travelling trip visit visited camping swimming
+        swim yoga guitar piano violin drums class classes course project volunteer volunteering
+        game games soccer football basketball tennis golf concert hobby learn learning study
+        studying practice practicing workshop garden gardening photography write writing blog
+        dance dancing sing singing climbing cycling bike biking ski skiing surf surfing fishing
+        knitting pottery chess started joined training train""".split()
+    ),
+    "personal_profile": frozenset(
+        """name named years old born live lives living moved move moving relocated from work works
+        working job engineer teacher student nurse developer designer doctor lawyer manager
+        graduate graduated degree university college nationality hometown city apartment house
+        birthday age occupation profession retired gender pronouns career company employer
+        transgender citizen grew raised""".split()
+    ),
+}
+ASPECT_PRIORITY = ("health", "social_relationship", "personal_profile", "preference", "activity")
+
+REQUEST_START = re.compile(
+    r"^(?:please\s+)?(?:can you|could you|would you|will you|book|find|recommend|suggest|tell me|give me|"
+    r"show me|help me|remind me|search|look up|order|schedule|send|write|make|plan|set|call|get me|"
+    r"what|where|when|how|who|which|why|do you|are you|is there|should i)\b",
+    re.IGNORECASE,
+)
+AGENT_DIRECTIVE = re.compile(
+    r"\b(?:from now on|in the future|always|never|please don't|please do not|don't ever|i want you to|"
+    r"i'd like you to|i would like you to|you should|call me|stop)\b",
+    re.IGNORECASE,
+)
+PLAN_CUES = re.compile(
+    r"\b(?:i(?:'m| am) going to|i(?:'m| am) gonna|i will|i'll|i plan|i(?:'m| am) planning|planning to|"
+    r"i intend|i hope to|i want to|i'd like to|i would like to|next (?:week|month|year|summer|spring|fall|winter)|"
+    r"tomorrow|soon|this weekend)\b",
+    re.IGNORECASE,
+)
+REFLECT_CUES = re.compile(
+    r"\b(?:i think|i realized|i realised|i've learned|i learned|i have learned|looking back|"
+    r"i've been thinking|i wonder|i believe|i've come to|taught me|made me realize)\b",
+    re.IGNORECASE,
+)
+EXPRESS_CUES = re.compile(
+    r"\b(?:i (?:really |truly |absolutely )?(?:love|hate|adore|enjoy)|i feel|i felt|i(?:'m| am) (?:so |really |very )?(?:happy|sad|excited|thrilled|"
+    r"worried|nervous|anxious|proud|upset|angry|stressed|tired|grateful|glad)|i enjoy|i adore|"
+    r"i can't stand|i dislike)\b",
+    re.IGNORECASE,
+)
+HEDGES = re.compile(
+    r"\b(?:maybe|might|perhaps|probably|i guess|i suppose|not sure|kind of|sort of|possibly|"
+    r"i think|i believe|seems?)\b",
+    re.IGNORECASE,
+)
+TRANSIENT = re.compile(
+    r"\b(?:today|tonight|right now|this morning|this afternoon|this evening|at the moment|for now|"
+    r"just now|currently feeling|at this moment)\b",
+    re.IGNORECASE,
+)
+AMBIGUOUS_OBJECT = re.compile(r"\b(?:it|that|this|those|these|there|them|he|she|they|him|her)\b[.!?]?$", re.I)
+CHANGE_CUES = re.compile(
+    r"\b(?:now|anymore|any more|no longer|moved|switched|changed|instead|these days|used to|"
+    r"not anymore|recently|just|finally|new|quit|stopped|started)\b",
+    re.IGNORECASE,
+)
+POSITIVE = frozenset(
+    """love loves loved like likes enjoy enjoys enjoyed happy excited thrilled great glad proud
+    favorite favourite adore wonderful amazing fun grateful awesome fantastic beautiful""".split()
+)
+NEGATIVE = frozenset(
+    """hate hates hated dislike dislikes sad worried angry upset stressed tired anxious annoyed
+    terrible awful nervous scared afraid frustrated lonely bored sick hurt pain difficult
+    hard rough bad""".split()
+)
+_NEGATION = frozenset({"not", "don't", "doesn't", "didn't", "never", "no", "can't", "isn't", "wasn't"})
+
+#: Confidence rubric (AMU §3.2: explicitness, stability, ambiguity), multiplied:
+#: a hedged statement keeps 0.6, a transient one 0.4, an ambiguous one 0.7.
+CONFIDENCE_RUBRIC: dict[str, float] = {"hedged": 0.6, "transient": 0.4, "ambiguous": 0.7}
+
+_FILLERS = re.compile(
+    r"\b(?:really|so|super|totally|absolutely|honestly|actually|literally|basically|very|pretty)\s+",
+    re.IGNORECASE,
+)
+_INTERJECTION = re.compile(
+    r"^(?:(?:oh|wow|haha+|hah|lol|yeah|yep|yes|no|well|hey|hi|hello|ok|okay|so|um+|uh+|ah+|aw+|omg)\b[\s,!.]*)+",
+    re.IGNORECASE,
+)
+
+_IRREGULAR_3RD = {
+    "have": "has", "do": "does", "go": "goes", "am": "is", "was": "was", "'m": "is", "be": "is",
+    "don't": "doesn't", "haven't": "hasn't", "can": "can", "could": "could", "will": "will",
+    "would": "would", "should": "should", "might": "might", "must": "must", "may": "may",
+    "did": "did", "didn't": "didn't", "won't": "won't", "can't": "can't", "couldn't": "couldn't",
+    "wouldn't": "wouldn't", "shouldn't": "shouldn't", "had": "had", "wasn't": "wasn't",
+    "used": "used", "got": "got", "went": "went", "made": "made", "took": "took", "saw": "saw",
+    "met": "met", "felt": "felt", "grew": "grew", "began": "began", "bought": "bought",
+    "found": "found", "left": "left", "lost": "lost", "ran": "ran", "came": "came", "gave": "gave",
+    "told": "told", "thought": "thought", "knew": "knew", "kept": "kept", "spent": "spent",
+    "won": "won", "wrote": "wrote", "read": "reads", "became": "became", "taught": "taught",
+}
+_ADVERBS = frozenset(
+    """really also never always still recently finally usually often sometimes just actually
+    truly definitely mostly even already currently now honestly totally absolutely no longer
+    not""".split()
+)
+
+_SLOT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("name", re.compile(r"\b(?:name is|is called|goes by|prefers to be called)\s+([A-Z][\w'-]+)", re.I)),
+    ("age", re.compile(r"\bis\s+(\d{1,3})\s+(?:years?\s+old|yo)\b", re.I)),
+    (
+        "location",
+        re.compile(
+            r"\b(?:lives|is living|resides|moved|has moved|relocated|is moving|just moved|recently moved)"
+            r"\s+(?:back\s+)?(?:in|to)\s+([^,.;!?]+)",
+            re.I,
+        ),
+    ),
+    ("hometown", re.compile(r"\b(?:is from|comes from|grew up in|was born in|was raised in)\s+([^,.;!?]+)", re.I)),
+    ("employer", re.compile(r"\bworks\s+(?:at|for)\s+([^,.;!?]+)", re.I)),
+    ("occupation", re.compile(r"\b(?:works as|is employed as|job is)\s+(?:an?\s+)?([^,.;!?]+)", re.I)),
+    ("diet", re.compile(r"\bis\s+(?:a\s+)?(vegan|vegetarian|pescatarian|keto|gluten-free)\b", re.I)),
+    ("relationship_status", re.compile(r"\bis\s+(married|single|engaged|divorced|widowed)\b", re.I)),
+    ("pet", re.compile(r"\bhas\s+an?\s+((?:dog|cat|puppy|kitten|parrot|rabbit|hamster)\b[^,.;!?]*)", re.I)),
+)
+_FAVORITE = re.compile(r"\bfavou?rite\s+([a-z]+(?:\s+[a-z]+)?)\s+(?:is|are|was)\s+([^,.;!?]+)", re.I)
+_PREFERENCE = re.compile(
+    r"\b(does not like|doesn't like|no longer likes|no longer enjoys|doesn't enjoy|hates|dislikes|"
+    r"can't stand|likes|loves|enjoys|prefers|adores|is into|is a fan of)\s+([^,.;!?]+)",
+    re.I,
+)
+_NEGATIVE_PREF = ("does not like", "doesn't like", "no longer likes", "no longer enjoys", "doesn't enjoy",
+                  "hates", "dislikes", "can't stand")
+_STOP_HEAD = frozenset({"the", "a", "an", "to", "my", "his", "her", "their", "some", "of", "and", "with", "in"})
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split text into sentences (punctuation and newlines).
+
+    Args:
+        text: any text.
+
+    Returns:
+        Non-empty, stripped sentences.
+
+    Example:
+        >>> split_sentences("Book a table. I'm vegan!")
+        ['Book a table.', "I'm vegan!"]
+    """
+    return [s.strip() for s in _SENT_SPLIT.split(text or "") if s and s.strip()]
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased words of a text (apostrophes normalised).
+
+    Example:
+        >>> words("I’m Ana")
+        ["i'm", 'ana']
+    """
+    return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
+
+
+def gist(text: str, limit: int = 90) -> str:
+    """A short extractive gist: the first sentence, trimmed.
+
+    Example:
+        >>> gist("I moved to Denver. It is cold.")
+        'I moved to Denver.'
+    """
+    sentences = split_sentences(" ".join((text or "").split()))
+    first = _INTERJECTION.sub("", sentences[0]).strip() if sentences else ""
+    if not first and sentences:
+        first = sentences[0]
+    if len(first) > limit:
+        cut = first[:limit].rsplit(" ", 1)[0]
+        return cut + "…"
+    return first
+
+
+def _third_person_verb(word: str) -> str:
+    low = word.lower()
+    if low in _IRREGULAR_3RD:
+        return _IRREGULAR_3RD[low]
+    if low.endswith("ed") or not low.isalpha():
+        return word
+    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return word + "es"
+    if len(low) > 2 and low.endswith("y") and low[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+_PRONOUN_MAP = {
+    "i'm": "the user is",
+    "im": "the user is",
+    "i've": "the user has",
+    "ive": "the user has",
+    "i'd": "the user would",
+    "i'll": "the user will",
+    "my": "the user's",
+    "me": "the user",
+    "mine": "the user's",
+    "myself": "themself",
+    "we": "the user and others",
+    "we're": "the user and others are",
+    "we've": "the user and others have",
+    "our": "their",
+    "ours": "theirs",
+    "us": "them",
+    "you": "the assistant",
+    "your": "the assistant's",
+    "yours": "the assistant's",
+}
+
+
+def third_person(sentence: str) -> str:
+    """Rewrite a first-person sentence as an affect-neutral third-person statement.
+
+    Drops interjections and intensifiers, turns "I/my/me" into "the user",
+    conjugates the verb that follows "I", and ends with a period.
+
+    Args:
+        sentence: a first-person sentence.
+
+    Returns:
+        The rewritten statement ("" for an empty input).
+
+    Example:
+        >>> third_person("Wow, I really love hiking with my dog!")
+        "The user loves hiking with the user's dog."
+    """
+    text = " ".join((sentence or "").replace("’", "'").split())
+    text = _INTERJECTION.sub("", text)
+    text = _FILLERS.sub("", text)
+    text = text.rstrip(" !?.,;:")
+    if not text:
+        return ""
+    tokens = text.split(" ")
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        core = tok.strip(",;:\"()")
+        low = core.lower()
+        trail = tok[len(tok.rstrip(",;:\"()")):] if tok != tok.rstrip(",;:\"()") else ""
+        if low in ("i", "i am"):
+            out.append("the user" + trail)
+            # conjugate the next verb, skipping adverbs
+            j = i + 1
+            while j < len(tokens) and tokens[j].lower().strip(",") in _ADVERBS:
+                out.append(tokens[j])
+                j += 1
+            if j < len(tokens):
+                nxt = tokens[j]
+                if nxt.lower() == "am":
+                    out.append("is")
+                else:
+                    stripped = nxt.rstrip(",;:")
+                    out.append(_third_person_verb(stripped) + nxt[len(stripped):])
+                i = j + 1
+                continue
+            i += 1
+            continue
+        if low in _PRONOUN_MAP:
+            out.append(_PRONOUN_MAP[low] + trail)
+        else:
+            out.append(tok)
+        i += 1
+    result = " ".join(out).strip()
+    result = re.sub(r"\bthe user is (\w+ing)\b", r"the user is \1", result)
+    result = result[0].upper() + result[1:]
+    return result + "."
+
+
+def slot_of(summary: str) -> tuple[str, str] | None:
+    """The property slot a third-person summary fills, with its value.
+
+    Slots: name, age, location, hometown, employer, occupation, diet,
+    relationship_status, pet, ``favorite_<thing>`` and ``preference:<object>``
+    (the value of a preference slot is its polarity, ``+`` or ``-``).
+
+    Args:
+        summary: a third-person statement.
+
+    Returns:
+        ``(slot, value)`` or ``None``.
+
+    Example:
+        >>> slot_of("The user lives in Denver.")
+        ('location', 'denver')
+        >>> slot_of("The user no longer likes coffee.")
+        ('preference:coffee', '-')
+    """
+    fav = _FAVORITE.search(summary)
+    if fav:
+        return f"favorite_{fav.group(1).lower().strip()}", _norm_value(fav.group(2))
+    for slot, pattern in _SLOT_PATTERNS:
+        m = pattern.search(summary)
+        if m:
+            return slot, _norm_value(m.group(1))
+    pref = _PREFERENCE.search(summary)
+    if pref:
+        verb = pref.group(1).lower()
+        obj = _head(pref.group(2))
+        if obj:
+            return f"preference:{obj}", "-" if verb in _NEGATIVE_PREF else "+"
+    return None
+
+
+def _norm_value(value: str) -> str:
+    v = value.strip().lower()
+    v = re.sub(r"\b(?:now|last (?:week|month|year|spring|summer|fall|winter)|recently|this year)\b", "", v)
+    v = re.sub(r"^(?:the|a|an)\s+", "", v.strip())
+    return " ".join(v.split())
+
+
+_HEAD_END = frozenset({"with", "at", "in", "on", "for", "when", "because", "but", "and", "now", "so",
+                       "the", "user's", "every", "more", "than", "over", "instead", "anymore", "these"})
+
+
+def _head(obj: str) -> str:
+    toks = words(obj)
+    while toks and toks[0] in _STOP_HEAD:
+        toks = toks[1:]
+    head: list[str] = []
+    for t in toks:
+        if t in _HEAD_END or t in _STOP_HEAD:
+            break
+        head.append(t)
+        if len(head) == 2:
+            break
+    return " ".join(head)
+
+
+_DIRECTIVE_LEAD = re.compile(
+    r"^(?:(?:from now on|in the future|going forward|please|and|also|so)\b[\s,]*)+", re.IGNORECASE
+)
+_WANT_LEAD = re.compile(r"^(?:i want you to|i'd like you to|i would like you to|you should)\s+", re.I)
+
+
+def agent_summary(sentence: str) -> str:
+    """Rewrite a directive to the assistant as an agent trait.
+
+    Example:
+        >>> agent_summary("From now on, please call me Sam.")
+        'The assistant should call the user Sam.'
+    """
+    text = _INTERJECTION.sub("", " ".join(sentence.replace("’", "'").split()))
+    text = _DIRECTIVE_LEAD.sub("", text)
+    text = _WANT_LEAD.sub("", text).rstrip(" !?.,;:")
+    if not text:
+        return ""
+    body = third_person(text).rstrip(".")
+    body = body[0].lower() + body[1:]
+    return f"The assistant should {body}."
+
+
+def change_cue(text: str) -> bool:
+    """Whether a statement signals a changed state ("now", "no longer", "moved" …).
+
+    Example:
+        >>> change_cue("The user no longer eats meat.")
+        True
+    """
+    return bool(CHANGE_CUES.search(text))
+
+
+@dataclass
+class SentenceFacts:
+    """What the rules read off one sentence.
+
+    Example:
+        >>> analyze_sentence("I'm vegan.").aspect
+        'health'
+    """
+
+    sentence: str
+    personal: bool
+    aspect: str
+    intent: str
+    summary: str
+    entities: list[str]
+    sentiment: str
+    confidence: float
+    agent_directed: bool
+
+
+def _aspect(tokens: list[str], summary: str) -> str:
+    slot = slot_of(summary)
+    if slot is not None:
+        key = slot[0]
+        if key in ("diet",):
+            return "health"
+        if key == "relationship_status":
+            return "social_relationship"
+        if key.startswith(("preference:", "favorite_")):
+            return "preference"
+        return "personal_profile"
+    token_set = set(tokens)
+    for aspect in ASPECT_PRIORITY:
+        if token_set & ASPECT_LEXICON[aspect]:
+            return aspect
+    return "other"
+
+
+def _sentiment(tokens: list[str]) -> str:
+    score = 0
+    for i, t in enumerate(tokens):
+        polarity = 1 if t in POSITIVE else -1 if t in NEGATIVE else 0
+        if polarity and any(x in _NEGATION for x in tokens[max(0, i - 3) : i]):
+            polarity = -polarity
+        score += polarity
+    return "positive" if score > 0 else "negative" if score < 0 else "neutral"
+
+
+_PROPER = re.compile(r"(?<![.!?]\s)(?<!^)\b((?:[A-Z][a-z]+|[A-Z]{2,})(?:\s+(?:[A-Z][a-z]+|[A-Z]{2,}))*)")
+_COMMON = frozenset(
+    """about after again because before being could every really should there these thing things
+    think those today tomorrow yesterday would which while where their other going always never
+    something anything everything someone little great please""".split()
+)
+_ENTITY_STOP = frozenset({"I", "I'm", "I've", "I'd", "I'll", "The", "User", "Assistant", "Monday", "Tuesday",
+                          "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"})
+
+
+def _entities(sentence: str, summary: str, tokens: list[str]) -> list[str]:
+    found: list[str] = []
+    for m in _PROPER.finditer(sentence):
+        ent = m.group(1)
+        if ent not in _ENTITY_STOP and ent not in found:
+            found.append(ent)
+    slot = slot_of(summary)
+    if slot is not None and not slot[0].startswith("preference:") and slot[1] and slot[1] not in (
+        e.lower() for e in found
+    ):
+        found.append(slot[1])
+    elif slot is not None and slot[0].startswith("preference:"):
+        obj = slot[0].split(":", 1)[1]
+        if obj and obj not in (e.lower() for e in found):
+            found.append(obj)
+    if not found:
+        lexical = [t for t in tokens if len(t) >= 3 and any(t in lex for lex in ASPECT_LEXICON.values())]
+        content = [t for t in tokens if len(t) > 4 and t not in _COMMON and t not in lexical]
+        found.extend(dict.fromkeys((lexical + content)[:3]))
+    return found[:6]
+
+
+def analyze_sentence(sentence: str) -> SentenceFacts:
+    """Read the AMU fields off one sentence of the user.
+
+    Args:
+        sentence: one sentence.
+
+    Returns:
+        The sentence's fields; ``personal`` is false when it states nothing
+        about the user.
+
+    Example:
+        >>> f = analyze_sentence("Book a vegan place for Friday.")
+        >>> f.intent, f.personal
+        ('request', False)
+    """
+    clean = sentence.replace("’", "'").strip()
+    tokens = words(clean)
+    token_set = set(tokens)
+    first_person = bool(token_set & FIRST_PERSON)
+    group = bool(token_set & GROUP_PERSON)
+    is_question = clean.endswith("?")
+    directive = AGENT_DIRECTIVE.search(clean)
+    agent_directed = bool(directive) and (
+        "you" in token_set or "me" in token_set or directive.start() == 0 or clean.lower().startswith("please")
+    )
+    without_interjection = _INTERJECTION.sub("", clean)
+    if REQUEST_START.match(without_interjection) or (is_question and "you" in token_set):
+        intent = "request"
+    elif is_question:
+        intent = "other"
+    elif PLAN_CUES.search(clean):
+        intent = "plan"
+    elif REFLECT_CUES.search(clean):
+        intent = "reflect"
+    elif EXPRESS_CUES.search(clean):
+        intent = "express"
+    elif first_person or group:
+        intent = "inform"
+    else:
+        intent = "other"
+    third = bool(re.match(r"^(?:the user|user)\b", clean, re.IGNORECASE)) and not is_question
+    if third:
+        # already a third-person fact ("The user is vegan."): keep it as it is
+        first_person = True
+        intent = "inform" if intent in ("other", "request") else intent
+    if third:
+        summary = clean[0].upper() + clean[1:].rstrip(" !.") + "."
+    elif agent_directed:
+        summary = agent_summary(clean)
+    elif first_person or group:
+        summary = third_person(clean)
+    else:
+        summary = ""
+    personal = (first_person or (group and not is_question)) and not (is_question and intent != "request")
+    if intent == "request" and not agent_directed:
+        # a request is personal only when it also states something about the user
+        personal = first_person and bool(
+            re.search(r"\bi(?:'m| am| have|'ve| live| work| love| like| hate| prefer)\b", clean, re.I)
+        )
+    if agent_directed:
+        personal = True
+        intent = "request"
+    aspect = _aspect(tokens, summary) if summary else "other"
+    if agent_directed and aspect == "other":
+        aspect = "preference"
+    if aspect == "other" and personal and intent in ("inform", "plan", "reflect", "express"):
+        # a first-person statement about a concrete thing: treat as an activity
+        if _PROPER.search(clean) or len([t for t in tokens if len(t) > 4]) >= 2:
+            aspect = "activity"
+    confidence = 1.0
+    if HEDGES.search(clean):
+        confidence *= CONFIDENCE_RUBRIC["hedged"]
+    if TRANSIENT.search(clean):
+        confidence *= CONFIDENCE_RUBRIC["transient"]
+    if summary and AMBIGUOUS_OBJECT.search(summary.rstrip(".")):
+        confidence *= CONFIDENCE_RUBRIC["ambiguous"]
+    return SentenceFacts(
+        sentence=clean,
+        personal=personal,
+        aspect=aspect,
+        intent=intent,
+        summary=summary,
+        entities=_entities(clean, summary, tokens) if summary else [],
+        sentiment=_sentiment(tokens),
+        confidence=round(confidence, 4),
+        agent_directed=agent_directed,
+    )

@@ -1,0 +1,121 @@
+"""Keyword extraction without any model call (YAKE, pure Python, offline).
+
+Keywords are lower-cased single words so that the Jaccard term of ``F_score``
+compares like with like; speaker labels and very common chat words are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import Counter
+from collections.abc import Iterable
+
+__all__ = ["extract_keywords", "merge_keywords"]
+
+_local = threading.local()
+_WORD = re.compile(r"[^\W\d_][\w'-]*", re.UNICODE)
+_IGNORED = frozenset(
+    {
+        "user", "assistant", "yeah", "yes", "okay", "ok", "thanks", "thank", "really", "great",
+        "good", "nice", "awesome", "cool", "wow", "hey", "hi", "hello", "sure", "lot", "lots",
+        "things", "thing", "something", "glad", "love", "like", "sounds", "amazing", "time",
+        "know", "think", "feel", "going", "just", "well", "much", "also", "it's", "i'm", "that's",
+        "don't", "can't", "i've", "you're", "what's", "let", "get", "got", "make", "made", "way",
+    }
+)
+
+
+def _extractor(top: int) -> object:
+    cache: dict[int, object] | None = getattr(_local, "cache", None)
+    if cache is None:
+        cache = {}
+        _local.cache = cache
+    ext = cache.get(top)
+    if ext is None:
+        import yake  # type: ignore[import-untyped]
+
+        ext = yake.KeywordExtractor(lan="en", n=1, top=top * 2, dedup_lim=0.9)
+        cache[top] = ext
+    return ext
+
+
+def _clean(word: str) -> str:
+    w = word.lower().strip("'-")
+    if w.endswith("'s"):
+        w = w[:-2]
+    return w
+
+
+def extract_keywords(text: str, top: int = 8) -> list[str]:
+    """Extract up to ``top`` lower-cased keywords from ``text``.
+
+    Uses YAKE (statistical, language-light, no model). Falls back to the most
+    frequent content words when YAKE finds nothing (e.g. very short text).
+
+    Args:
+        text: any text.
+        top: maximum number of keywords.
+
+    Returns:
+        Keywords, most salient first, without duplicates.
+
+    Example:
+        >>> "denver" in extract_keywords("I moved to Denver last spring and I love the mountains.")
+        True
+    """
+    if top <= 0 or not text or not text.strip():
+        return []
+    out: list[str] = []
+    seen: set[str] = set()
+    try:
+        pairs = _extractor(top).extract_keywords(text[:20000])  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - YAKE fails on odd inputs; fall back below
+        pairs = []
+    for phrase, _score in pairs:
+        for word in _WORD.findall(str(phrase)):
+            w = _clean(word)
+            if len(w) < 2 or w in _IGNORED or w in seen:
+                continue
+            seen.add(w)
+            out.append(w)
+            if len(out) >= top:
+                return out
+    if len(out) < top:
+        counts = Counter(
+            w for w in (_clean(x) for x in _WORD.findall(text)) if len(w) > 3 and w not in _IGNORED
+        )
+        for w, _ in counts.most_common():
+            if w not in seen:
+                seen.add(w)
+                out.append(w)
+                if len(out) >= top:
+                    break
+    return out
+
+
+def merge_keywords(keyword_lists: Iterable[Iterable[str]], top: int) -> list[str]:
+    """The ``top`` most frequent keywords across several lists (ties: first seen).
+
+    Used for a segment's keyword set from its pages' keywords.
+
+    Args:
+        keyword_lists: keyword lists, oldest first.
+        top: how many to keep.
+
+    Returns:
+        The merged keyword list.
+
+    Example:
+        >>> merge_keywords([["hiking", "denver"], ["hiking", "dog"]], 2)
+        ['hiking', 'denver']
+    """
+    counts: Counter[str] = Counter()
+    first: dict[str, int] = {}
+    for kws in keyword_lists:
+        for kw in kws:
+            k = kw.lower()
+            counts[k] += 1
+            first.setdefault(k, len(first))
+    ranked = sorted(counts, key=lambda k: (-counts[k], first[k]))
+    return ranked[:top]

@@ -1,0 +1,702 @@
+"""``MemoryOS``: the facade over the engine, sync and async.
+
+Every public operation is one engine step (a generator of effects) run by the
+sync or the async driver under the user's write lock; the two variants share
+their body.
+"""
+
+from __future__ import annotations
+
+import copy
+import sqlite3
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal, TypeVar
+
+from langchain_core.embeddings import Embeddings
+from langgraph.store.base import BaseStore, PutOp
+from langgraph.store.memory import InMemoryStore
+
+from langchain_memoryos.amu import write_record
+from langchain_memoryos.config import MemoryOSConfig
+from langchain_memoryos.controllers.base import MemoryController, ParsedRecords
+from langchain_memoryos.controllers.heuristic import HeuristicController
+from langchain_memoryos.effects import Control, Services, Step, StoreBatch, run_async, run_sync
+from langchain_memoryos.embeddings import encode_texts, resolve_embeddings
+from langchain_memoryos.engine import EngineSettings, add_turn, segment_heat
+from langchain_memoryos.recall import retrieve
+from langchain_memoryos.schema import (
+    DialoguePage,
+    MemoryContext,
+    MemoryRecord,
+    MemoryStats,
+    Persona,
+    Segment,
+    WriteEvent,
+    WriteReport,
+    ensure_utc,
+)
+from langchain_memoryos.storage import ROOT, MemoryRepository, UserState, decode_label, encode_label
+
+__all__ = ["MemoryOS"]
+
+T = TypeVar("T")
+FactKindArg = Literal["user", "agent"]
+
+
+def _check_user(user_id: Any) -> str:
+    if not isinstance(user_id, str) or not user_id.strip():
+        raise ValueError(
+            f"user_id must be a non-empty string, got {user_id!r}; every memory belongs to one user "
+            "(pass user_id='...')."
+        )
+    return user_id
+
+
+def _check_thread(thread_id: Any) -> str:
+    if not isinstance(thread_id, str) or not thread_id:
+        raise ValueError(f"thread_id must be a non-empty string, got {thread_id!r}.")
+    return thread_id
+
+
+def _check_text(name: str, value: Any) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, got {type(value).__name__}.")
+    return value
+
+
+def _check_kind(kind: Any) -> FactKindArg:
+    if kind not in ("user", "agent"):
+        raise ValueError(f"kind must be 'user' or 'agent', got {kind!r}.")
+    return kind  # type: ignore[no-any-return]
+
+
+def _dimension(embeddings: Embeddings) -> int:
+    dim = getattr(embeddings, "dimension", None)
+    if isinstance(dim, int) and dim > 0:
+        return dim
+    return int(encode_texts(embeddings, ["dimension probe"]).shape[1])
+
+
+class MemoryOS:
+    """Hierarchical memory (STM → MTM → LPM) with AMU-controlled long-term writes.
+
+    Args:
+        store: any LangGraph ``BaseStore`` (default: a new ``InMemoryStore``).
+        embeddings: a LangChain ``Embeddings`` (default: the offline MiniLM).
+        controller: the judgement maker (default: :class:`HeuristicController`,
+            offline and deterministic).
+        config: every knob, with the papers' defaults.
+
+    Example:
+        >>> memory = MemoryOS()
+        >>> report = memory.add_turn("I moved to Denver.", "Nice!", user_id="u1")
+        >>> [p.user_input for p in memory.get_stm("u1")]
+        ['I moved to Denver.']
+        >>> "Denver" in memory.retrieve("Where do I live?", user_id="u1").to_prompt()
+        True
+    """
+
+    def __init__(
+        self,
+        store: BaseStore | None = None,
+        *,
+        embeddings: Embeddings | None = None,
+        controller: MemoryController | None = None,
+        config: MemoryOSConfig | None = None,
+    ) -> None:
+        if store is not None and not isinstance(store, BaseStore):
+            raise TypeError(
+                f"store must be a LangGraph BaseStore (InMemoryStore, SqliteStore, PostgresStore …), "
+                f"got {type(store).__name__}."
+            )
+        if config is not None and not isinstance(config, MemoryOSConfig):
+            raise TypeError("config must be a MemoryOSConfig.")
+        self.config = config or MemoryOSConfig()
+        self.store: BaseStore = store if store is not None else InMemoryStore()
+        self.embeddings = resolve_embeddings(embeddings)
+        model_name = getattr(self.embeddings, "model_name", None) or getattr(self.embeddings, "model", None)
+        self.settings = EngineSettings.build(self.config, model_name if isinstance(model_name, str) else None)
+        if controller is None:
+            controller = HeuristicController(self.settings.thresholds, page_keywords=self.config.page_keywords)
+        elif isinstance(controller, HeuristicController):
+            controller = controller.with_thresholds(self.settings.thresholds, page_keywords=self.config.page_keywords)
+        if not isinstance(controller, MemoryController):
+            raise TypeError(
+                "controller must implement the MemoryController protocol (see "
+                "langchain_memoryos.controllers.base), e.g. HeuristicController()."
+            )
+        self.controller: MemoryController = controller
+        self.repository = MemoryRepository(_dimension(self.embeddings))
+        self._services = Services(self.store, self.embeddings, self.controller)
+        self._closers: list[Callable[[], None]] = []
+
+    # -- construction ----------------------------------------------------------
+    @classmethod
+    def from_sqlite(cls, path: str | Path, **kwargs: Any) -> MemoryOS:
+        """A memory persisted in an SQLite file (LangGraph's ``SqliteStore``).
+
+        The connection uses WAL mode; call :meth:`close` (or use ``with``) when done.
+
+        Args:
+            path: the database file (``":memory:"`` for a throwaway database).
+            **kwargs: ``embeddings``, ``controller``, ``config`` as for ``MemoryOS``.
+
+        Returns:
+            The memory.
+
+        Example:
+            >>> import tempfile, os
+            >>> path = os.path.join(tempfile.mkdtemp(), "memory.db")
+            >>> with MemoryOS.from_sqlite(path) as memory:
+            ...     _ = memory.add_turn("I love chess.", "Great!", user_id="u")
+            >>> with MemoryOS.from_sqlite(path) as memory:
+            ...     len(memory.get_stm("u"))
+            1
+        """
+        from langgraph.store.sqlite import SqliteStore
+
+        conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA busy_timeout=30000")
+            store = SqliteStore(conn)
+            store.setup()
+            memory = cls(store, **kwargs)
+        except BaseException:
+            conn.close()
+            raise
+        memory._closers.append(conn.close)
+        return memory
+
+    def close(self) -> None:
+        """Close what :meth:`from_sqlite` opened (no-op otherwise).
+
+        Example:
+            >>> MemoryOS().close()
+        """
+        while self._closers:
+            self._closers.pop()()
+
+    def __enter__(self) -> MemoryOS:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    # -- drivers -----------------------------------------------------------------
+    def _run(self, user_id: str, step: Step[T]) -> T:
+        with self.repository.locked(user_id):
+            try:
+                return run_sync(step, self._services)
+            except BaseException:
+                self.repository.invalidate(user_id)
+                raise
+
+    async def _arun(self, user_id: str, step: Step[T]) -> T:
+        async with self.repository.alocked(user_id):
+            try:
+                return await run_async(step, self._services)
+            except BaseException:
+                self.repository.invalidate(user_id)
+                raise
+
+    # -- steps (shared by the sync and async methods) ------------------------
+    def _add_turn_step(
+        self,
+        user_input: Any,
+        agent_response: Any,
+        user_id: Any,
+        thread_id: Any,
+        timestamp: Any,
+        metadata: Mapping[str, Any] | None,
+        turn_id: str | None,
+    ) -> tuple[str, Step[WriteReport]]:
+        user = _check_user(user_id)
+        thread = _check_thread(thread_id)
+        ui = _check_text("user_input", user_input)
+        ar = _check_text("agent_response", agent_response)
+        if not ui.strip() and not ar.strip():
+            raise ValueError("an empty turn: user_input and agent_response are both empty.")
+        if metadata is not None and not isinstance(metadata, Mapping):
+            raise TypeError("metadata must be a mapping (e.g. {'source_id': 'D1:3'}).")
+        ts = ensure_utc(timestamp)
+        step = add_turn(
+            self.repository,
+            self.settings,
+            user_id=user,
+            thread_id=thread,
+            user_input=ui,
+            agent_response=ar,
+            timestamp=ts,
+            metadata=metadata,
+            turn_id=turn_id,
+        )
+        return user, step
+
+    def _add_fact_step(self, text: Any, user_id: Any, kind: Any, timestamp: Any, source: str) -> tuple[str, Step[WriteEvent]]:
+        user = _check_user(user_id)
+        fact_kind = _check_kind(kind)
+        body = _check_text("text", text)
+        if not body.strip():
+            raise ValueError("add_fact needs a non-empty fact text.")
+        when = ensure_utc(timestamp) if timestamp is not None else None
+
+        def step() -> Step[WriteEvent]:
+            state = yield from self.repository.load(user)
+            parsed: ParsedRecords = yield Control("parse_records", (body, fact_kind))
+            state.count_usage(parsed.usage.llm_calls, parsed.usage.llm_tokens)
+            now = when or state.clock or ensure_utc(None)
+            if when is not None:
+                state.advance_clock(when)
+            records = parsed.records or [MemoryRecord(kind=fact_kind, summary="", personal=False)]
+            record = records[0]
+            record.kind = fact_kind
+            event = yield from write_record(state, record, self.settings.amu, now=now, source=source)
+            yield StoreBatch(state.take_ops())
+            return event
+
+        return user, step()
+
+    def _state_step(self, user_id: Any, threads: bool = False) -> tuple[str, Step[UserState]]:
+        user = _check_user(user_id)
+
+        def step() -> Step[UserState]:
+            state = yield from self.repository.load(user)
+            if threads:
+                for thread in (yield from self.repository.list_threads(state)):
+                    yield from self.repository.load_thread(state, thread)
+            return state
+
+        return user, step()
+
+    def _log_step(self, user_id: Any, limit: int | None) -> tuple[str, Step[list[WriteEvent]]]:
+        user = _check_user(user_id)
+
+        def step() -> Step[list[WriteEvent]]:
+            items = yield from self.repository._search_all(self.repository.namespace(user, "log"))
+            events = [WriteEvent.from_dict(it.value) for it in sorted(items, key=lambda it: it.key)]
+            return events[-limit:] if limit else events
+
+        return user, step()
+
+    def _export_step(self, user_id: Any) -> tuple[str, Step[dict[str, Any]]]:
+        user = _check_user(user_id)
+
+        def step() -> Step[dict[str, Any]]:
+            items = yield from self.repository.all_items(user)
+            rows = [
+                {"namespace": [decode_label(x) for x in it.namespace[2:]], "key": it.key, "value": it.value}
+                for it in sorted(items, key=lambda it: (it.namespace, it.key))
+            ]
+            return {"format": "langchain-memoryos/1", "user_id": user, "items": rows}
+
+        return user, step()
+
+    def _import_step(self, data: Mapping[str, Any], user_id: str | None) -> tuple[str, Step[int]]:
+        if data.get("format") != "langchain-memoryos/1":
+            raise ValueError("not a langchain-memoryos export (format 'langchain-memoryos/1' expected).")
+        user = _check_user(user_id or data.get("user_id"))
+
+        def step() -> Step[int]:
+            ops = tuple(
+                PutOp(
+                    (ROOT, encode_label(user), *(encode_label(x) for x in row["namespace"])),
+                    str(row["key"]),
+                    dict(row["value"]),
+                    index=False,
+                )
+                for row in data.get("items", [])
+            )
+            yield StoreBatch(ops)
+            self.repository.invalidate(user)
+            return len(ops)
+
+        return user, step()
+
+    def _set_profile_step(self, user_id: Any, profile: str) -> tuple[str, Step[None]]:
+        user = _check_user(user_id)
+        text = _check_text("agent_profile", profile)
+
+        def step() -> Step[None]:
+            state = yield from self.repository.load(user)
+            state.persona.agent_profile = text
+            state.save_persona()
+            yield StoreBatch(state.take_ops())
+
+        return user, step()
+
+    # -- writes ------------------------------------------------------------------
+    def add_turn(
+        self,
+        user_input: str,
+        agent_response: str = "",
+        *,
+        user_id: str,
+        thread_id: str = "default",
+        timestamp: Any = None,
+        metadata: Mapping[str, Any] | None = None,
+        turn_id: str | None = None,
+    ) -> WriteReport:
+        """Store one exchange and run everything it triggers (STM→MTM, evict, promote).
+
+        Args:
+            user_input: what the user said.
+            agent_response: what the agent answered ("" for an unpaired turn).
+            user_id: whose memory.
+            thread_id: the conversation thread (STM is per thread).
+            timestamp: when it happened (``datetime``, ISO string or POSIX seconds;
+                default now). The conversation clock is the latest timestamp.
+            metadata: kept on the page; ``source_id`` (a string or a list) is
+                returned by ``MemoryContext.source_ids()``.
+            turn_id: an id that makes the write idempotent (default: derived from
+                thread, timestamp and text).
+
+        Returns:
+            What happened (page key, moves, segments, AMU events).
+
+        Raises:
+            ValueError: for a missing user id or an empty turn.
+
+        Example:
+            >>> MemoryOS().add_turn("Hi", "Hello", user_id="u", turn_id="t1").added
+            True
+        """
+        user, step = self._add_turn_step(user_input, agent_response, user_id, thread_id, timestamp, metadata, turn_id)
+        return self._run(user, step)
+
+    async def aadd_turn(
+        self,
+        user_input: str,
+        agent_response: str = "",
+        *,
+        user_id: str,
+        thread_id: str = "default",
+        timestamp: Any = None,
+        metadata: Mapping[str, Any] | None = None,
+        turn_id: str | None = None,
+    ) -> WriteReport:
+        """Async twin of :meth:`add_turn`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().aadd_turn("Hi", "Hello", user_id="u")).added
+            True
+        """
+        user, step = self._add_turn_step(user_input, agent_response, user_id, thread_id, timestamp, metadata, turn_id)
+        return await self._arun(user, step)
+
+    def add_fact(
+        self, text: str, *, user_id: str, kind: FactKindArg = "user", timestamp: Any = None, source: str = "add_fact"
+    ) -> WriteEvent:
+        """Send one fact straight into the AMU write path.
+
+        Args:
+            text: the fact ("I'm vegan", "The user lives in Oslo", or for
+                ``kind="agent"`` a trait such as "Answer in bullet points").
+            user_id: whose memory.
+            kind: ``"user"`` (knowledge base) or ``"agent"`` (agent traits).
+            timestamp: decision time (default: the user's conversation clock).
+            source: recorded on the write event.
+
+        Returns:
+            The write event (stored, discarded, updated or filtered, with a reason).
+
+        Example:
+            >>> m = MemoryOS()
+            >>> m.add_fact("I live in Oslo.", user_id="u").action
+            'stored'
+            >>> m.add_fact("I live in Oslo.", user_id="u").action
+            'discarded'
+        """
+        user, step = self._add_fact_step(text, user_id, kind, timestamp, source)
+        return self._run(user, step)
+
+    async def aadd_fact(
+        self, text: str, *, user_id: str, kind: FactKindArg = "user", timestamp: Any = None, source: str = "add_fact"
+    ) -> WriteEvent:
+        """Async twin of :meth:`add_fact`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().aadd_fact("I'm vegan.", user_id="u")).action
+            'stored'
+        """
+        user, step = self._add_fact_step(text, user_id, kind, timestamp, source)
+        return await self._arun(user, step)
+
+    def set_agent_profile(self, user_id: str, profile: str) -> None:
+        """Set the agent profile (the assistant's role and character) for one user.
+
+        Example:
+            >>> m = MemoryOS(); m.set_agent_profile("u", "A terse chess coach.")
+            >>> m.get_persona("u").agent_profile
+            'A terse chess coach.'
+        """
+        user, step = self._set_profile_step(user_id, profile)
+        self._run(user, step)
+
+    async def aset_agent_profile(self, user_id: str, profile: str) -> None:
+        """Async twin of :meth:`set_agent_profile`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().aset_agent_profile("u", "A coach."))
+        """
+        user, step = self._set_profile_step(user_id, profile)
+        await self._arun(user, step)
+
+    # -- reads -------------------------------------------------------------------
+    def retrieve(self, query: str, *, user_id: str, thread_id: str = "default") -> MemoryContext:
+        """Retrieve the memory context for a query (no model call).
+
+        Args:
+            query: the user's message or question.
+            user_id: whose memory.
+            thread_id: the thread whose STM is included.
+
+        Returns:
+            The context (``to_prompt()``, ``to_system_message()``, ``source_ids()``).
+
+        Example:
+            >>> MemoryOS().retrieve("anything?", user_id="new-user").to_prompt()
+            ''
+        """
+        user = _check_user(user_id)
+        q = _check_text("query", query)
+        step = retrieve(self.repository, self.settings, user_id=user, thread_id=_check_thread(thread_id), query=q)
+        return self._run(user, step)
+
+    async def aretrieve(self, query: str, *, user_id: str, thread_id: str = "default") -> MemoryContext:
+        """Async twin of :meth:`retrieve`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().aretrieve("hi", user_id="u")).stm
+            []
+        """
+        user = _check_user(user_id)
+        q = _check_text("query", query)
+        step = retrieve(self.repository, self.settings, user_id=user, thread_id=_check_thread(thread_id), query=q)
+        return await self._arun(user, step)
+
+    def _state(self, user_id: Any, threads: bool = False) -> UserState:
+        user, step = self._state_step(user_id, threads)
+        return self._run(user, step)
+
+    async def _astate(self, user_id: Any, threads: bool = False) -> UserState:
+        user, step = self._state_step(user_id, threads)
+        return await self._arun(user, step)
+
+    def get_stm(self, user_id: str, thread_id: str = "default") -> list[DialoguePage]:
+        """The thread's short-term pages, oldest first.
+
+        Example:
+            >>> MemoryOS().get_stm("u")
+            []
+        """
+        user = _check_user(user_id)
+        thread = _check_thread(thread_id)
+
+        def step() -> Step[list[DialoguePage]]:
+            state = yield from self.repository.load(user)
+            pages = yield from self.repository.load_thread(state, thread)
+            return copy.deepcopy(pages)
+
+        return self._run(user, step())
+
+    def list_segments(self, user_id: str) -> list[Segment]:
+        """Mid-term segments with heat at the conversation clock, hottest first.
+
+        Example:
+            >>> MemoryOS().list_segments("u")
+            []
+        """
+        return _segments_of(self._state(user_id), self.config)
+
+    async def alist_segments(self, user_id: str) -> list[Segment]:
+        """Async twin of :meth:`list_segments`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().alist_segments("u"))
+            []
+        """
+        return _segments_of(await self._astate(user_id), self.config)
+
+    def list_pages(self, user_id: str, segment_id: str | None = None) -> list[DialoguePage]:
+        """Mid-term pages (of one segment, or all), oldest first.
+
+        Example:
+            >>> MemoryOS().list_pages("u")
+            []
+        """
+        state = self._state(user_id)
+        pages = [p for p in state.pages.values() if segment_id is None or p.segment_id == segment_id]
+        return copy.deepcopy(sorted(pages, key=lambda p: (p.timestamp, p.id)))
+
+    def list_facts(self, user_id: str, kind: FactKindArg = "user") -> list[MemoryRecord]:
+        """User facts (``kind="user"``) or agent traits (``kind="agent"``), oldest first.
+
+        Example:
+            >>> m = MemoryOS(); _ = m.add_fact("I'm vegan.", user_id="u")
+            >>> [f.summary for f in m.list_facts("u")]
+            ['The user is vegan.']
+        """
+        facts = self._state(user_id).facts[_check_kind(kind)]
+        return copy.deepcopy(sorted(facts.values(), key=lambda r: (r.created_at, r.id)))
+
+    async def alist_facts(self, user_id: str, kind: FactKindArg = "user") -> list[MemoryRecord]:
+        """Async twin of :meth:`list_facts`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().alist_facts("u"))
+            []
+        """
+        facts = (await self._astate(user_id)).facts[_check_kind(kind)]
+        return copy.deepcopy(sorted(facts.values(), key=lambda r: (r.created_at, r.id)))
+
+    def get_persona(self, user_id: str) -> Persona:
+        """The user's persona (profile, traits, agent profile).
+
+        Example:
+            >>> MemoryOS().get_persona("u").user_profile
+            {}
+        """
+        return _persona_of(self._state(user_id), self.config)
+
+    async def aget_persona(self, user_id: str) -> Persona:
+        """Async twin of :meth:`get_persona`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().aget_persona("u")).user_traits
+            {}
+        """
+        return _persona_of(await self._astate(user_id), self.config)
+
+    def write_log(self, user_id: str, limit: int | None = None) -> list[WriteEvent]:
+        """The AMU write events of a user, oldest first (the last ``limit`` if given).
+
+        Example:
+            >>> m = MemoryOS(); _ = m.add_fact("Book a table.", user_id="u")
+            >>> [e.action for e in m.write_log("u")]
+            ['filtered']
+        """
+        user, step = self._log_step(user_id, limit)
+        return self._run(user, step)
+
+    async def awrite_log(self, user_id: str, limit: int | None = None) -> list[WriteEvent]:
+        """Async twin of :meth:`write_log`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().awrite_log("u"))
+            []
+        """
+        user, step = self._log_step(user_id, limit)
+        return await self._arun(user, step)
+
+    def stats(self, user_id: str) -> MemoryStats:
+        """Counts over all of the user's threads.
+
+        Example:
+            >>> MemoryOS().stats("u").stm_pages
+            0
+        """
+        return self._state(user_id, threads=True).stats()  # type: ignore[no-any-return]
+
+    async def astats(self, user_id: str) -> MemoryStats:
+        """Async twin of :meth:`stats`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().astats("u")).segments
+            0
+        """
+        return (await self._astate(user_id, threads=True)).stats()  # type: ignore[no-any-return]
+
+    # -- privacy -----------------------------------------------------------------
+    def export_user(self, user_id: str) -> dict[str, Any]:
+        """Everything stored for a user, as JSON-compatible data.
+
+        Example:
+            >>> m = MemoryOS(); _ = m.add_turn("Hi", "Hello", user_id="u")
+            >>> len(m.export_user("u")["items"]) > 0
+            True
+        """
+        user, step = self._export_step(user_id)
+        return self._run(user, step)
+
+    async def aexport_user(self, user_id: str) -> dict[str, Any]:
+        """Async twin of :meth:`export_user`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().aexport_user("u"))["items"]
+            []
+        """
+        user, step = self._export_step(user_id)
+        return await self._arun(user, step)
+
+    def import_user(self, data: Mapping[str, Any], *, user_id: str | None = None) -> int:
+        """Write an :meth:`export_user` dump back (to the same or another user id).
+
+        Returns:
+            The number of items written.
+
+        Example:
+            >>> a = MemoryOS(); _ = a.add_turn("Hi", "Hello", user_id="u")
+            >>> b = MemoryOS(); b.import_user(a.export_user("u")) > 0
+            True
+        """
+        user, step = self._import_step(data, user_id)
+        return self._run(user, step)
+
+    def delete_user(self, user_id: str) -> int:
+        """Delete every item of a user in every namespace.
+
+        Returns:
+            The number of items deleted.
+
+        Example:
+            >>> m = MemoryOS(); _ = m.add_turn("Hi", "Hello", user_id="u")
+            >>> m.delete_user("u") > 0, m.stats("u").stm_pages
+            (True, 0)
+        """
+        user = _check_user(user_id)
+        return self._run(user, self.repository.delete_all(user))
+
+    async def adelete_user(self, user_id: str) -> int:
+        """Async twin of :meth:`delete_user`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().adelete_user("u"))
+            0
+        """
+        user = _check_user(user_id)
+        return await self._arun(user, self.repository.delete_all(user))
+
+
+def _segments_of(state: UserState, config: MemoryOSConfig) -> list[Segment]:
+    clock = state.clock
+    out = copy.deepcopy(list(state.segments.values()))
+    for seg in out:
+        seg.heat = segment_heat(seg, clock, config)
+    out.sort(key=lambda s: (-s.heat, s.created_at, s.id))
+    return out
+
+
+def _persona_of(state: UserState, config: MemoryOSConfig) -> Persona:
+    persona = copy.deepcopy(state.persona)
+    if not persona.agent_profile:
+        persona.agent_profile = config.agent_profile
+    return persona

@@ -1,0 +1,815 @@
+"""Records of the memory: pages, segments, typed facts, persona, write events, contexts.
+
+Every record is a plain dataclass with ``to_dict`` / ``from_dict`` so that it can
+live in any LangGraph ``BaseStore`` as JSON. Timestamps are timezone-aware
+``datetime`` objects (naive inputs are taken as UTC).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+__all__ = [
+    "ASPECTS",
+    "INTENTS",
+    "SENTIMENTS",
+    "Aspect",
+    "DialoguePage",
+    "FactKind",
+    "Intent",
+    "MemoryContext",
+    "MemoryRecord",
+    "MemoryStats",
+    "Persona",
+    "Relation",
+    "RelationLabel",
+    "ScoredPage",
+    "ScoredRecord",
+    "ScoredSegment",
+    "Segment",
+    "Sentiment",
+    "WriteAction",
+    "WriteEvent",
+    "WriteReport",
+    "ensure_utc",
+]
+
+Aspect = Literal["personal_profile", "social_relationship", "activity", "health", "preference", "other"]
+Intent = Literal["inform", "request", "express", "plan", "reflect", "other"]
+Sentiment = Literal["positive", "neutral", "negative"]
+RelationLabel = Literal["duplicate", "update", "separate"]
+WriteAction = Literal["stored", "discarded", "updated", "filtered"]
+FactKind = Literal["user", "agent"]
+
+ASPECTS: tuple[str, ...] = get_args(Aspect)
+INTENTS: tuple[str, ...] = get_args(Intent)
+SENTIMENTS: tuple[str, ...] = get_args(Sentiment)
+
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+
+
+def ensure_utc(value: _dt.datetime | str | float | int | None) -> _dt.datetime:
+    """Normalise a timestamp to a timezone-aware UTC ``datetime``.
+
+    Args:
+        value: a ``datetime`` (naive means UTC), an ISO-8601 string, a POSIX
+            timestamp in seconds, or ``None`` for now.
+
+    Returns:
+        The timestamp in UTC.
+
+    Raises:
+        TypeError: for any other type.
+        ValueError: for an unparseable string.
+
+    Example:
+        >>> ensure_utc("2023-05-08T13:56:00").isoformat()
+        '2023-05-08T13:56:00+00:00'
+    """
+    if value is None:
+        return _dt.datetime.now(_dt.timezone.utc)
+    if isinstance(value, _dt.datetime):
+        if value.tzinfo is None:
+            return value.replace(tzinfo=_dt.timezone.utc)
+        return value.astimezone(_dt.timezone.utc)
+    if isinstance(value, bool):
+        raise TypeError("timestamp must be a datetime, an ISO string or POSIX seconds, not a bool.")
+    if isinstance(value, (int, float)):
+        return _dt.datetime.fromtimestamp(float(value), tz=_dt.timezone.utc)
+    if isinstance(value, str):
+        try:
+            return ensure_utc(_dt.datetime.fromisoformat(value.strip()))
+        except ValueError as exc:
+            raise ValueError(f"timestamp {value!r} is not ISO-8601 (e.g. '2023-05-08T13:56:00').") from exc
+    raise TypeError(
+        f"timestamp must be a datetime, an ISO string or POSIX seconds, got {type(value).__name__}."
+    )
+
+
+def _ts(value: Any) -> _dt.datetime:
+    return ensure_utc(value) if value is not None else _EPOCH
+
+
+def _iso(value: _dt.datetime) -> str:
+    return value.isoformat()
+
+
+@dataclass
+class MemoryRecord:
+    """A typed long-term memory record (AMU's ``m = {a, i, p, e, s, v, c}``).
+
+    Attributes:
+        id: record key ("" until stored).
+        kind: ``"user"`` for the user knowledge base, ``"agent"`` for agent traits.
+        aspect: what the fact is about.
+        intent: how the user presented it.
+        personal: whether it carries reusable personal information.
+        entities: salient entities that anchor the fact.
+        summary: one affect-neutral, third-person, self-contained statement.
+        sentiment: the user's affect, kept apart from the summary.
+        confidence: rubric score in [0, 1] (explicit, stable, unambiguous).
+        created_at: when the fact first entered memory.
+        updated_at: when it was last fused or changed.
+        source_page_ids: dialogue pages the fact came from.
+
+    Example:
+        >>> r = MemoryRecord(summary="The user lives in Denver.", aspect="personal_profile")
+        >>> MemoryRecord.from_dict(r.to_dict()).summary
+        'The user lives in Denver.'
+    """
+
+    id: str = ""
+    kind: FactKind = "user"
+    aspect: Aspect = "other"
+    intent: Intent = "inform"
+    personal: bool = True
+    entities: list[str] = field(default_factory=list)
+    summary: str = ""
+    sentiment: Sentiment = "neutral"
+    confidence: float = 1.0
+    created_at: _dt.datetime = field(default_factory=lambda: _EPOCH)
+    updated_at: _dt.datetime = field(default_factory=lambda: _EPOCH)
+    source_page_ids: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Serialise to JSON-compatible values.
+
+        Returns:
+            A dict that :meth:`from_dict` reads back.
+
+        Example:
+            >>> MemoryRecord(summary="x").to_dict()["summary"]
+            'x'
+        """
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "aspect": self.aspect,
+            "intent": self.intent,
+            "personal": self.personal,
+            "entities": list(self.entities),
+            "summary": self.summary,
+            "sentiment": self.sentiment,
+            "confidence": self.confidence,
+            "created_at": _iso(self.created_at),
+            "updated_at": _iso(self.updated_at),
+            "source_page_ids": list(self.source_page_ids),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MemoryRecord:
+        """Read a record written by :meth:`to_dict`.
+
+        Args:
+            data: the stored dict.
+
+        Returns:
+            The record.
+
+        Example:
+            >>> MemoryRecord.from_dict({"summary": "x"}).kind
+            'user'
+        """
+        return cls(
+            id=str(data.get("id", "")),
+            kind=data.get("kind", "user"),
+            aspect=data.get("aspect", "other"),
+            intent=data.get("intent", "inform"),
+            personal=bool(data.get("personal", True)),
+            entities=list(data.get("entities", [])),
+            summary=str(data.get("summary", "")),
+            sentiment=data.get("sentiment", "neutral"),
+            confidence=float(data.get("confidence", 1.0)),
+            created_at=_ts(data.get("created_at")),
+            updated_at=_ts(data.get("updated_at")),
+            source_page_ids=list(data.get("source_page_ids", [])),
+        )
+
+
+@dataclass
+class DialoguePage:
+    """One exchange: the user's input, the agent's response and its chain meta.
+
+    Attributes:
+        id: deterministic page key (same turn → same key).
+        user_input: what the user said.
+        agent_response: what the agent answered.
+        timestamp: when the exchange happened (the conversation clock).
+        thread_id: the conversation thread.
+        meta: the dialogue-chain meta (summary of the linked chain so far).
+        keywords: page keywords (set when the page moves to MTM).
+        metadata: free metadata given to ``add_turn`` (``source_id`` for provenance).
+        segment_id: the MTM segment holding the page (``None`` while in STM).
+        linked: whether the page continues the previous page's dialogue chain.
+        candidates: candidate typed records extracted when the page left STM; they
+            go through the AMU write path when the segment is promoted.
+
+    Example:
+        >>> p = DialoguePage(id="p1", user_input="Hi", agent_response="Hello")
+        >>> p.text
+        'User: Hi\\nAssistant: Hello'
+    """
+
+    id: str
+    user_input: str
+    agent_response: str
+    timestamp: _dt.datetime = field(default_factory=lambda: _EPOCH)
+    thread_id: str = "default"
+    meta: str = ""
+    keywords: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    segment_id: str | None = None
+    linked: bool = False
+    candidates: list[MemoryRecord] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """The page as dialogue text (what is embedded and shown).
+
+        Example:
+            >>> DialoguePage(id="p", user_input="a", agent_response="").text
+            'User: a'
+        """
+        if self.agent_response:
+            return f"User: {self.user_input}\nAssistant: {self.agent_response}"
+        return f"User: {self.user_input}"
+
+    def source_ids(self) -> list[str]:
+        """The page's ``metadata["source_id"]`` values as a list.
+
+        Example:
+            >>> DialoguePage(id="p", user_input="a", agent_response="b",
+            ...              metadata={"source_id": ["D1:1", "D1:2"]}).source_ids()
+            ['D1:1', 'D1:2']
+        """
+        raw = self.metadata.get("source_id")
+        if raw is None:
+            return []
+        if isinstance(raw, (list, tuple, set)):
+            return [str(x) for x in raw]
+        return [str(raw)]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Serialise to JSON-compatible values.
+
+        Example:
+            >>> DialoguePage(id="p", user_input="a", agent_response="b").to_dict()["id"]
+            'p'
+        """
+        return {
+            "id": self.id,
+            "user_input": self.user_input,
+            "agent_response": self.agent_response,
+            "timestamp": _iso(self.timestamp),
+            "thread_id": self.thread_id,
+            "meta": self.meta,
+            "keywords": list(self.keywords),
+            "metadata": dict(self.metadata),
+            "segment_id": self.segment_id,
+            "linked": self.linked,
+            "candidates": [c.to_dict() for c in self.candidates],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DialoguePage:
+        """Read a page written by :meth:`to_dict`.
+
+        Example:
+            >>> DialoguePage.from_dict({"id": "p", "user_input": "a", "agent_response": "b"}).thread_id
+            'default'
+        """
+        return cls(
+            id=str(data["id"]),
+            user_input=str(data.get("user_input", "")),
+            agent_response=str(data.get("agent_response", "")),
+            timestamp=_ts(data.get("timestamp")),
+            thread_id=str(data.get("thread_id", "default")),
+            meta=str(data.get("meta", "")),
+            keywords=list(data.get("keywords", [])),
+            metadata=dict(data.get("metadata", {})),
+            segment_id=data.get("segment_id"),
+            linked=bool(data.get("linked", False)),
+            candidates=[MemoryRecord.from_dict(c) for c in data.get("candidates", [])],
+        )
+
+
+@dataclass
+class Segment:
+    """A mid-term memory segment: pages of one topic, with heat.
+
+    Attributes:
+        id: segment key.
+        summary: what the topic is about.
+        keywords: the segment's keyword set (for the Jaccard term of F_score).
+        page_ids: the pages of the segment, oldest first.
+        n_visit: times the segment was hit at retrieval.
+        l_interaction: pages added since the last promotion.
+        last_access: last retrieval or insertion (conversation clock).
+        heat: heat as of the last update (recomputed by the engine when needed).
+        created_at: when the segment was created.
+        pending_page_ids: pages not yet promoted to long-term memory.
+        promotions: how many times the segment was promoted.
+
+    Example:
+        >>> s = Segment(id="s1", summary="hiking", keywords=["hiking"], page_ids=["p1"])
+        >>> Segment.from_dict(s.to_dict()).page_ids
+        ['p1']
+    """
+
+    id: str
+    summary: str = ""
+    keywords: list[str] = field(default_factory=list)
+    page_ids: list[str] = field(default_factory=list)
+    n_visit: int = 0
+    l_interaction: int = 0
+    last_access: _dt.datetime = field(default_factory=lambda: _EPOCH)
+    heat: float = 0.0
+    created_at: _dt.datetime = field(default_factory=lambda: _EPOCH)
+    pending_page_ids: list[str] = field(default_factory=list)
+    promotions: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Serialise to JSON-compatible values.
+
+        Example:
+            >>> Segment(id="s").to_dict()["n_visit"]
+            0
+        """
+        return {
+            "id": self.id,
+            "summary": self.summary,
+            "keywords": list(self.keywords),
+            "page_ids": list(self.page_ids),
+            "n_visit": self.n_visit,
+            "l_interaction": self.l_interaction,
+            "last_access": _iso(self.last_access),
+            "heat": self.heat,
+            "created_at": _iso(self.created_at),
+            "pending_page_ids": list(self.pending_page_ids),
+            "promotions": self.promotions,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Segment:
+        """Read a segment written by :meth:`to_dict`.
+
+        Example:
+            >>> Segment.from_dict({"id": "s"}).heat
+            0.0
+        """
+        return cls(
+            id=str(data["id"]),
+            summary=str(data.get("summary", "")),
+            keywords=list(data.get("keywords", [])),
+            page_ids=list(data.get("page_ids", [])),
+            n_visit=int(data.get("n_visit", 0)),
+            l_interaction=int(data.get("l_interaction", 0)),
+            last_access=_ts(data.get("last_access")),
+            heat=float(data.get("heat", 0.0)),
+            created_at=_ts(data.get("created_at")),
+            pending_page_ids=list(data.get("pending_page_ids", [])),
+            promotions=int(data.get("promotions", 0)),
+        )
+
+
+@dataclass
+class Persona:
+    """Long-term persona: user profile and traits, and the agent profile.
+
+    User facts (the user KB) and agent traits are :class:`MemoryRecord` lists
+    kept beside the persona (see ``MemoryOS.list_facts``).
+
+    Attributes:
+        user_profile: static attributes (name, age, location, occupation …).
+        user_traits: evolving traits by dimension (e.g. ``"interests"``).
+        agent_profile: the assistant's fixed role and character.
+        updated_at: when the persona last changed.
+
+    Example:
+        >>> Persona(user_profile={"name": "Ana"}).user_profile["name"]
+        'Ana'
+    """
+
+    user_profile: dict[str, str] = field(default_factory=dict)
+    user_traits: dict[str, list[str]] = field(default_factory=dict)
+    agent_profile: str = ""
+    updated_at: _dt.datetime | None = None
+
+    def is_empty(self) -> bool:
+        """Whether the persona holds nothing about the user.
+
+        Example:
+            >>> Persona().is_empty()
+            True
+        """
+        return not self.user_profile and not any(self.user_traits.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        """Serialise to JSON-compatible values.
+
+        Example:
+            >>> Persona().to_dict()["user_traits"]
+            {}
+        """
+        return {
+            "user_profile": dict(self.user_profile),
+            "user_traits": {k: list(v) for k, v in self.user_traits.items()},
+            "agent_profile": self.agent_profile,
+            "updated_at": _iso(self.updated_at) if self.updated_at else None,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Persona:
+        """Read a persona written by :meth:`to_dict`.
+
+        Example:
+            >>> Persona.from_dict({}).agent_profile
+            ''
+        """
+        updated = data.get("updated_at")
+        return cls(
+            user_profile={str(k): str(v) for k, v in dict(data.get("user_profile", {})).items()},
+            user_traits={str(k): [str(x) for x in v] for k, v in dict(data.get("user_traits", {})).items()},
+            agent_profile=str(data.get("agent_profile", "")),
+            updated_at=ensure_utc(updated) if updated else None,
+        )
+
+
+@dataclass
+class Relation:
+    """The relation-judge's label for one candidate of a new record.
+
+    Attributes:
+        candidate_id: id of the existing record.
+        label: duplicate, update or separate.
+        similarity: cosine between the two records' summaries.
+        reason: why the judge chose the label.
+
+    Example:
+        >>> Relation("f1", "update", 0.8, "same slot: location").label
+        'update'
+    """
+
+    candidate_id: str
+    label: RelationLabel
+    similarity: float = 0.0
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Serialise to JSON-compatible values.
+
+        Example:
+            >>> Relation("f", "separate").to_dict()["label"]
+            'separate'
+        """
+        return {
+            "candidate_id": self.candidate_id,
+            "label": self.label,
+            "similarity": self.similarity,
+            "reason": self.reason,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Relation:
+        """Read a relation written by :meth:`to_dict`.
+
+        Example:
+            >>> Relation.from_dict({"candidate_id": "f", "label": "duplicate"}).similarity
+            0.0
+        """
+        return cls(
+            candidate_id=str(data["candidate_id"]),
+            label=data["label"],
+            similarity=float(data.get("similarity", 0.0)),
+            reason=str(data.get("reason", "")),
+        )
+
+
+@dataclass
+class WriteEvent:
+    """One decision of the AMU write path, logged per user.
+
+    Attributes:
+        action: ``stored``, ``discarded`` (duplicate), ``updated`` (fused) or
+            ``filtered`` (rejected by the write-gate).
+        record: the record concerned (the fused record for ``updated``).
+        relations: the relation-judge's labels for each candidate.
+        replaced_ids: records deleted by this write (fused olds, capacity evictions).
+        reason: a human-readable reason.
+        timestamp: when the decision was made (conversation clock).
+        id: event key.
+        source: where the fact came from (``promotion``, ``add_fact``, ``tool``).
+        gate_score: the write-gate score ``G``.
+        fallback: whether a fallback controller made the judgement.
+
+    Example:
+        >>> WriteEvent("filtered", MemoryRecord(summary=""), reason="empty summary").action
+        'filtered'
+    """
+
+    action: WriteAction
+    record: MemoryRecord
+    relations: list[Relation] = field(default_factory=list)
+    replaced_ids: list[str] = field(default_factory=list)
+    reason: str = ""
+    timestamp: _dt.datetime = field(default_factory=lambda: _EPOCH)
+    id: str = ""
+    source: str = "add_fact"
+    gate_score: float = 0.0
+    fallback: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """Serialise to JSON-compatible values.
+
+        Example:
+            >>> WriteEvent("stored", MemoryRecord()).to_dict()["action"]
+            'stored'
+        """
+        return {
+            "id": self.id,
+            "action": self.action,
+            "record": self.record.to_dict(),
+            "relations": [r.to_dict() for r in self.relations],
+            "replaced_ids": list(self.replaced_ids),
+            "reason": self.reason,
+            "timestamp": _iso(self.timestamp),
+            "source": self.source,
+            "gate_score": self.gate_score,
+            "fallback": self.fallback,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> WriteEvent:
+        """Read an event written by :meth:`to_dict`.
+
+        Example:
+            >>> WriteEvent.from_dict({"action": "stored", "record": {}}).record.kind
+            'user'
+        """
+        return cls(
+            action=data["action"],
+            record=MemoryRecord.from_dict(data.get("record", {})),
+            relations=[Relation.from_dict(r) for r in data.get("relations", [])],
+            replaced_ids=list(data.get("replaced_ids", [])),
+            reason=str(data.get("reason", "")),
+            timestamp=_ts(data.get("timestamp")),
+            id=str(data.get("id", "")),
+            source=str(data.get("source", "add_fact")),
+            gate_score=float(data.get("gate_score", 0.0)),
+            fallback=bool(data.get("fallback", False)),
+        )
+
+
+@dataclass
+class WriteReport:
+    """What one ``add_turn`` did.
+
+    Attributes:
+        page_id: the page key of the turn.
+        added: ``False`` when the page already existed (idempotent replay).
+        moved_to_mtm: pages that left STM for MTM.
+        segments_joined: existing segments that received a page.
+        segments_created: new segments.
+        segments_evicted: segments removed by heat-evict.
+        segments_promoted: segments promoted to long-term memory.
+        events: the AMU write events of this turn.
+
+    Example:
+        >>> WriteReport(page_id="p").added
+        True
+    """
+
+    page_id: str
+    added: bool = True
+    moved_to_mtm: list[str] = field(default_factory=list)
+    segments_joined: list[str] = field(default_factory=list)
+    segments_created: list[str] = field(default_factory=list)
+    segments_evicted: list[str] = field(default_factory=list)
+    segments_promoted: list[str] = field(default_factory=list)
+    events: list[WriteEvent] = field(default_factory=list)
+
+
+@dataclass
+class ScoredSegment:
+    """A segment hit at retrieval with its F_score.
+
+    Example:
+        >>> ScoredSegment(Segment(id="s"), 0.9).score
+        0.9
+    """
+
+    segment: Segment
+    score: float
+
+
+@dataclass
+class ScoredPage:
+    """A mid-term page hit at retrieval with its cosine similarity.
+
+    Example:
+        >>> ScoredPage(DialoguePage(id="p", user_input="a", agent_response="b"), 0.5).score
+        0.5
+    """
+
+    page: DialoguePage
+    score: float
+
+
+@dataclass
+class ScoredRecord:
+    """A long-term record hit at retrieval with its cosine similarity.
+
+    Example:
+        >>> ScoredRecord(MemoryRecord(summary="x"), 0.7).record.summary
+        'x'
+    """
+
+    record: MemoryRecord
+    score: float
+
+
+def _fmt_time(value: _dt.datetime) -> str:
+    return value.strftime("%Y-%m-%d %H:%M")
+
+
+def _quote(text: str) -> str:
+    return " ".join(text.split())
+
+
+@dataclass
+class MemoryContext:
+    """What the memory retrieved for one query, ready to inject into a prompt.
+
+    Attributes:
+        query: the query retrieval ran for.
+        user_id: whose memory it is.
+        thread_id: the thread whose STM is included.
+        stm: the thread's short-term pages, oldest first.
+        segments: mid-term segments hit, best first.
+        pages: mid-term pages hit inside those segments, best first.
+        persona: the user's persona (profile, traits, agent profile).
+        user_facts: user knowledge-base records above the retrieval threshold.
+        agent_facts: agent traits above the retrieval threshold.
+
+    Example:
+        >>> ctx = MemoryContext(query="hi", user_id="u", thread_id="t")
+        >>> ctx.source_ids()
+        set()
+    """
+
+    query: str
+    user_id: str
+    thread_id: str
+    stm: list[DialoguePage] = field(default_factory=list)
+    segments: list[ScoredSegment] = field(default_factory=list)
+    pages: list[ScoredPage] = field(default_factory=list)
+    persona: Persona = field(default_factory=Persona)
+    user_facts: list[ScoredRecord] = field(default_factory=list)
+    agent_facts: list[ScoredRecord] = field(default_factory=list)
+
+    def all_pages(self) -> Iterable[DialoguePage]:
+        """Every page whose text is in the context (STM, then MTM hits).
+
+        Example:
+            >>> list(MemoryContext(query="q", user_id="u", thread_id="t").all_pages())
+            []
+        """
+        yield from self.stm
+        for hit in self.pages:
+            yield hit.page
+
+    def source_ids(self) -> set[str]:
+        """The ``metadata["source_id"]`` values of every page in the context.
+
+        Returns:
+            The set of provenance ids (for evaluation).
+
+        Example:
+            >>> p = DialoguePage(id="p", user_input="a", agent_response="b", metadata={"source_id": "D1:3"})
+            >>> MemoryContext(query="q", user_id="u", thread_id="t", stm=[p]).source_ids()
+            {'D1:3'}
+        """
+        ids: set[str] = set()
+        for page in self.all_pages():
+            ids.update(page.source_ids())
+        return ids
+
+    def sections(self) -> dict[str, str]:
+        """The prompt's sections by title; empty sections are left out.
+
+        Example:
+            >>> MemoryContext(query="q", user_id="u", thread_id="t").sections()
+            {}
+        """
+        out: dict[str, str] = {}
+        if self.stm:
+            out["Recent conversation"] = "\n".join(
+                f"[{_fmt_time(p.timestamp)}] User: {_quote(p.user_input)}"
+                + (f" | Assistant: {_quote(p.agent_response)}" if p.agent_response else "")
+                for p in self.stm
+            )
+        if self.pages:
+            by_segment: dict[str | None, list[DialoguePage]] = {}
+            for hit in self.pages:
+                by_segment.setdefault(hit.page.segment_id, []).append(hit.page)
+            summaries = {s.segment.id: s.segment.summary for s in self.segments}
+            lines: list[str] = []
+            for seg_id, pages in by_segment.items():
+                summary = summaries.get(seg_id or "", "")
+                if summary:
+                    lines.append(f"Topic: {_quote(summary)}")
+                for p in sorted(pages, key=lambda page: page.timestamp):
+                    line = f"- [{_fmt_time(p.timestamp)}] User: {_quote(p.user_input)}"
+                    if p.agent_response:
+                        line += f" | Assistant: {_quote(p.agent_response)}"
+                    lines.append(line)
+            out["Relevant past conversation"] = "\n".join(lines)
+        profile_lines = [f"{k}: {v}" for k, v in sorted(self.persona.user_profile.items())]
+        profile_lines += [
+            f"{k}: {', '.join(v)}" for k, v in sorted(self.persona.user_traits.items()) if v
+        ]
+        if profile_lines:
+            out["User profile and traits"] = "\n".join(profile_lines)
+        if self.user_facts:
+            out["User facts"] = "\n".join(
+                f"- [{_fmt_time(h.record.updated_at)}] {_quote(h.record.summary)}" for h in self.user_facts
+            )
+        agent_lines: list[str] = []
+        if self.persona.agent_profile:
+            agent_lines.append(f"Profile: {_quote(self.persona.agent_profile)}")
+        agent_lines += [f"- {_quote(h.record.summary)}" for h in self.agent_facts]
+        if agent_lines:
+            out["Agent traits"] = "\n".join(agent_lines)
+        return out
+
+    def to_prompt(self) -> str:
+        """Render the context as one prompt block.
+
+        Returns:
+            The sections as text (an empty string when there is no memory).
+
+        Example:
+            >>> MemoryContext(query="q", user_id="u", thread_id="t").to_prompt()
+            ''
+        """
+        sections = self.sections()
+        if not sections:
+            return ""
+        body = "\n\n".join(f"## {title}\n{text}" for title, text in sections.items())
+        return "# Memory\n" + body
+
+    def to_system_message(self) -> Any:
+        """The context as a LangChain ``SystemMessage``.
+
+        Returns:
+            A ``langchain_core.messages.SystemMessage``.
+
+        Example:
+            >>> MemoryContext(query="q", user_id="u", thread_id="t").to_system_message().type
+            'system'
+        """
+        from langchain_core.messages import SystemMessage
+
+        return SystemMessage(content=self.to_prompt())
+
+    @property
+    def word_count(self) -> int:
+        """Words in the rendered prompt.
+
+        Example:
+            >>> MemoryContext(query="q", user_id="u", thread_id="t").word_count
+            0
+        """
+        return len(self.to_prompt().split())
+
+    @property
+    def token_estimate(self) -> int:
+        """A model-free token estimate of the rendered prompt (about 4 chars a token).
+
+        Example:
+            >>> MemoryContext(query="q", user_id="u", thread_id="t").token_estimate
+            0
+        """
+        text = self.to_prompt()
+        return (len(text) + 3) // 4
+
+
+@dataclass
+class MemoryStats:
+    """Counts over all of a user's threads.
+
+    Example:
+        >>> MemoryStats().segments
+        0
+    """
+
+    stm_pages: int = 0
+    segments: int = 0
+    mtm_pages: int = 0
+    user_facts: int = 0
+    agent_facts: int = 0
+    llm_calls: int = 0
+    llm_tokens: int = 0

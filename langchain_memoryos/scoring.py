@@ -1,0 +1,272 @@
+"""The memory's decisions as pure functions.
+
+Heat, recency, F_score and Jaccard come from the MemoryOS paper (§3.2–§3.3); the
+write-gate, candidate filtering and the action rule from the AMU paper (§3.2–§3.3).
+Nothing here does IO; the engine wraps these thinly.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal, TypeVar
+
+from langchain_memoryos.schema import MemoryRecord, Relation
+
+__all__ = [
+    "COMPATIBLE_INTENTS",
+    "GateResult",
+    "PlannedAction",
+    "decide_action",
+    "f_score",
+    "gate",
+    "heat",
+    "jaccard",
+    "recency",
+    "select_candidates",
+]
+
+T = TypeVar("T")
+
+PlannedAction = Literal["store", "discard", "fuse"]
+
+
+def recency(delta_seconds: float, tau_seconds: float) -> float:
+    """The recency term ``R = exp(-dt / mu)`` of the heat.
+
+    Args:
+        delta_seconds: seconds since the segment's last access (negative counts as 0).
+        tau_seconds: the time constant ``mu`` (paper: 1e7).
+
+    Returns:
+        A value in (0, 1].
+
+    Example:
+        >>> round(recency(1e7, 1e7), 6)
+        0.367879
+    """
+    return math.exp(-max(0.0, delta_seconds) / tau_seconds)
+
+
+def heat(
+    n_visit: int,
+    l_interaction: int,
+    recency_value: float,
+    *,
+    alpha: float = 1.0,
+    beta: float = 1.0,
+    gamma: float = 1.0,
+) -> float:
+    """Segment heat ``H = alpha*N_visit + beta*L_interaction + gamma*R_recency``.
+
+    Args:
+        n_visit: retrievals that hit the segment.
+        l_interaction: pages in the segment since its last promotion.
+        recency_value: the recency term from :func:`recency`.
+        alpha: weight of ``n_visit``.
+        beta: weight of ``l_interaction``.
+        gamma: weight of the recency term.
+
+    Returns:
+        The heat.
+
+    Example:
+        >>> heat(2, 3, 0.5)
+        5.5
+    """
+    return alpha * n_visit + beta * l_interaction + gamma * recency_value
+
+
+def jaccard(a: Collection[str], b: Collection[str]) -> float:
+    """Jaccard similarity ``|A ∩ B| / |A ∪ B|`` of two keyword sets (case-insensitive).
+
+    Args:
+        a: first keyword set.
+        b: second keyword set.
+
+    Returns:
+        A value in [0, 1]; 0 when both are empty.
+
+    Example:
+        >>> jaccard({"hiking", "denver"}, {"Denver", "dogs"})
+        0.3333333333333333
+    """
+    sa = {x.lower() for x in a}
+    sb = {x.lower() for x in b}
+    union = sa | sb
+    if not union:
+        return 0.0
+    return len(sa & sb) / len(union)
+
+
+def f_score(cosine: float, keywords_a: Collection[str], keywords_b: Collection[str]) -> float:
+    """MemoryOS matching score ``F = cos(e_s, e_p) + Jaccard(K_s, K_p)``.
+
+    Args:
+        cosine: cosine similarity of the two embeddings.
+        keywords_a: one keyword set.
+        keywords_b: the other keyword set.
+
+    Returns:
+        A value in [-1, 2].
+
+    Example:
+        >>> f_score(0.5, {"a", "b"}, {"b"})
+        1.0
+    """
+    return cosine + jaccard(keywords_a, keywords_b)
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """The write-gate's verdict on a typed record.
+
+    Attributes:
+        score: ``G = personal * q_aspect * q_intent * r_entities * r_summary * confidence``.
+        admitted: ``score >= tau_g``.
+        reason: the first factor that failed, or why it passed.
+
+    Example:
+        >>> GateResult(0.75, True, "admitted").admitted
+        True
+    """
+
+    score: float
+    admitted: bool
+    reason: str
+
+
+def gate(record: MemoryRecord, threshold: float) -> GateResult:
+    """AMU write-gate.
+
+    ``personal`` is 1 when the record carries reusable personal information;
+    ``q_aspect`` is 0 for the fallback aspect ``other``; ``q_intent`` is 0 for the
+    fallback intent ``other`` and for a request without personal content;
+    ``r_entities`` and ``r_summary`` are 1 when entities and summary are non-empty;
+    ``confidence`` is the rubric score. Admitted iff ``G >= threshold``.
+
+    Args:
+        record: the typed record.
+        threshold: ``tau_g``.
+
+    Returns:
+        The verdict with the failing factor as its reason.
+
+    Example:
+        >>> r = MemoryRecord(aspect="health", intent="inform", entities=["vegan"],
+        ...                  summary="The user is vegan.", confidence=0.75)
+        >>> gate(r, 0.5).score
+        0.75
+    """
+    factors: list[tuple[float, str]] = [
+        (1.0 if record.personal else 0.0, "not personal: no reusable fact about the user"),
+        (0.0 if record.aspect == "other" else 1.0, "fallback aspect 'other'"),
+        (
+            0.0 if record.intent == "other" or (record.intent == "request" and not record.personal) else 1.0,
+            "task-oriented request or fallback intent",
+        ),
+        (1.0 if any(e.strip() for e in record.entities) else 0.0, "no entities"),
+        (1.0 if record.summary.strip() else 0.0, "empty summary"),
+    ]
+    score = max(0.0, min(1.0, float(record.confidence)))
+    for value, reason in factors:
+        if value == 0.0:
+            return GateResult(0.0, False, reason)
+        score *= value
+    if score >= threshold:
+        return GateResult(score, True, f"admitted: G={score:.2f} >= {threshold:.2f}")
+    return GateResult(score, False, f"low confidence: G={score:.2f} < {threshold:.2f}")
+
+
+#: Intents that may describe the same fact. When no existing record shares the
+#: new record's aspect *and* intent, candidates widen to these intents under the
+#: same aspect. A statement, a plan, a reflection and an expressed feeling about
+#: one subject can revise each other; a request only matches a request.
+COMPATIBLE_INTENTS: dict[str, frozenset[str]] = {
+    "inform": frozenset({"inform", "plan", "reflect", "express"}),
+    "plan": frozenset({"inform", "plan", "reflect", "express"}),
+    "reflect": frozenset({"inform", "plan", "reflect", "express"}),
+    "express": frozenset({"inform", "plan", "reflect", "express"}),
+    "request": frozenset({"request"}),
+    "other": frozenset({"other"}),
+}
+
+
+def select_candidates(
+    record: MemoryRecord,
+    existing: Iterable[tuple[MemoryRecord, float]],
+    threshold: float,
+) -> list[tuple[MemoryRecord, float]]:
+    """AMU candidate filtering.
+
+    Keeps existing records of the same aspect and intent; when there are none,
+    widens to the compatible intents (:data:`COMPATIBLE_INTENTS`) under the same
+    aspect. Of those, keeps the ones whose cosine similarity to the new record is
+    at least ``threshold`` (``tau_s``), most similar first.
+
+    Args:
+        record: the new, admitted record.
+        existing: existing records of the same kind with their cosine to ``record``.
+        threshold: ``tau_s``.
+
+    Returns:
+        ``(record, similarity)`` pairs, most similar first.
+
+    Example:
+        >>> new = MemoryRecord(aspect="personal_profile", intent="inform")
+        >>> old = MemoryRecord(id="a", aspect="personal_profile", intent="plan")
+        >>> [r.id for r, _ in select_candidates(new, [(old, 0.7)], 0.6)]
+        ['a']
+    """
+    pool = [(r, s) for r, s in existing if r.aspect == record.aspect]
+    exact = [(r, s) for r, s in pool if r.intent == record.intent]
+    if not exact:
+        allowed = COMPATIBLE_INTENTS.get(record.intent, frozenset({record.intent}))
+        exact = [(r, s) for r, s in pool if r.intent in allowed]
+    kept = [(r, s) for r, s in exact if s >= threshold]
+    kept.sort(key=lambda pair: pair[1], reverse=True)
+    return kept
+
+
+def decide_action(relations: Sequence[Relation]) -> PlannedAction:
+    """AMU's deterministic action rule.
+
+    All separate (or no candidates) → store; any update → fuse the new record
+    with the update candidates; otherwise (at least one duplicate) → discard.
+
+    Args:
+        relations: the relation-judge's labels for every candidate.
+
+    Returns:
+        ``"store"``, ``"fuse"`` or ``"discard"``.
+
+    Example:
+        >>> decide_action([Relation("a", "duplicate"), Relation("b", "update")])
+        'fuse'
+    """
+    labels = {r.label for r in relations}
+    if "update" in labels:
+        return "fuse"
+    if "duplicate" in labels:
+        return "discard"
+    return "store"
+
+
+def top_k(items: Sequence[T], scores: Sequence[float], k: int) -> list[tuple[T, float]]:
+    """The ``k`` best items by score, best first (stable for ties).
+
+    Args:
+        items: the items.
+        scores: one score per item.
+        k: how many to keep.
+
+    Returns:
+        ``(item, score)`` pairs.
+
+    Example:
+        >>> top_k(["a", "b", "c"], [0.1, 0.9, 0.5], 2)
+        [('b', 0.9), ('c', 0.5)]
+    """
+    order = sorted(range(len(items)), key=lambda i: (-scores[i], i))[: max(0, k)]
+    return [(items[i], float(scores[i])) for i in order]

@@ -1,0 +1,653 @@
+"""MemoryRepository: the memory's layout in a LangGraph ``BaseStore``.
+
+Namespaces (``<u>`` is the reversibly encoded user id, ``<t>`` the thread id)::
+
+    ("memoryos", <u>, "stm", <t>)      short-term pages of one thread
+    ("memoryos", <u>, "pages")         mid-term pages
+    ("memoryos", <u>, "segments")      mid-term segments
+    ("memoryos", <u>, "facts", "user") user knowledge base
+    ("memoryos", <u>, "facts", "agent") agent traits
+    ("memoryos", <u>, "persona")       persona (key "persona")
+    ("memoryos", <u>, "log")           AMU write events
+    ("memoryos", <u>, "meta")          conversation clock and counters (key "state")
+
+Vectors live inside the item values (base64 float32). Each user's vectors are
+also held in FAISS indices (:class:`UserState`), a cache rebuilt from the store
+on first use. Writes are buffered as ``PutOp``s and flushed in one batch per
+operation, so on SQL stores a turn is one transaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import threading
+from collections.abc import Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator
+
+import numpy as np
+from langgraph.store.base import Item, Op, PutOp, SearchOp
+
+from langchain_memoryos.effects import Step, StoreBatch
+from langchain_memoryos.schema import (
+    DialoguePage,
+    FactKind,
+    MemoryRecord,
+    Persona,
+    Segment,
+    WriteEvent,
+    ensure_utc,
+)
+from langchain_memoryos.vector_index import Vector, VectorIndex, decode_vector, encode_vector
+
+__all__ = [
+    "ROOT",
+    "MemoryRepository",
+    "UserState",
+    "decode_label",
+    "encode_label",
+    "page_key",
+]
+
+ROOT = "memoryos"
+_PAGE_SIZE = 1000
+
+
+def encode_label(value: str) -> str:
+    """Encode an id as a namespace label LangGraph accepts, reversibly.
+
+    LangGraph rejects labels with ``.``, NUL or empty labels; ``%`` is escaped
+    first so that decoding is exact.
+
+    Args:
+        value: a non-empty id.
+
+    Returns:
+        The label.
+
+    Raises:
+        ValueError: for an empty or non-string id.
+
+    Example:
+        >>> encode_label("a.b@x.com")
+        'a%2Eb@x%2Ecom'
+        >>> decode_label(encode_label("a.b@x.com"))
+        'a.b@x.com'
+    """
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"ids must be non-empty strings, got {value!r}.")
+    return value.replace("%", "%25").replace(".", "%2E").replace("\x00", "%00")
+
+
+def decode_label(label: str) -> str:
+    """Invert :func:`encode_label`.
+
+    Example:
+        >>> decode_label("50%25%2E")
+        '50%.'
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(label):
+        if label[i] == "%" and i + 2 < len(label) + 0 and label[i + 1 : i + 3] in ("25", "2E", "00"):
+            out.append({"25": "%", "2E": ".", "00": "\x00"}[label[i + 1 : i + 3]])
+            i += 3
+        else:
+            out.append(label[i])
+            i += 1
+    return "".join(out)
+
+
+def page_key(thread_id: str, turn_id: str | None, *parts: str) -> str:
+    """Deterministic page key: the same turn always gets the same key.
+
+    Args:
+        thread_id: the thread.
+        turn_id: a caller-given turn id (preferred), or ``None``.
+        *parts: what identifies the turn when there is no turn id (timestamp,
+            user input, agent response).
+
+    Returns:
+        ``"p_"`` + 24 hex digits.
+
+    Example:
+        >>> page_key("t", "turn-1") == page_key("t", "turn-1")
+        True
+    """
+    material = "\x1f".join([thread_id, "id", turn_id] if turn_id is not None else [thread_id, "content", *parts])
+    return "p_" + hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+@dataclass
+class UserState:
+    """One user's memory in process: records plus FAISS caches, and a write buffer.
+
+    Every mutation goes through a method that updates the cache *and* buffers
+    the matching store operation; :meth:`take_ops` hands the buffer to a flush.
+
+    Example:
+        >>> s = UserState(user_id="u", label="u", dimension=2)
+        >>> s.stats().segments
+        0
+    """
+
+    user_id: str
+    label: str
+    dimension: int
+    pages: dict[str, DialoguePage] = field(default_factory=dict)
+    segments: dict[str, Segment] = field(default_factory=dict)
+    facts: dict[str, dict[str, MemoryRecord]] = field(default_factory=lambda: {"user": {}, "agent": {}})
+    persona: Persona = field(default_factory=Persona)
+    persona_stored: bool = False
+    stm: dict[str, list[DialoguePage]] = field(default_factory=dict)
+    stm_vectors: dict[str, Vector] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+    pending: list[Op] = field(default_factory=list)
+    page_index: VectorIndex = field(init=False)
+    segment_index: VectorIndex = field(init=False)
+    fact_index: dict[str, VectorIndex] = field(init=False)
+    loaded_threads: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.page_index = VectorIndex(self.dimension)
+        self.segment_index = VectorIndex(self.dimension)
+        self.fact_index = {"user": VectorIndex(self.dimension), "agent": VectorIndex(self.dimension)}
+
+    # -- namespaces ----------------------------------------------------------
+    def ns(self, *parts: str) -> tuple[str, ...]:
+        """The namespace ``("memoryos", <user>, *parts)``.
+
+        Example:
+            >>> UserState(user_id="a.b", label="a%2Eb", dimension=2).ns("pages")
+            ('memoryos', 'a%2Eb', 'pages')
+        """
+        return (ROOT, self.label, *parts)
+
+    def stm_ns(self, thread_id: str) -> tuple[str, ...]:
+        """The STM namespace of a thread.
+
+        Example:
+            >>> UserState(user_id="u", label="u", dimension=2).stm_ns("t.1")
+            ('memoryos', 'u', 'stm', 't%2E1')
+        """
+        return self.ns("stm", encode_label(thread_id))
+
+    def _put(self, namespace: tuple[str, ...], key: str, value: dict[str, Any] | None) -> None:
+        self.pending.append(PutOp(namespace, key, value, index=False))
+
+    def take_ops(self) -> tuple[Op, ...]:
+        """Hand over and clear the buffered store operations.
+
+        Example:
+            >>> UserState(user_id="u", label="u", dimension=2).take_ops()
+            ()
+        """
+        ops, self.pending = tuple(self.pending), []
+        return ops
+
+    # -- clock and counters -------------------------------------------------
+    @property
+    def clock(self) -> Any:
+        """The conversation clock: the user's latest turn timestamp (or ``None``).
+
+        Example:
+            >>> UserState(user_id="u", label="u", dimension=2).clock is None
+            True
+        """
+        raw = self.meta.get("clock")
+        return ensure_utc(raw) if raw else None
+
+    def advance_clock(self, timestamp: Any) -> None:
+        """Move the clock forward to ``timestamp`` (never backwards).
+
+        Example:
+            >>> s = UserState(user_id="u", label="u", dimension=2); s.advance_clock("2023-01-02T00:00:00")
+            >>> s.clock.year
+            2023
+        """
+        ts = ensure_utc(timestamp)
+        current = self.clock
+        if current is None or ts > current:
+            self.meta["clock"] = ts.isoformat()
+            self.save_meta()
+
+    def next_seq(self) -> int:
+        """A per-user monotonic counter (ordering of STM pages and log events).
+
+        Example:
+            >>> s = UserState(user_id="u", label="u", dimension=2); s.next_seq(), s.next_seq()
+            (1, 2)
+        """
+        seq = int(self.meta.get("seq", 0)) + 1
+        self.meta["seq"] = seq
+        self.save_meta()
+        return seq
+
+    def count_usage(self, calls: int, tokens: int) -> None:
+        """Add model usage to the user's counters.
+
+        Example:
+            >>> s = UserState(user_id="u", label="u", dimension=2); s.count_usage(1, 10); s.stats().llm_tokens
+            10
+        """
+        if calls or tokens:
+            self.meta["llm_calls"] = int(self.meta.get("llm_calls", 0)) + calls
+            self.meta["llm_tokens"] = int(self.meta.get("llm_tokens", 0)) + tokens
+            self.save_meta()
+
+    def save_meta(self) -> None:
+        """Buffer a write of the meta item (deduplicated within one flush)."""
+        ns = self.ns("meta")
+        self.pending = [op for op in self.pending if not (isinstance(op, PutOp) and op.namespace == ns)]
+        self._put(ns, "state", dict(self.meta))
+
+    # -- STM -----------------------------------------------------------------
+    def stm_append(self, page: DialoguePage, vector: Vector) -> None:
+        """Append a page to its thread's STM queue.
+
+        Example:
+            >>> s = UserState(user_id="u", label="u", dimension=2); s.stm["t"] = []
+            >>> s.stm_append(DialoguePage(id="p", user_input="a", agent_response="b", thread_id="t"),
+            ...              np.zeros(2, dtype=np.float32))
+            >>> [p.id for p in s.stm["t"]]
+            ['p']
+        """
+        seq = self.next_seq()
+        page.metadata.setdefault("_seq", seq)
+        self.stm.setdefault(page.thread_id, []).append(page)
+        self.stm_vectors[page.id] = vector
+        value = page.to_dict()
+        value["vector"] = encode_vector(vector)
+        value["seq"] = seq
+        self._put(self.stm_ns(page.thread_id), page.id, value)
+
+    def stm_pop_oldest(self, thread_id: str) -> tuple[DialoguePage, Vector]:
+        """Remove and return the oldest page of a thread's STM.
+
+        Example:
+            >>> s = UserState(user_id="u", label="u", dimension=2); s.stm["t"] = []
+            >>> s.stm_append(DialoguePage(id="p", user_input="a", agent_response="b", thread_id="t"),
+            ...              np.zeros(2, dtype=np.float32))
+            >>> s.stm_pop_oldest("t")[0].id
+            'p'
+        """
+        page = self.stm[thread_id].pop(0)
+        vector = self.stm_vectors.pop(page.id)
+        self._put(self.stm_ns(thread_id), page.id, None)
+        return page, vector
+
+    def stm_update(self, page: DialoguePage) -> None:
+        """Rewrite an STM page (e.g. its chain meta).
+
+        Example:
+            >>> UserState(user_id="u", label="u", dimension=2).stm_update  # doctest: +ELLIPSIS
+            <bound method ...>
+        """
+        value = page.to_dict()
+        value["vector"] = encode_vector(self.stm_vectors[page.id])
+        value["seq"] = page.metadata.get("_seq", 0)
+        self._put(self.stm_ns(page.thread_id), page.id, value)
+
+    def stm_clear(self, thread_id: str) -> list[str]:
+        """Drop a thread's STM (pages are not moved to MTM).
+
+        Example:
+            >>> UserState(user_id="u", label="u", dimension=2).stm_clear("t")
+            []
+        """
+        removed = [p.id for p in self.stm.get(thread_id, [])]
+        for pid in removed:
+            self.stm_vectors.pop(pid, None)
+            self._put(self.stm_ns(thread_id), pid, None)
+        self.stm[thread_id] = []
+        return removed
+
+    # -- MTM -----------------------------------------------------------------
+    def put_page(self, page: DialoguePage, vector: Vector) -> None:
+        """Store a mid-term page.
+
+        Example:
+            >>> s = UserState(user_id="u", label="u", dimension=2)
+            >>> s.put_page(DialoguePage(id="p", user_input="a", agent_response="b"), np.ones(2, dtype=np.float32))
+            >>> len(s.page_index)
+            1
+        """
+        self.pages[page.id] = page
+        self.page_index.add(page.id, vector)
+        value = page.to_dict()
+        value["vector"] = encode_vector(vector)
+        self._put(self.ns("pages"), page.id, value)
+
+    def delete_pages(self, page_ids: list[str]) -> None:
+        """Delete mid-term pages.
+
+        Example:
+            >>> UserState(user_id="u", label="u", dimension=2).delete_pages(["x"])
+        """
+        self.page_index.remove(page_ids)
+        for pid in page_ids:
+            self.pages.pop(pid, None)
+            self._put(self.ns("pages"), pid, None)
+
+    def put_segment(self, segment: Segment, vector: Vector | None = None) -> None:
+        """Store a segment (with its embedding when given or already cached).
+
+        Example:
+            >>> s = UserState(user_id="u", label="u", dimension=2)
+            >>> s.put_segment(Segment(id="s"), np.ones(2, dtype=np.float32)); list(s.segments)
+            ['s']
+        """
+        self.segments[segment.id] = segment
+        if vector is not None:
+            self.segment_index.add(segment.id, vector)
+        else:
+            vector = self.segment_index.get(segment.id)
+        value = segment.to_dict()
+        value["vector"] = encode_vector(vector)
+        self._put(self.ns("segments"), segment.id, value)
+
+    def delete_segment(self, segment_id: str) -> Segment | None:
+        """Delete a segment and its pages.
+
+        Example:
+            >>> UserState(user_id="u", label="u", dimension=2).delete_segment("s") is None
+            True
+        """
+        seg = self.segments.pop(segment_id, None)
+        if seg is None:
+            return None
+        self.segment_index.remove([segment_id])
+        self._put(self.ns("segments"), segment_id, None)
+        self.delete_pages(list(seg.page_ids))
+        return seg
+
+    # -- LPM -----------------------------------------------------------------
+    def put_fact(self, record: MemoryRecord, vector: Vector) -> None:
+        """Store a user fact or agent trait.
+
+        Example:
+            >>> s = UserState(user_id="u", label="u", dimension=2)
+            >>> s.put_fact(MemoryRecord(id="f", summary="x"), np.ones(2, dtype=np.float32)); list(s.facts["user"])
+            ['f']
+        """
+        self.facts[record.kind][record.id] = record
+        self.fact_index[record.kind].add(record.id, vector)
+        value = record.to_dict()
+        value["vector"] = encode_vector(vector)
+        self._put(self.ns("facts", record.kind), record.id, value)
+
+    def delete_fact(self, kind: FactKind, record_id: str) -> None:
+        """Delete a user fact or agent trait.
+
+        Example:
+            >>> UserState(user_id="u", label="u", dimension=2).delete_fact("user", "f")
+        """
+        self.facts[kind].pop(record_id, None)
+        self.fact_index[kind].remove([record_id])
+        self._put(self.ns("facts", kind), record_id, None)
+
+    def save_persona(self) -> None:
+        """Buffer a write of the persona.
+
+        Example:
+            >>> s = UserState(user_id="u", label="u", dimension=2); s.save_persona(); len(s.pending)
+            1
+        """
+        self.persona_stored = True
+        self._put(self.ns("persona"), "persona", self.persona.to_dict())
+
+    def log_event(self, event: WriteEvent) -> None:
+        """Append a write event to the user's log.
+
+        Example:
+            >>> s = UserState(user_id="u", label="u", dimension=2)
+            >>> s.log_event(WriteEvent("filtered", MemoryRecord())); len(s.pending)
+            2
+        """
+        event.id = f"{self.next_seq():012d}"
+        self._put(self.ns("log"), event.id, event.to_dict())
+
+    def stats(self) -> Any:
+        """Counts over all threads (a :class:`~langchain_memoryos.schema.MemoryStats`).
+
+        Example:
+            >>> UserState(user_id="u", label="u", dimension=2).stats().mtm_pages
+            0
+        """
+        from langchain_memoryos.schema import MemoryStats
+
+        return MemoryStats(
+            stm_pages=sum(len(v) for v in self.stm.values()),
+            segments=len(self.segments),
+            mtm_pages=len(self.pages),
+            user_facts=len(self.facts["user"]),
+            agent_facts=len(self.facts["agent"]),
+            llm_calls=int(self.meta.get("llm_calls", 0)),
+            llm_tokens=int(self.meta.get("llm_tokens", 0)),
+        )
+
+
+def _vector(item: Item) -> Vector:
+    return decode_vector(str(item.value["vector"]))
+
+
+class MemoryRepository:
+    """The memory's store layout, per-user caches and per-user write locks.
+
+    Args:
+        dimension: the embedding dimension.
+
+    Example:
+        >>> repo = MemoryRepository(384)
+        >>> repo.namespace("a.b@x.com", "pages")
+        ('memoryos', 'a%2Eb@x%2Ecom', 'pages')
+    """
+
+    def __init__(self, dimension: int) -> None:
+        self.dimension = dimension
+        self._states: dict[str, UserState] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._alocks: dict[tuple[int, str], asyncio.Lock] = {}
+        self._guard = threading.Lock()
+
+    def namespace(self, user_id: str, *parts: str) -> tuple[str, ...]:
+        """The namespace ``("memoryos", <encoded user>, *parts)``.
+
+        Example:
+            >>> MemoryRepository(2).namespace("u")
+            ('memoryos', 'u')
+        """
+        return (ROOT, encode_label(user_id), *parts)
+
+    # -- locks ---------------------------------------------------------------
+    def _lock(self, user_id: str) -> threading.Lock:
+        with self._guard:
+            lock = self._locks.get(user_id)
+            if lock is None:
+                lock = self._locks[user_id] = threading.Lock()
+            return lock
+
+    @contextmanager
+    def locked(self, user_id: str) -> Iterator[None]:
+        """Hold the user's write lock (threads).
+
+        Example:
+            >>> with MemoryRepository(2).locked("u"):
+            ...     pass
+        """
+        lock = self._lock(user_id)
+        with lock:
+            yield
+
+    @asynccontextmanager
+    async def alocked(self, user_id: str) -> AsyncIterator[None]:
+        """Hold the user's write lock from a coroutine.
+
+        Coroutines of one event loop queue on an ``asyncio.Lock``; the thread
+        lock (shared with sync callers) is then taken without blocking the loop.
+
+        Example:
+            >>> import asyncio
+            >>> async def main():
+            ...     async with MemoryRepository(2).alocked("u"):
+            ...         return 1
+            >>> asyncio.run(main())
+            1
+        """
+        loop_id = id(asyncio.get_running_loop())
+        with self._guard:
+            alock = self._alocks.get((loop_id, user_id))
+            if alock is None:
+                alock = self._alocks[(loop_id, user_id)] = asyncio.Lock()
+        async with alock:
+            lock = self._lock(user_id)
+            if not lock.acquire(blocking=False):
+                await asyncio.to_thread(lock.acquire)
+            try:
+                yield
+            finally:
+                lock.release()
+
+    # -- cache ---------------------------------------------------------------
+    def invalidate(self, user_id: str) -> None:
+        """Forget the cached state of a user (it is reloaded from the store).
+
+        Example:
+            >>> MemoryRepository(2).invalidate("u")
+        """
+        self._states.pop(user_id, None)
+
+    def load(self, user_id: str) -> Step[UserState]:
+        """Step: the user's state, loaded from the store on first use.
+
+        Example:
+            >>> from langchain_memoryos.effects import run_sync, Services
+            >>> from langgraph.store.memory import InMemoryStore
+            >>> st = run_sync(MemoryRepository(2).load("u"), Services(InMemoryStore(), None, None))  # type: ignore[arg-type]
+            >>> st.user_id
+            'u'
+        """
+        state = self._states.get(user_id)
+        if state is not None:
+            return state
+        label = encode_label(user_id)
+        state = UserState(user_id=user_id, label=label, dimension=self.dimension)
+        pages = yield from self._search_all(state.ns("pages"))
+        segments = yield from self._search_all(state.ns("segments"))
+        user_facts = yield from self._search_all(state.ns("facts", "user"))
+        agent_facts = yield from self._search_all(state.ns("facts", "agent"))
+        singles = yield StoreBatch(
+            (
+                SearchOp(state.ns("persona"), limit=1),
+                SearchOp(state.ns("meta"), limit=1),
+            )
+        )
+        if pages:
+            keys = [it.key for it in pages]
+            mat = np.stack([_vector(it) for it in pages])
+            state.page_index.add_many(keys, mat)
+            for it in pages:
+                state.pages[it.key] = DialoguePage.from_dict(it.value)
+        if segments:
+            state.segment_index.add_many([it.key for it in segments], np.stack([_vector(it) for it in segments]))
+            for it in segments:
+                state.segments[it.key] = Segment.from_dict(it.value)
+        for kind, items in (("user", user_facts), ("agent", agent_facts)):
+            if items:
+                state.fact_index[kind].add_many([it.key for it in items], np.stack([_vector(it) for it in items]))
+                for it in items:
+                    state.facts[kind][it.key] = MemoryRecord.from_dict(it.value)
+        if singles[0]:
+            state.persona = Persona.from_dict(singles[0][0].value)
+            state.persona_stored = True
+        if singles[1]:
+            state.meta = dict(singles[1][0].value)
+        self._states[user_id] = state
+        return state
+
+    def load_thread(self, state: UserState, thread_id: str) -> Step[list[DialoguePage]]:
+        """Step: a thread's STM pages, loaded on first use, oldest first.
+
+        Example:
+            >>> MemoryRepository(2).load_thread  # doctest: +ELLIPSIS
+            <bound method ...>
+        """
+        if thread_id in state.loaded_threads:
+            return state.stm.setdefault(thread_id, [])
+        items = yield from self._search_all(state.stm_ns(thread_id))
+        items.sort(key=lambda it: int(it.value.get("seq", 0)))
+        pages: list[DialoguePage] = []
+        for it in items:
+            page = DialoguePage.from_dict(it.value)
+            page.metadata.setdefault("_seq", int(it.value.get("seq", 0)))
+            pages.append(page)
+            state.stm_vectors[page.id] = _vector(it)
+        state.stm[thread_id] = pages
+        state.loaded_threads.add(thread_id)
+        return pages
+
+    def list_threads(self, state: UserState) -> Step[list[str]]:
+        """Step: every thread with STM pages.
+
+        Example:
+            >>> MemoryRepository(2).list_threads  # doctest: +ELLIPSIS
+            <bound method ...>
+        """
+        from langgraph.store.base import ListNamespacesOp, MatchCondition
+
+        res = yield StoreBatch(
+            (
+                ListNamespacesOp(
+                    match_conditions=(MatchCondition("prefix", state.ns("stm")),),
+                    max_depth=4,
+                    limit=100000,
+                ),
+            )
+        )
+        threads = sorted({decode_label(ns[3]) for ns in res[0] if len(ns) >= 4})
+        return threads
+
+    def _search_all(self, namespace: tuple[str, ...]) -> Step[list[Item]]:
+        out: list[Item] = []
+        offset = 0
+        while True:
+            res = yield StoreBatch((SearchOp(namespace, limit=_PAGE_SIZE, offset=offset),))
+            batch: list[Item] = list(res[0])
+            out.extend(it for it in batch if it.namespace == namespace)
+            if len(batch) < _PAGE_SIZE:
+                return out
+            offset += _PAGE_SIZE
+
+    def all_items(self, user_id: str) -> Step[list[Item]]:
+        """Step: every stored item of a user, in every namespace.
+
+        Example:
+            >>> MemoryRepository(2).all_items  # doctest: +ELLIPSIS
+            <bound method ...>
+        """
+        out: list[Item] = []
+        offset = 0
+        prefix = self.namespace(user_id)
+        while True:
+            res = yield StoreBatch((SearchOp(prefix, limit=_PAGE_SIZE, offset=offset),))
+            batch: list[Item] = list(res[0])
+            out.extend(batch)
+            if len(batch) < _PAGE_SIZE:
+                return out
+            offset += _PAGE_SIZE
+
+    def delete_all(self, user_id: str) -> Step[int]:
+        """Step: delete every item of a user in every namespace; returns the count.
+
+        Example:
+            >>> MemoryRepository(2).delete_all  # doctest: +ELLIPSIS
+            <bound method ...>
+        """
+        items = yield from self.all_items(user_id)
+        ops = tuple(PutOp(it.namespace, it.key, None) for it in items)
+        for start in range(0, len(ops), _PAGE_SIZE):
+            yield StoreBatch(ops[start : start + _PAGE_SIZE])
+        self.invalidate(user_id)
+        return len(ops)

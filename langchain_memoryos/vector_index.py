@@ -1,0 +1,214 @@
+"""A FAISS inner-product index keyed by strings: the rebuildable vector cache.
+
+The store is the source of truth; these indices are rebuilt from it whenever a
+user's state is loaded. Vectors are L2-normalised, so inner product is cosine.
+"""
+
+from __future__ import annotations
+
+import base64
+import threading
+from collections.abc import Iterable, Sequence
+
+import faiss  # type: ignore[import-untyped]
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["VectorIndex", "decode_vector", "encode_vector"]
+
+Vector = npt.NDArray[np.float32]
+
+
+def encode_vector(vector: npt.ArrayLike) -> str:
+    """Encode a vector compactly for a store value (base64 of little-endian float32).
+
+    Args:
+        vector: a 1-D array.
+
+    Returns:
+        An ASCII string.
+
+    Example:
+        >>> decode_vector(encode_vector([1.0, 0.5])).tolist()
+        [1.0, 0.5]
+    """
+    arr = np.asarray(vector, dtype="<f4").reshape(-1)
+    return base64.b64encode(arr.tobytes()).decode("ascii")
+
+
+def decode_vector(data: str) -> Vector:
+    """Decode a vector written by :func:`encode_vector`.
+
+    Args:
+        data: the encoded string.
+
+    Returns:
+        A float32 array.
+
+    Example:
+        >>> decode_vector(encode_vector([0.25])).dtype
+        dtype('float32')
+    """
+    return np.frombuffer(base64.b64decode(data), dtype="<f4").astype(np.float32)
+
+
+class VectorIndex:
+    """String-keyed FAISS ``IndexFlatIP`` with removal and subset search.
+
+    Args:
+        dimension: the vector size.
+
+    Example:
+        >>> idx = VectorIndex(2)
+        >>> idx.add("a", np.array([1.0, 0.0], dtype=np.float32))
+        >>> idx.search(np.array([1.0, 0.0], dtype=np.float32), 1)
+        [('a', 1.0)]
+    """
+
+    def __init__(self, dimension: int) -> None:
+        self.dimension = dimension
+        self._index = faiss.IndexIDMap2(faiss.IndexFlatIP(dimension))
+        self._ids: dict[str, int] = {}
+        self._keys: dict[int, str] = {}
+        self._next = 0
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._ids
+
+    def keys(self) -> list[str]:
+        """All keys, in insertion order.
+
+        Example:
+            >>> VectorIndex(2).keys()
+            []
+        """
+        return list(self._ids)
+
+    def add(self, key: str, vector: Vector) -> None:
+        """Add or replace the vector of ``key``.
+
+        Args:
+            key: the item key.
+            vector: its vector (length ``dimension``).
+
+        Raises:
+            ValueError: on a vector of the wrong size.
+
+        Example:
+            >>> idx = VectorIndex(2); idx.add("a", np.ones(2, dtype=np.float32)); len(idx)
+            1
+        """
+        self.add_many([key], np.asarray(vector, dtype=np.float32).reshape(1, -1))
+
+    def add_many(self, keys: Sequence[str], vectors: Vector) -> None:
+        """Add or replace several vectors at once.
+
+        Args:
+            keys: item keys.
+            vectors: a ``(len(keys), dimension)`` array.
+
+        Raises:
+            ValueError: on a shape mismatch.
+
+        Example:
+            >>> idx = VectorIndex(2)
+            >>> idx.add_many(["a", "b"], np.eye(2, dtype=np.float32)); len(idx)
+            2
+        """
+        mat = np.ascontiguousarray(np.asarray(vectors, dtype=np.float32).reshape(len(keys), -1))
+        if len(keys) == 0:
+            return
+        if mat.shape[1] != self.dimension:
+            raise ValueError(
+                f"vector has dimension {mat.shape[1]}, the index expects {self.dimension}; "
+                "were the stored vectors made with another embedding model?"
+            )
+        with self._lock:
+            self._remove_locked([k for k in keys if k in self._ids])
+            ids = np.arange(self._next, self._next + len(keys), dtype=np.int64)
+            self._next += len(keys)
+            for key, i in zip(keys, ids.tolist()):
+                self._ids[key] = i
+                self._keys[i] = key
+            self._index.add_with_ids(mat, ids)
+
+    def remove(self, keys: Iterable[str]) -> None:
+        """Remove keys (unknown keys are ignored).
+
+        Args:
+            keys: item keys.
+
+        Example:
+            >>> idx = VectorIndex(2); idx.add("a", np.ones(2, dtype=np.float32)); idx.remove(["a"]); len(idx)
+            0
+        """
+        with self._lock:
+            self._remove_locked([k for k in keys if k in self._ids])
+
+    def _remove_locked(self, keys: list[str]) -> None:
+        if not keys:
+            return
+        ids = np.array([self._ids.pop(k) for k in keys], dtype=np.int64)
+        for i in ids.tolist():
+            self._keys.pop(i, None)
+        self._index.remove_ids(ids)
+
+    def get(self, key: str) -> Vector:
+        """The vector stored for ``key``.
+
+        Raises:
+            KeyError: for an unknown key.
+
+        Example:
+            >>> idx = VectorIndex(2); idx.add("a", np.ones(2, dtype=np.float32)); idx.get("a").tolist()
+            [1.0, 1.0]
+        """
+        with self._lock:
+            return np.asarray(self._index.reconstruct(self._ids[key]), dtype=np.float32)
+
+    def search(
+        self,
+        query: Vector,
+        k: int,
+        *,
+        within: Iterable[str] | None = None,
+    ) -> list[tuple[str, float]]:
+        """The ``k`` nearest keys by inner product, best first.
+
+        Args:
+            query: the query vector.
+            k: how many to return.
+            within: restrict the search to these keys (``None`` for all).
+
+        Returns:
+            ``(key, score)`` pairs.
+
+        Example:
+            >>> idx = VectorIndex(2); idx.add_many(["a", "b"], np.eye(2, dtype=np.float32))
+            >>> idx.search(np.array([0.0, 1.0], dtype=np.float32), 5, within=["a"])
+            [('a', 0.0)]
+        """
+        q = np.ascontiguousarray(np.asarray(query, dtype=np.float32).reshape(1, -1))
+        with self._lock:
+            params = None
+            total = len(self._ids)
+            if within is not None:
+                ids = np.array([self._ids[x] for x in within if x in self._ids], dtype=np.int64)
+                if ids.size == 0:
+                    return []
+                total = int(ids.size)
+                params = faiss.SearchParameters(sel=faiss.IDSelectorBatch(ids))
+            k = min(k, total)
+            if k <= 0:
+                return []
+            scores, labels = self._index.search(q, k, params=params)
+        out: list[tuple[str, float]] = []
+        for score, label in zip(scores[0].tolist(), labels[0].tolist()):
+            if label < 0:
+                continue
+            out.append((self._keys[label], float(score)))
+        return out

