@@ -90,9 +90,7 @@ _ERF_BETA: Final[tuple[float, ...]] = (
 _GELU_NUM: Final[tuple[float, ...]] = tuple(
     c * 0.5 ** (len(_ERF_ALPHA) - 1 - k) * _INV_SQRT2 for k, c in enumerate(_ERF_ALPHA)
 )
-_GELU_DEN: Final[tuple[float, ...]] = tuple(
-    c * 0.5 ** (len(_ERF_BETA) - 1 - k) for k, c in enumerate(_ERF_BETA)
-)
+_GELU_DEN: Final[tuple[float, ...]] = tuple(c * 0.5 ** (len(_ERF_BETA) - 1 - k) for k, c in enumerate(_ERF_BETA))
 _GELU_CLIP: Final[float] = 4.0 * math.sqrt(2.0)
 # Max elements per GELU block, so that its temporaries stay in the CPU cache.
 _GELU_BLOCK: Final[int] = 96 * 1024
@@ -142,8 +140,7 @@ def _package_model_dir() -> Path:
     if locations:
         return locations[0] / "model"
     raise EmbeddingsNotAvailableError(
-        f"Could not locate the files of the {_MODEL_PACKAGE!r} package. "
-        f"Reinstall it with `{INSTALL_HINT}`."
+        f"Could not locate the files of the {_MODEL_PACKAGE!r} package. Reinstall it with `{INSTALL_HINT}`."
     )
 
 
@@ -202,8 +199,7 @@ class _BertConfig:
         )
         if cfg.hidden % cfg.heads:
             raise EmbeddingsNotAvailableError(
-                f"hidden_size {cfg.hidden} is not divisible by "
-                f"num_attention_heads {cfg.heads} in {path}."
+                f"hidden_size {cfg.hidden} is not divisible by num_attention_heads {cfg.heads} in {path}."
             )
         return cfg
 
@@ -296,9 +292,7 @@ def _load_weights(path: Path, cfg: _BertConfig) -> _Weights:
 
 
 # Read-only weights shared by all instances using the same folder (while alive).
-_WEIGHTS_CACHE: weakref.WeakValueDictionary[Path, _Weights] = (
-    weakref.WeakValueDictionary()
-)
+_WEIGHTS_CACHE: weakref.WeakValueDictionary[Path, _Weights] = weakref.WeakValueDictionary()
 _WEIGHTS_LOCK = threading.Lock()
 
 
@@ -311,9 +305,43 @@ def _shared_weights(model_dir: Path, cfg: _BertConfig) -> _Weights:
         return weights
 
 
-def _layer_norm(
-    x: FloatArray, gamma: FloatArray, beta: FloatArray, eps: float
-) -> FloatArray:
+_COMPUTE_LOCK = threading.Lock()
+
+# Padding slack allowed when grouping texts into a batch (see _plan_batches).
+_PAD_SLACK_RATIO: Final[float] = 0.1
+_PAD_SLACK_TOKENS: Final[int] = 16
+
+
+def _plan_batches(lengths: list[int], batch_size: int) -> list[list[int]]:
+    """Group text indices into batches of similar token length.
+
+    Indices are sorted by length; a batch is closed when it is full or when
+    adding the next (longest so far) text would waste more than
+    ``max(10% of real tokens, 16)`` padding tokens.  On CPU a padded token costs
+    as much as a real one while a forward pass has little fixed overhead, so
+    padding is avoided rather than batch size maximised.
+    """
+    order = sorted(range(len(lengths)), key=lengths.__getitem__)
+    batches: list[list[int]] = []
+    current: list[int] = []
+    real = 0
+    for i in order:
+        length = lengths[i]
+        if current:
+            padded = (len(current) + 1) * length
+            waste = padded - (real + length)
+            full = len(current) >= batch_size
+            if full or waste > max(_PAD_SLACK_RATIO * (real + length), _PAD_SLACK_TOKENS):
+                batches.append(current)
+                current, real = [], 0
+        current.append(i)
+        real += length
+    if current:
+        batches.append(current)
+    return batches
+
+
+def _layer_norm(x: FloatArray, gamma: FloatArray, beta: FloatArray, eps: float) -> FloatArray:
     """LayerNorm over the last axis (biased variance, like torch) into a new array."""
     centred: FloatArray = x - x.mean(axis=-1, keepdims=True)
     var = np.mean(np.square(centred), axis=-1, keepdims=True)
@@ -349,9 +377,7 @@ def _forward(
 
     x = weights.word[ids]  # (B, L, D) fresh array
     x += weights.pos_type[:seq_len]
-    x = _layer_norm(
-        x.reshape(batch * seq_len, hidden), weights.ln_g, weights.ln_b, cfg.eps
-    )
+    x = _layer_norm(x.reshape(batch * seq_len, hidden), weights.ln_g, weights.ln_b, cfg.eps)
     bias = _attention_mask_bias(lengths, seq_len) if padded else None
 
     for layer in weights.layers:
@@ -483,10 +509,7 @@ class MiniLMEmbeddings(Embeddings):
         self.model_dir: Path = _locate_model_dir(model_dir)
         self._config = _BertConfig.from_file(self.model_dir / "config.json")
         if not 2 <= max_length <= self._config.max_positions:
-            raise ValueError(
-                f"max_length must be in [2, {self._config.max_positions}], "
-                f"got {max_length}"
-            )
+            raise ValueError(f"max_length must be in [2, {self._config.max_positions}], got {max_length}")
         self.batch_size: int = int(batch_size)
         self.max_length: int = int(max_length)
         self._lock = threading.Lock()
@@ -577,17 +600,15 @@ class MiniLMEmbeddings(Embeddings):
         _, weights = self._ensure_loaded()
         cfg = self._config
         out = np.empty((n, cfg.hidden), dtype=np.float32)
-        order = sorted(range(n), key=lambda i: len(ids[i]))
-        for start in range(0, n, self.batch_size):
-            chunk = order[start : start + self.batch_size]
-            lengths = np.fromiter(
-                (len(ids[i]) for i in chunk), dtype=np.int64, count=len(chunk)
-            )
-            seq_len = int(lengths.max())
-            batch = np.zeros((len(chunk), seq_len), dtype=np.int64)
+        for chunk in _plan_batches([len(x) for x in ids], self.batch_size):
+            lengths = np.fromiter((len(ids[i]) for i in chunk), dtype=np.int64, count=len(chunk))
+            batch = np.zeros((len(chunk), int(lengths.max())), dtype=np.int64)
             for row, i in enumerate(chunk):
                 batch[row, : len(ids[i])] = ids[i]
-            out[chunk] = _forward(weights, cfg, batch, lengths)
+            # One forward pass at a time per process: BLAS already uses every
+            # core, and concurrent BLAS calls from several threads thrash.
+            with _COMPUTE_LOCK:
+                out[chunk] = _forward(weights, cfg, batch, lengths)
         return out
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
@@ -700,9 +721,7 @@ def _normalise_rows(matrix: Any, n: int, dimension_hint: int) -> FloatArray:
         return np.zeros((0, dimension_hint), dtype=np.float32)
     arr = np.array(matrix, dtype=np.float32)
     if arr.ndim != 2 or arr.shape[0] != n:
-        raise ValueError(
-            f"embeddings returned an array of shape {arr.shape}, expected ({n}, d)"
-        )
+        raise ValueError(f"embeddings returned an array of shape {arr.shape}, expected ({n}, d)")
     norms = np.linalg.norm(arr, axis=1, keepdims=True)
     np.divide(arr, norms, out=arr, where=norms > 0)
     return arr

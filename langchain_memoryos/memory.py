@@ -264,17 +264,9 @@ class MemoryOS:
 
         return user, step()
 
-    def _state_step(self, user_id: Any, threads: bool = False) -> tuple[str, Step[UserState]]:
+    def _state_step(self, user_id: Any) -> tuple[str, Step[UserState]]:
         user = _check_user(user_id)
-
-        def step() -> Step[UserState]:
-            state = yield from self.repository.load(user)
-            if threads:
-                for thread in (yield from self.repository.list_threads(state)):
-                    yield from self.repository.load_thread(state, thread)
-            return state
-
-        return user, step()
+        return user, self.repository.load(user)
 
     def _log_step(self, user_id: Any, limit: int | None) -> tuple[str, Step[list[WriteEvent]]]:
         user = _check_user(user_id)
@@ -465,8 +457,9 @@ class MemoryOS:
             The context (``to_prompt()``, ``to_system_message()``, ``source_ids()``).
 
         Example:
-            >>> MemoryOS().retrieve("anything?", user_id="new-user").to_prompt()
-            ''
+            >>> ctx = MemoryOS().retrieve("anything?", user_id="new-user")
+            >>> ctx.stm, ctx.pages, ctx.user_facts
+            ([], [], [])
         """
         user = _check_user(user_id)
         q = _check_text("query", query)
@@ -486,12 +479,12 @@ class MemoryOS:
         step = retrieve(self.repository, self.settings, user_id=user, thread_id=_check_thread(thread_id), query=q)
         return await self._arun(user, step)
 
-    def _state(self, user_id: Any, threads: bool = False) -> UserState:
-        user, step = self._state_step(user_id, threads)
+    def _state(self, user_id: Any) -> UserState:
+        user, step = self._state_step(user_id)
         return self._run(user, step)
 
-    async def _astate(self, user_id: Any, threads: bool = False) -> UserState:
-        user, step = self._state_step(user_id, threads)
+    async def _astate(self, user_id: Any) -> UserState:
+        user, step = self._state_step(user_id)
         return await self._arun(user, step)
 
     def get_stm(self, user_id: str, thread_id: str = "default") -> list[DialoguePage]:
@@ -611,7 +604,7 @@ class MemoryOS:
             >>> MemoryOS().stats("u").stm_pages
             0
         """
-        return self._state(user_id, threads=True).stats()  # type: ignore[no-any-return]
+        return self._state(user_id).stats()  # type: ignore[no-any-return]
 
     async def astats(self, user_id: str) -> MemoryStats:
         """Async twin of :meth:`stats`.
@@ -621,7 +614,7 @@ class MemoryOS:
             >>> asyncio.run(MemoryOS().astats("u")).segments
             0
         """
-        return (await self._astate(user_id, threads=True)).stats()  # type: ignore[no-any-return]
+        return (await self._astate(user_id)).stats()  # type: ignore[no-any-return]
 
     # -- privacy -----------------------------------------------------------------
     def export_user(self, user_id: str) -> dict[str, Any]:

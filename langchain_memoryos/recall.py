@@ -20,6 +20,7 @@ from langchain_memoryos.vector_index import Vector
 __all__ = ["retrieve"]
 
 
+
 def retrieve(
     repo: MemoryRepository,
     settings: EngineSettings,
@@ -47,10 +48,12 @@ def retrieve(
     if not persona.agent_profile:
         persona.agent_profile = config.agent_profile
     ctx = MemoryContext(query=query, user_id=user_id, thread_id=thread_id, stm=list(stm), persona=persona)
-    if not query.strip() or (not state.segments and not state.facts["user"] and not state.facts["agent"]):
+    other_threads = [p.id for t, pages in state.stm.items() if t != thread_id for p in pages]
+    if not query.strip() or not (state.segments or other_threads or state.facts["user"] or state.facts["agent"]):
         return ctx
     qvec: Vector = (yield Embed((embedding_text(query, config.max_embedding_chars),)))[0]
     _recall_mtm(state, settings, ctx, qvec, extract_keywords(query, config.page_keywords))
+    _recall_other_threads(state, settings, ctx, qvec, other_threads)
     threshold = settings.thresholds.retrieval_similarity
     for kind, target in (("user", ctx.user_facts), ("agent", ctx.agent_facts)):
         for key, score in state.fact_index[kind].search(qvec, config.top_facts):
@@ -81,3 +84,21 @@ def _recall_mtm(
         state.put_segment(seg)
         ctx.segments.append(ScoredSegment(copy.deepcopy(seg), score))
     ctx.pages = [ScoredPage(copy.deepcopy(state.pages[pid]), score) for pid, score in hits]
+
+
+def _recall_other_threads(
+    state: UserState, settings: EngineSettings, ctx: MemoryContext, qvec: Vector, page_ids: list[str]
+) -> None:
+    """Pages still in the STM of the user's *other* threads compete with MTM pages.
+
+    STM is per thread, so a page of an idle thread may never reach MTM; it is
+    still the user's memory and must be reachable from a new thread.
+    """
+    if not page_ids:
+        return
+    top = settings.config.top_pages
+    by_id = {p.id: p for t, pages in state.stm.items() if t != ctx.thread_id for p in pages}
+    hits = state.stm_index.search(qvec, top, within=page_ids)
+    merged = ctx.pages + [ScoredPage(copy.deepcopy(by_id[pid]), score) for pid, score in hits]
+    merged.sort(key=lambda hit: hit.score, reverse=True)
+    ctx.pages = merged[:top]

@@ -148,9 +148,10 @@ class UserState:
     page_index: VectorIndex = field(init=False)
     segment_index: VectorIndex = field(init=False)
     fact_index: dict[str, VectorIndex] = field(init=False)
-    loaded_threads: set[str] = field(default_factory=set)
+    stm_index: VectorIndex = field(init=False)
 
     def __post_init__(self) -> None:
+        self.stm_index = VectorIndex(self.dimension)
         self.page_index = VectorIndex(self.dimension)
         self.segment_index = VectorIndex(self.dimension)
         self.fact_index = {"user": VectorIndex(self.dimension), "agent": VectorIndex(self.dimension)}
@@ -258,6 +259,7 @@ class UserState:
         page.metadata.setdefault("_seq", seq)
         self.stm.setdefault(page.thread_id, []).append(page)
         self.stm_vectors[page.id] = vector
+        self.stm_index.add(page.id, vector)
         value = page.to_dict()
         value["vector"] = encode_vector(vector)
         value["seq"] = seq
@@ -275,6 +277,7 @@ class UserState:
         """
         page = self.stm[thread_id].pop(0)
         vector = self.stm_vectors.pop(page.id)
+        self.stm_index.remove([page.id])
         self._put(self.stm_ns(thread_id), page.id, None)
         return page, vector
 
@@ -298,6 +301,7 @@ class UserState:
             []
         """
         removed = [p.id for p in self.stm.get(thread_id, [])]
+        self.stm_index.remove(removed)
         for pid in removed:
             self.stm_vectors.pop(pid, None)
             self._put(self.stm_ns(thread_id), pid, None)
@@ -538,6 +542,7 @@ class MemoryRepository:
         segments = yield from self._search_all(state.ns("segments"))
         user_facts = yield from self._search_all(state.ns("facts", "user"))
         agent_facts = yield from self._search_all(state.ns("facts", "agent"))
+        stm_items = yield from self._search_all(state.ns("stm"), exact=False)
         singles = yield StoreBatch(
             (
                 SearchOp(state.ns("persona"), limit=1),
@@ -559,6 +564,16 @@ class MemoryRepository:
                 state.fact_index[kind].add_many([it.key for it in items], np.stack([_vector(it) for it in items]))
                 for it in items:
                     state.facts[kind][it.key] = MemoryRecord.from_dict(it.value)
+        stm_items.sort(key=lambda it: int(it.value.get("seq", 0)))
+        for it in stm_items:
+            page = DialoguePage.from_dict(it.value)
+            page.metadata.setdefault("_seq", int(it.value.get("seq", 0)))
+            state.stm.setdefault(page.thread_id, []).append(page)
+            state.stm_vectors[page.id] = _vector(it)
+        if stm_items:
+            state.stm_index.add_many(
+                [it.key for it in stm_items], np.stack([state.stm_vectors[it.key] for it in stm_items])
+            )
         if singles[0]:
             state.persona = Persona.from_dict(singles[0][0].value)
             state.persona_stored = True
@@ -568,54 +583,22 @@ class MemoryRepository:
         return state
 
     def load_thread(self, state: UserState, thread_id: str) -> Step[list[DialoguePage]]:
-        """Step: a thread's STM pages, loaded on first use, oldest first.
+        """Step: a thread's STM pages, oldest first (loaded with the user's state).
 
         Example:
             >>> MemoryRepository(2).load_thread  # doctest: +ELLIPSIS
             <bound method ...>
         """
-        if thread_id in state.loaded_threads:
-            return state.stm.setdefault(thread_id, [])
-        items = yield from self._search_all(state.stm_ns(thread_id))
-        items.sort(key=lambda it: int(it.value.get("seq", 0)))
-        pages: list[DialoguePage] = []
-        for it in items:
-            page = DialoguePage.from_dict(it.value)
-            page.metadata.setdefault("_seq", int(it.value.get("seq", 0)))
-            pages.append(page)
-            state.stm_vectors[page.id] = _vector(it)
-        state.stm[thread_id] = pages
-        state.loaded_threads.add(thread_id)
-        return pages
+        return state.stm.setdefault(thread_id, [])
+        yield  # pragma: no cover - makes this a generator like every step
 
-    def list_threads(self, state: UserState) -> Step[list[str]]:
-        """Step: every thread with STM pages.
-
-        Example:
-            >>> MemoryRepository(2).list_threads  # doctest: +ELLIPSIS
-            <bound method ...>
-        """
-        from langgraph.store.base import ListNamespacesOp, MatchCondition
-
-        res = yield StoreBatch(
-            (
-                ListNamespacesOp(
-                    match_conditions=(MatchCondition("prefix", state.ns("stm")),),
-                    max_depth=4,
-                    limit=100000,
-                ),
-            )
-        )
-        threads = sorted({decode_label(ns[3]) for ns in res[0] if len(ns) >= 4})
-        return threads
-
-    def _search_all(self, namespace: tuple[str, ...]) -> Step[list[Item]]:
+    def _search_all(self, namespace: tuple[str, ...], *, exact: bool = True) -> Step[list[Item]]:
         out: list[Item] = []
         offset = 0
         while True:
             res = yield StoreBatch((SearchOp(namespace, limit=_PAGE_SIZE, offset=offset),))
             batch: list[Item] = list(res[0])
-            out.extend(it for it in batch if it.namespace == namespace)
+            out.extend(it for it in batch if not exact or it.namespace == namespace)
             if len(batch) < _PAGE_SIZE:
                 return out
             offset += _PAGE_SIZE
