@@ -123,7 +123,7 @@ class MemoryOS:
         if controller is None:
             controller = HeuristicController(self.settings.thresholds, page_keywords=self.config.page_keywords)
         elif isinstance(controller, HeuristicController):
-            controller = controller.with_thresholds(self.settings.thresholds, page_keywords=self.config.page_keywords)
+            controller.adopt_thresholds(self.settings.thresholds)
         if not isinstance(controller, MemoryController):
             raise TypeError(
                 "controller must implement the MemoryController protocol (see "

@@ -82,15 +82,21 @@ class HeuristicController(BaseController):
     def __init__(self, thresholds: ModelThresholds | None = None, *, page_keywords: int = 8) -> None:
         self.thresholds = thresholds or MODEL_THRESHOLDS["all-MiniLM-L6-v2"]
         self.page_keywords = page_keywords
+        self._explicit_thresholds = thresholds is not None
 
-    def with_thresholds(self, thresholds: ModelThresholds, *, page_keywords: int | None = None) -> HeuristicController:
-        """A copy configured for another embedding model's thresholds.
+    def adopt_thresholds(self, thresholds: ModelThresholds) -> None:
+        """Take the memory's thresholds unless thresholds were given explicitly.
+
+        ``MemoryOS`` calls this so that a controller created without arguments
+        follows the embedding model in use.
 
         Example:
-            >>> HeuristicController().with_thresholds(MODEL_THRESHOLDS["default"]).thresholds.chain_similarity
+            >>> c = HeuristicController(); c.adopt_thresholds(MODEL_THRESHOLDS["default"])
+            >>> c.thresholds.chain_similarity
             0.5
         """
-        return HeuristicController(thresholds, page_keywords=page_keywords or self.page_keywords)
+        if not self._explicit_thresholds:
+            self.thresholds = thresholds
 
     # -- pages ---------------------------------------------------------------
 
