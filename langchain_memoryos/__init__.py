@@ -1,5 +1,6 @@
-"""langchain-memoryos: hierarchical memory (MemoryOS) with controlled writes (AMU)
-for LangGraph and LangChain agents.
+"""langchain-memoryos: hierarchical memory (MemoryOS) with controlled writes (AMU).
+
+For LangGraph and LangChain agents.
 
 Example:
     >>> from langchain_memoryos import MemoryOS

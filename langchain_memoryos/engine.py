@@ -1,5 +1,7 @@
-"""The MemoryOS write path: STM append → STM→MTM (chain, keywords, segment) →
-heat-evict → persona-promote (→ AMU write path).
+"""The MemoryOS write path.
+
+STM append → STM→MTM (chain, keywords, segment) → heat-evict → persona-promote
+(→ AMU write path).
 
 Each function is a step (see :mod:`langchain_memoryos.effects`): it yields store
 batches, embeddings and controller judgements, so sync and async share it.
@@ -227,9 +229,9 @@ def move_to_mtm(
 
 def _centroid(state: UserState, segment: Segment) -> Vector:
     vecs = [state.page_index.get(p) for p in segment.page_ids if p in state.page_index]
-    mean = np.mean(np.stack(vecs), axis=0)
+    mean: Vector = np.mean(np.stack(vecs), axis=0).astype(np.float32)
     norm = float(np.linalg.norm(mean))
-    return (mean / norm if norm > 0 else mean).astype(np.float32)
+    return mean / np.float32(norm) if norm > 0 else mean
 
 
 def evict_coldest(state: UserState, settings: EngineSettings, report: WriteReport, *, keep: str) -> None:

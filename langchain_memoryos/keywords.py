@@ -33,7 +33,7 @@ def _extractor(top: int) -> object:
         _local.cache = cache
     ext = cache.get(top)
     if ext is None:
-        import yake  # type: ignore[import-untyped]
+        import yake
 
         ext = yake.KeywordExtractor(lan="en", n=1, top=top * 2, dedup_lim=0.9)
         cache[top] = ext

@@ -240,7 +240,9 @@ class MemoryOS:
         )
         return user, step
 
-    def _add_fact_step(self, text: Any, user_id: Any, kind: Any, timestamp: Any, source: str) -> tuple[str, Step[WriteEvent]]:
+    def _add_fact_step(
+        self, text: Any, user_id: Any, kind: Any, timestamp: Any, source: str
+    ) -> tuple[str, Step[WriteEvent]]:
         user = _check_user(user_id)
         fact_kind = _check_kind(kind)
         body = _check_text("text", text)

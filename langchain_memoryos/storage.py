@@ -22,10 +22,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import threading
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from typing import Any
 
 import numpy as np
 from langgraph.store.base import Item, Op, PutOp, SearchOp
@@ -529,7 +529,8 @@ class MemoryRepository:
         Example:
             >>> from langchain_memoryos.effects import run_sync, Services
             >>> from langgraph.store.memory import InMemoryStore
-            >>> st = run_sync(MemoryRepository(2).load("u"), Services(InMemoryStore(), None, None))  # type: ignore[arg-type]
+            >>> services = Services(InMemoryStore(), None, None)  # type: ignore[arg-type]
+            >>> st = run_sync(MemoryRepository(2).load("u"), services)
             >>> st.user_id
             'u'
         """

@@ -10,7 +10,7 @@ import base64
 import threading
 from collections.abc import Iterable, Sequence
 
-import faiss  # type: ignore[import-untyped]
+import faiss
 import numpy as np
 import numpy.typing as npt
 
@@ -131,7 +131,7 @@ class VectorIndex:
             self._remove_locked([k for k in keys if k in self._ids])
             ids = np.arange(self._next, self._next + len(keys), dtype=np.int64)
             self._next += len(keys)
-            for key, i in zip(keys, ids.tolist()):
+            for key, i in zip(keys, ids.tolist(), strict=False):
                 self._ids[key] = i
                 self._keys[i] = key
             self._index.add_with_ids(mat, ids)
@@ -155,7 +155,7 @@ class VectorIndex:
         ids = np.array([self._ids.pop(k) for k in keys], dtype=np.int64)
         for i in ids.tolist():
             self._keys.pop(i, None)
-        self._index.remove_ids(ids)
+        self._index.remove_ids(faiss.IDSelectorBatch(ids))
 
     def get(self, key: str) -> Vector:
         """The vector stored for ``key``.
@@ -195,19 +195,22 @@ class VectorIndex:
         q = np.ascontiguousarray(np.asarray(query, dtype=np.float32).reshape(1, -1))
         with self._lock:
             params = None
+            selector = None  # kept referenced until the search is done
             total = len(self._ids)
             if within is not None:
                 ids = np.array([self._ids[x] for x in within if x in self._ids], dtype=np.int64)
                 if ids.size == 0:
                     return []
                 total = int(ids.size)
-                params = faiss.SearchParameters(sel=faiss.IDSelectorBatch(ids))
+                selector = faiss.IDSelectorBatch(ids)
+                params = faiss.SearchParameters()
+                params.sel = selector
             k = min(k, total)
             if k <= 0:
                 return []
             scores, labels = self._index.search(q, k, params=params)
         out: list[tuple[str, float]] = []
-        for score, label in zip(scores[0].tolist(), labels[0].tolist()):
+        for score, label in zip(scores[0].tolist(), labels[0].tolist(), strict=False):
             if label < 0:
                 continue
             out.append((self._keys[label], float(score)))

@@ -12,7 +12,7 @@ from langgraph.store.memory import InMemoryStore
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
 
-BASE = dt.datetime(2024, 1, 1, 9, 0, tzinfo=dt.timezone.utc)
+BASE = dt.datetime(2024, 1, 1, 9, 0, tzinfo=dt.UTC)
 
 
 def at(days: float = 0, minutes: float = 0) -> dt.datetime:

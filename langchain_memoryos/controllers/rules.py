@@ -22,6 +22,7 @@ __all__ = [
 ]
 
 _SENT_SPLIT = re.compile(r"(?<=[.!?;])\s+|\n+")
+_CLAUSE_SPLIT = re.compile(r"\s*,?\s+\b(?:and|but)\s+(?=(?:I|I'm|I've|my|My)\b)")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d+")
 
 FIRST_PERSON = frozenset({"i", "i'm", "i've", "i'd", "i'll", "my", "me", "mine", "myself", "im", "ive"})
@@ -88,7 +89,8 @@ REFLECT_CUES = re.compile(
     re.IGNORECASE,
 )
 EXPRESS_CUES = re.compile(
-    r"\b(?:i (?:really |truly |absolutely )?(?:love|hate|adore|enjoy)|i feel|i felt|i(?:'m| am) (?:so |really |very )?(?:happy|sad|excited|thrilled|"
+    r"\b(?:i (?:really |truly |absolutely )?(?:love|hate|adore|enjoy)|i feel|i felt|"
+    r"i(?:'m| am) (?:so |really |very )?(?:happy|sad|excited|thrilled|"
     r"worried|nervous|anxious|proud|upset|angry|stressed|tired|grateful|glad)|i enjoy|i adore|"
     r"i can't stand|i dislike)\b",
     re.IGNORECASE,
@@ -181,7 +183,10 @@ _STOP_HEAD = frozenset({"the", "a", "an", "to", "my", "his", "her", "their", "so
 
 
 def split_sentences(text: str) -> list[str]:
-    """Split text into sentences (punctuation and newlines).
+    """Split text into sentences (punctuation, newlines) and first-person clauses.
+
+    "My name is Ana and I live in Lisbon" holds two facts: a clause that starts
+    with "and I" / "but my" … is split off so that each record holds one fact.
 
     Args:
         text: any text.
@@ -192,8 +197,15 @@ def split_sentences(text: str) -> list[str]:
     Example:
         >>> split_sentences("Book a table. I'm vegan!")
         ['Book a table.', "I'm vegan!"]
+        >>> split_sentences("My name is Ana and I live in Lisbon.")
+        ['My name is Ana', 'I live in Lisbon.']
     """
-    return [s.strip() for s in _SENT_SPLIT.split(text or "") if s and s.strip()]
+    out: list[str] = []
+    for sentence in _SENT_SPLIT.split(text or ""):
+        for clause in _CLAUSE_SPLIT.split(sentence or ""):
+            if clause and clause.strip():
+                out.append(clause.strip())
+    return out
 
 
 def words(text: str) -> list[str]:
@@ -513,7 +525,7 @@ def analyze_sentence(sentence: str) -> SentenceFacts:
     group = bool(token_set & GROUP_PERSON)
     is_question = clean.endswith("?")
     directive = AGENT_DIRECTIVE.search(clean)
-    agent_directed = bool(directive) and (
+    agent_directed = directive is not None and (
         "you" in token_set or "me" in token_set or directive.start() == 0 or clean.lower().startswith("please")
     )
     without_interjection = _INTERJECTION.sub("", clean)

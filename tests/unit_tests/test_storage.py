@@ -117,8 +117,9 @@ def test_sqlite_persistence_survives_a_new_process(tmp_path: Path) -> None:
         with MemoryOS.from_sqlite({str(path)!r}) as m:
             s = m.stats("a.b@x.com")
             ctx = m.retrieve("What am I allergic to?", user_id="a.b@x.com", thread_id="t.1")
+            facts = [f.record.summary for f in ctx.user_facts]
             print(json.dumps({{"stm": s.stm_pages, "mtm": s.mtm_pages, "segments": s.segments,
-                              "facts": [f.record.summary for f in ctx.user_facts], "sources": sorted(ctx.source_ids())}}))
+                              "facts": facts, "sources": sorted(ctx.source_ids())}}))
         """
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
