@@ -48,7 +48,7 @@ ASPECTS: tuple[str, ...] = get_args(Aspect)
 INTENTS: tuple[str, ...] = get_args(Intent)
 SENTIMENTS: tuple[str, ...] = get_args(Sentiment)
 
-_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
 
 
 def ensure_utc(value: _dt.datetime | str | float | int | None) -> _dt.datetime:
@@ -70,15 +70,15 @@ def ensure_utc(value: _dt.datetime | str | float | int | None) -> _dt.datetime:
         '2023-05-08T13:56:00+00:00'
     """
     if value is None:
-        return _dt.datetime.now(_dt.timezone.utc)
+        return _dt.datetime.now(_dt.UTC)
     if isinstance(value, _dt.datetime):
         if value.tzinfo is None:
-            return value.replace(tzinfo=_dt.timezone.utc)
-        return value.astimezone(_dt.timezone.utc)
+            return value.replace(tzinfo=_dt.UTC)
+        return value.astimezone(_dt.UTC)
     if isinstance(value, bool):
         raise TypeError("timestamp must be a datetime, an ISO string or POSIX seconds, not a bool.")
     if isinstance(value, (int, float)):
-        return _dt.datetime.fromtimestamp(float(value), tz=_dt.timezone.utc)
+        return _dt.datetime.fromtimestamp(float(value), tz=_dt.UTC)
     if isinstance(value, str):
         try:
             return ensure_utc(_dt.datetime.fromisoformat(value.strip()))
@@ -191,7 +191,7 @@ class MemoryRecord:
 
 @dataclass
 class DialoguePage:
-    """One exchange: the user's input, the agent's response and its chain meta.
+    r"""One exchange: the user's input, the agent's response and its chain meta.
 
     Attributes:
         id: deterministic page key (same turn → same key).

@@ -1,0 +1,111 @@
+"""The offline demo: runs end to end and shows real memory behaviour."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import subprocess
+import sys
+
+import pytest
+
+from langchain_memoryos import MemoryOS
+from langchain_memoryos.demo import SECTION_TITLES, WIDTH, DemoResult, run_demo, turn_timestamp
+from langchain_memoryos.demo_data import PROBES, SESSIONS
+
+
+@pytest.fixture(scope="module")
+def demo() -> tuple[DemoResult, str, MemoryOS]:
+    memory = MemoryOS()
+    out = io.StringIO()
+    result = run_demo(out=out, memory=memory)
+    return result, out.getvalue(), memory
+
+
+def test_conversation_is_long_dated_and_varied() -> None:
+    turns = [t for s in SESSIONS for t in s["turns"]]
+    assert len(turns) >= 40
+    assert len(SESSIONS) >= 5
+    starts = [turn_timestamp(s, 0) for s in SESSIONS]
+    assert starts == sorted(starts) and len(set(s.date() for s in starts)) == len(SESSIONS)
+    assert starts[-1] - starts[0] >= dt.timedelta(days=60)
+    for session in SESSIONS:
+        last = turn_timestamp(session, len(session["turns"]) - 1)
+        assert last - turn_timestamp(session, 0) < dt.timedelta(hours=2)
+    users = " ".join(u for u, _ in turns)
+    for needle in ("My name is Maya", "I live in Portland", "I moved to Denver", "I don't like coffee anymore",
+                   "From now on, please keep your answers short", "Can you recommend a movie for tonight?"):
+        assert needle.lower() in users.lower()
+    assert 4 <= len(PROBES) <= 6
+
+
+def test_every_section_is_printed_in_order(demo: tuple[DemoResult, str, MemoryOS]) -> None:
+    _, text, _ = demo
+    lines = text.splitlines()
+    positions = [lines.index(title) for title in SECTION_TITLES]
+    assert positions == sorted(positions)
+
+
+def test_lines_fit_the_width(demo: tuple[DemoResult, str, MemoryOS]) -> None:
+    _, text, _ = demo
+    assert max(len(line) for line in text.splitlines()) <= WIDTH
+
+
+def test_every_turn_is_ingested(demo: tuple[DemoResult, str, MemoryOS]) -> None:
+    result, _, _ = demo
+    assert result["turns"] == sum(len(s["turns"]) for s in SESSIONS) >= 40
+    assert result["added"] == result["turns"]
+    stats = result["stats"]
+    assert stats.mtm_pages + stats.stm_pages == result["turns"]
+    assert stats.segments >= 1 and stats.user_facts >= 1
+
+
+def test_a_hot_segment_is_promoted(demo: tuple[DemoResult, str, MemoryOS]) -> None:
+    result, text, memory = demo
+    assert result["promoted"] >= 1
+    assert any(s.promotions >= 1 for s in memory.list_segments("maya"))
+    assert "promoted s_" in text
+
+
+def test_write_log_stores_and_discards_or_updates(demo: tuple[DemoResult, str, MemoryOS]) -> None:
+    result, _, memory = demo
+    events = result["events"]
+    assert events["stored"] >= 1
+    assert events["discarded"] + events["updated"] >= 1
+    assert sum(events.values()) == len(memory.write_log("maya"))
+
+
+def test_moved_city_probe_retrieves_the_earlier_city(demo: tuple[DemoResult, str, MemoryOS]) -> None:
+    result, _, _ = demo
+    moved = [r for r in result["probe_results"] if "Portland" in r["expected"]]
+    assert moved, "a probe must ask for the city the user lived in before moving"
+    assert all(r["hit"] for r in moved)
+
+
+def test_probes_are_mostly_answered(demo: tuple[DemoResult, str, MemoryOS]) -> None:
+    result, text, _ = demo
+    assert result["probes"] == len(PROBES)
+    assert result["probe_hits"] >= result["probes"] - 1
+    assert text.count("[HIT ]") == result["probe_hits"]
+    assert all(r["words"] > 0 and r["source_ids"] for r in result["probe_results"])
+
+
+def test_replay_on_the_same_memory_adds_nothing(demo: tuple[DemoResult, str, MemoryOS]) -> None:
+    first, _, memory = demo
+    again = run_demo(out=io.StringIO(), memory=memory)
+    assert again["turns"] == first["turns"] and again["added"] == 0
+    assert again["events"] == first["events"]
+    assert again["stats"].mtm_pages == first["stats"].mtm_pages
+    assert again["stats"].user_facts == first["stats"].user_facts
+
+
+def test_module_runs_as_a_script() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "langchain_memoryos.demo"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "RETRIEVAL PROBES" in proc.stdout and "SUMMARY" in proc.stdout
