@@ -8,7 +8,6 @@ The decisions themselves are the pure functions of :mod:`langchain_memoryos.scor
 from __future__ import annotations
 
 import datetime as _dt
-import uuid
 from dataclasses import dataclass
 
 from langchain_memoryos.config import MemoryOSConfig, ModelThresholds
@@ -124,7 +123,7 @@ def write_record(
             state.delete_fact(kind, old.id)
             replaced.append(old.id)
         record = new
-    record.id = record.id or "f_" + uuid.uuid4().hex[:20]
+    record.id = record.id or f"f_{state.next_seq():012d}"
     state.put_fact(record, vector)
     capacity = settings.user_capacity if kind == "user" else settings.agent_capacity
     evicted = _enforce_capacity(state, kind, capacity, keep=record.id)

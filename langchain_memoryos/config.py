@@ -104,6 +104,11 @@ class MemoryOSConfig:
             profile); can be overridden per user with ``MemoryOS.set_agent_profile``.
         max_embedding_chars: text longer than this is truncated (with a warning)
             before embedding; it is always stored whole.
+        stm_idle_seconds: STM is per thread; when a user's *other* thread has had
+            no turn for this long on the conversation clock, its pages move to
+            MTM as if they had overflowed, so an abandoned thread's pages still
+            reach mid- and long-term memory. ``None`` keeps them in STM for ever
+            (the paper has a single conversation, so it has no such rule).
 
     Example:
         >>> cfg = MemoryOSConfig(stm_capacity=5)
@@ -133,6 +138,7 @@ class MemoryOSConfig:
     page_keywords: int = 8
     agent_profile: str = DEFAULT_AGENT_PROFILE
     max_embedding_chars: int = 8000
+    stm_idle_seconds: float | None = 86400.0
 
     def __post_init__(self) -> None:
         positive_ints = (
@@ -178,6 +184,12 @@ class MemoryOSConfig:
             value = getattr(self, name)
             if value is not None and not -1.0 <= value <= 1.0:
                 raise ValueError(f"MemoryOSConfig.{name} is a cosine and must lie in [-1, 1], got {value}.")
+        if self.stm_idle_seconds is not None and not (
+            math.isfinite(self.stm_idle_seconds) and self.stm_idle_seconds >= 0
+        ):
+            raise ValueError(
+                f"MemoryOSConfig.stm_idle_seconds must be >= 0 or None, got {self.stm_idle_seconds}."
+            )
         if not isinstance(self.agent_profile, str):
             raise TypeError("MemoryOSConfig.agent_profile must be a string.")
 

@@ -115,7 +115,8 @@ def add_turn(
 
     The page goes to the thread's STM; while STM is over capacity its oldest
     page moves to MTM (chain link, keywords, segment join or creation, heat
-    eviction); then every hot segment is promoted. All writes are flushed in
+    eviction); the STM of the user's idle threads moves too
+    (``stm_idle_seconds``); then every hot segment is promoted. All writes are flushed in
     one store batch. Re-adding the same turn (same ``turn_id``, or same thread,
     timestamp and text) changes nothing.
 
@@ -148,9 +149,37 @@ def add_turn(
     while len(state.stm[thread_id]) > config.stm_capacity:
         old, old_vector = state.stm_pop_oldest(thread_id)
         yield from move_to_mtm(state, settings, old, old_vector, report)
+    yield from flush_idle_threads(state, settings, report, current=thread_id)
     yield from promote_hot_segments(state, settings, report)
     yield StoreBatch(state.take_ops())
     return report
+
+
+def flush_idle_threads(
+    state: UserState, settings: EngineSettings, report: WriteReport, *, current: str
+) -> Step[None]:
+    """Step: move the STM of the user's idle threads to MTM (oldest page first).
+
+    A thread is idle when its newest page is older than ``stm_idle_seconds`` on
+    the conversation clock. The current thread is never flushed.
+
+    Example:
+        >>> flush_idle_threads  # doctest: +ELLIPSIS
+        <function flush_idle_threads at ...>
+    """
+    idle = settings.config.stm_idle_seconds
+    clock = state.clock
+    if idle is None or clock is None:
+        return
+    for thread, pages in list(state.stm.items()):
+        if thread == current or not pages:
+            continue
+        newest = max(p.timestamp for p in pages)
+        if (clock - newest).total_seconds() <= idle:
+            continue
+        while state.stm[thread]:
+            page, vector = state.stm_pop_oldest(thread)
+            yield from move_to_mtm(state, settings, page, vector, report)
 
 
 def move_to_mtm(

@@ -210,7 +210,7 @@ class DialoguePage:
     Example:
         >>> p = DialoguePage(id="p1", user_input="Hi", agent_response="Hello")
         >>> p.text
-        'User: Hi\\nAssistant: Hello'
+        'User: Hi\nAssistant: Hello'
     """
 
     id: str
@@ -307,7 +307,8 @@ class Segment:
         page_ids: the pages of the segment, oldest first.
         n_visit: times the segment was hit at retrieval.
         l_interaction: pages added since the last promotion.
-        last_access: last retrieval or insertion (conversation clock).
+        last_access: creation or last retrieval (conversation clock); the
+            paper's recency is the time since the last retrieval.
         heat: heat as of the last update (recomputed by the engine when needed).
         created_at: when the segment was created.
         pending_page_ids: pages not yet promoted to long-term memory.

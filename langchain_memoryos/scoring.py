@@ -200,10 +200,11 @@ def select_candidates(
 ) -> list[tuple[MemoryRecord, float]]:
     """AMU candidate filtering.
 
-    Keeps existing records of the same aspect and intent; when there are none,
+    Keeps existing records of the same aspect and intent whose cosine similarity
+    to the new record is at least ``threshold`` (``tau_s``); when there are none,
     widens to the compatible intents (:data:`COMPATIBLE_INTENTS`) under the same
-    aspect. Of those, keeps the ones whose cosine similarity to the new record is
-    at least ``threshold`` (``tau_s``), most similar first.
+    aspect. "None" is counted after the similarity filter, so an unrelated
+    same-intent record does not hide a similar record of a compatible intent.
 
     Args:
         record: the new, admitted record.
@@ -219,12 +220,11 @@ def select_candidates(
         >>> [r.id for r, _ in select_candidates(new, [(old, 0.7)], 0.6)]
         ['a']
     """
-    pool = [(r, s) for r, s in existing if r.aspect == record.aspect]
-    exact = [(r, s) for r, s in pool if r.intent == record.intent]
-    if not exact:
+    pool = [(r, s) for r, s in existing if r.aspect == record.aspect and s >= threshold]
+    kept = [(r, s) for r, s in pool if r.intent == record.intent]
+    if not kept:
         allowed = COMPATIBLE_INTENTS.get(record.intent, frozenset({record.intent}))
-        exact = [(r, s) for r, s in pool if r.intent in allowed]
-    kept = [(r, s) for r, s in exact if s >= threshold]
+        kept = [(r, s) for r, s in pool if r.intent in allowed]
     kept.sort(key=lambda pair: pair[1], reverse=True)
     return kept
 

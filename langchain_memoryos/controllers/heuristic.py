@@ -24,12 +24,14 @@ from langchain_memoryos.controllers.base import (
     RelationJudgement,
 )
 from langchain_memoryos.controllers.rules import (
+    ASPECT_LEXICON,
     SentenceFacts,
     analyze_sentence,
     change_cue,
     gist,
     slot_of,
     split_sentences,
+    words,
 )
 from langchain_memoryos.keywords import extract_keywords, merge_keywords
 from langchain_memoryos.schema import DialoguePage, MemoryRecord, Persona, Relation, Segment
@@ -43,6 +45,10 @@ _REFERENCE_START = re.compile(
 )
 _MAX_CHAIN_GAP_SECONDS = 6 * 3600
 _CHAIN_ITEMS = 3
+_ACTIVITIES = frozenset(w for w in ASPECT_LEXICON["activity"] if len(w) > 3 and w.endswith("ing")) | frozenset(
+    {"yoga", "chess", "guitar", "piano", "violin", "drums", "soccer", "football", "basketball", "tennis", "golf",
+     "marathon", "photography", "pottery"}
+)
 _PROFILE_SLOTS = {
     "name", "age", "location", "hometown", "employer", "occupation", "diet", "relationship_status", "pet"
 }
@@ -181,7 +187,7 @@ class HeuristicController(BaseController):
                 slot = slot_of(facts.summary)
                 if slot is None:
                     if facts.aspect == "activity":
-                        _add_trait(traits, "activities", [e.lower() for e in facts.entities[:2]])
+                        _add_trait(traits, "activities", [w for w in words(sentence) if w in _ACTIVITIES][:2])
                     continue
                 key, value = slot
                 if key in _PROFILE_SLOTS:

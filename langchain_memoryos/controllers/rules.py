@@ -174,7 +174,8 @@ _SLOT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _FAVORITE = re.compile(r"\bfavou?rite\s+([a-z]+(?:\s+[a-z]+)?)\s+(?:is|are|was)\s+([^,.;!?]+)", re.I)
 _PREFERENCE = re.compile(
     r"\b(does not like|doesn't like|no longer likes|no longer enjoys|doesn't enjoy|hates|dislikes|"
-    r"can't stand|likes|loves|enjoys|prefers|adores|is into|is a fan of)\s+([^,.;!?]+)",
+    r"can't stand|likes|loves|enjoys|prefers|adores|is into|is a fan of|has switched to|switched to|"
+    r"is switching to|now drinks|now eats|drinks|eats)\s+([^,.;!?]+)",
     re.I,
 )
 _NEGATIVE_PREF = ("does not like", "doesn't like", "no longer likes", "no longer enjoys", "doesn't enjoy",
@@ -226,9 +227,8 @@ def gist(text: str, limit: int = 90) -> str:
         'I moved to Denver.'
     """
     sentences = split_sentences(" ".join((text or "").split()))
-    first = _INTERJECTION.sub("", sentences[0]).strip() if sentences else ""
-    if not first and sentences:
-        first = sentences[0]
+    cleaned = [c for c in (_INTERJECTION.sub("", s).strip(" ,") for s in sentences) if len(c) > 2]
+    first = cleaned[0] if cleaned else (sentences[0] if sentences else "")
     if len(first) > limit:
         cut = first[:limit].rsplit(" ", 1)[0]
         return cut + "…"
@@ -373,7 +373,9 @@ def _norm_value(value: str) -> str:
 
 
 _HEAD_END = frozenset({"with", "at", "in", "on", "for", "when", "because", "but", "and", "now", "so",
-                       "the", "user's", "every", "more", "than", "over", "instead", "anymore", "these"})
+                       "the", "user's", "every", "more", "than", "over", "instead", "anymore", "these",
+                       "there", "here", "lately", "recently", "too", "very", "a", "lot", "these", "days",
+                       "most", "all", "any", "again", "sometimes", "often", "daily", "weekly"})
 
 
 def _head(obj: str) -> str:

@@ -92,6 +92,14 @@ def test_select_candidates_exact_pair_first() -> None:
     assert [r.id for r, _ in kept] == ["same"]
 
 
+def test_select_candidates_widens_when_no_exact_pair_passes_tau_s() -> None:
+    new = _record(aspect="preference", intent="inform")
+    unrelated = _record(id="x", aspect="preference", intent="inform")
+    similar = _record(id="s", aspect="preference", intent="express")
+    kept = select_candidates(new, [(unrelated, 0.2), (similar, 0.8)], 0.6)
+    assert [r.id for r, _ in kept] == ["s"]
+
+
 def test_select_candidates_widens_to_compatible_intents_and_filters_by_tau_s() -> None:
     new = _record(aspect="preference", intent="reflect")
     a = _record(id="a", aspect="preference", intent="plan")
