@@ -307,37 +307,46 @@ def _shared_weights(model_dir: Path, cfg: _BertConfig) -> _Weights:
 
 _COMPUTE_LOCK = threading.Lock()
 
-# Padding slack allowed when grouping texts into a batch (see _plan_batches).
-_PAD_SLACK_RATIO: Final[float] = 0.1
-_PAD_SLACK_TOKENS: Final[int] = 16
+# Cost model used to group texts into batches (see _plan_batches): a forward
+# pass has a fixed cost (streaming ~40 MB of weights through the caches) worth
+# about this many tokens, and attention makes a token of a length-L text cost
+# (1 + L / _ATTENTION_TOKENS) times a token of a very short text.
+_BATCH_OVERHEAD_TOKENS: Final[float] = 32.0
+_ATTENTION_TOKENS: Final[float] = 2560.0
 
 
-def _plan_batches(lengths: list[int], batch_size: int) -> list[list[int]]:
+def _plan_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
     """Group text indices into batches of similar token length.
 
-    Indices are sorted by length; a batch is closed when it is full or when
-    adding the next (longest so far) text would waste more than
-    ``max(10% of real tokens, 16)`` padding tokens.  On CPU a padded token costs
-    as much as a real one while a forward pass has little fixed overhead, so
-    padding is avoided rather than batch size maximised.
+    Indices are sorted by token length, then cut into consecutive batches of at
+    most ``batch_size`` that minimise an estimated cost: one fixed overhead per
+    forward pass plus the padded token count (a padded token costs as much as a
+    real one).  Dynamic programming, O(n * batch_size).
+
+    Example:
+        >>> _plan_batches([3, 200, 4, 5], batch_size=32)
+        [[0, 2, 3], [1]]
     """
     order = sorted(range(len(lengths)), key=lengths.__getitem__)
+    n = len(order)
+    best = [0.0] * (n + 1)
+    start = [0] * (n + 1)
+    for end in range(1, n + 1):
+        longest = lengths[order[end - 1]]
+        per_text = longest * (1.0 + longest / _ATTENTION_TOKENS)
+        best_cost, best_start = math.inf, end - 1
+        for first in range(max(0, end - batch_size), end):
+            cost = best[first] + (end - first) * per_text
+            if cost < best_cost:
+                best_cost, best_start = cost, first
+        best[end] = best_cost + _BATCH_OVERHEAD_TOKENS
+        start[end] = best_start
     batches: list[list[int]] = []
-    current: list[int] = []
-    real = 0
-    for i in order:
-        length = lengths[i]
-        if current:
-            padded = (len(current) + 1) * length
-            waste = padded - (real + length)
-            full = len(current) >= batch_size
-            if full or waste > max(_PAD_SLACK_RATIO * (real + length), _PAD_SLACK_TOKENS):
-                batches.append(current)
-                current, real = [], 0
-        current.append(i)
-        real += length
-    if current:
-        batches.append(current)
+    end = n
+    while end > 0:
+        batches.append(order[start[end] : end])
+        end = start[end]
+    batches.reverse()
     return batches
 
 

@@ -374,7 +374,7 @@ def _norm_value(value: str) -> str:
 
 _HEAD_END = frozenset({"with", "at", "in", "on", "for", "when", "because", "but", "and", "now", "so",
                        "the", "user's", "every", "more", "than", "over", "instead", "anymore", "these",
-                       "there", "here", "lately", "recently", "too", "very", "a", "lot", "these", "days",
+                       "there", "here", "lately", "recently", "too", "very", "a", "lot", "days",
                        "most", "all", "any", "again", "sometimes", "often", "daily", "weekly"})
 
 
