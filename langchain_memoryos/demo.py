@@ -548,10 +548,11 @@ def run_demo(*, out: TextIO = sys.stdout, memory: MemoryOS | None = None) -> Dem
         the write-log action counts.
 
     Example:
-        >>> import io
-        >>> result = run_demo(out=io.StringIO())  # doctest: +SKIP
-        >>> result["probe_hits"] >= result["probes"] - 1  # doctest: +SKIP
-        True
+        Run it silently and keep the numbers (``tests/unit_tests/test_demo.py``
+        runs exactly this)::
+
+            result = run_demo(out=io.StringIO())
+            assert result["probe_hits"] >= result["probes"] - 1
     """
     started = time.perf_counter()
     memory = memory if memory is not None else MemoryOS()
