@@ -16,6 +16,7 @@ from langchain_memoryos.effects import Control, Embed, Step
 from langchain_memoryos.schema import MemoryRecord, WriteEvent
 from langchain_memoryos.scoring import decide_action, gate, select_candidates
 from langchain_memoryos.storage import UserState
+from langchain_memoryos.vector_index import Vector
 
 __all__ = ["AMUSettings", "write_record"]
 
@@ -59,6 +60,7 @@ def write_record(
     *,
     now: _dt.datetime,
     source: str,
+    vector: Vector | None = None,
 ) -> Step[WriteEvent]:
     """Step: pass one typed record through the AMU write path and log the decision.
 
@@ -68,6 +70,8 @@ def write_record(
         settings: thresholds and capacities.
         now: the decision time (conversation clock).
         source: where the record came from (``promotion``, ``add_fact``, ``tool``).
+        vector: the summary's embedding when the caller already has it (a
+            promotion embeds all its records in one batch).
 
     Returns:
         The logged :class:`~langchain_memoryos.schema.WriteEvent`.
@@ -86,8 +90,8 @@ def write_record(
         )
         state.log_event(event)
         return event
-    vectors = yield Embed((record.summary,))
-    vector = vectors[0]
+    if vector is None:
+        vector = (yield Embed((record.summary,)))[0]
     kind = record.kind
     index = state.fact_index[kind]
     existing = [(state.facts[kind][key], score) for key, score in index.search(vector, len(index))]

@@ -24,7 +24,7 @@ from langchain_memoryos.controllers.base import PageAnalysis, PromotionResult
 from langchain_memoryos.effects import Control, Embed, Step, StoreBatch
 from langchain_memoryos.keywords import merge_keywords
 from langchain_memoryos.schema import DialoguePage, Segment, WriteReport, ensure_utc
-from langchain_memoryos.scoring import f_score, heat, recency
+from langchain_memoryos.scoring import f_score, gate, heat, recency
 from langchain_memoryos.storage import MemoryRepository, UserState, page_key
 from langchain_memoryos.vector_index import Vector
 
@@ -318,8 +318,12 @@ def promote_hot_segments(state: UserState, settings: EngineSettings, report: Wri
         records = [copy.deepcopy(c) for p in pages for c in p.candidates] + [
             copy.deepcopy(r) for r in result.records
         ]
+        admitted = [r.summary for r in records if gate(r, settings.amu.gate_threshold).admitted]
+        vectors = dict(zip(admitted, (yield Embed(tuple(admitted))))) if admitted else {}
         for record in records:
-            event = yield from write_record(state, record, settings.amu, now=now, source="promotion")
+            event = yield from write_record(
+                state, record, settings.amu, now=now, source="promotion", vector=vectors.get(record.summary)
+            )
             report.events.append(event)
         seg.pending_page_ids = []
         seg.l_interaction = 0
