@@ -319,7 +319,7 @@ def promote_hot_segments(state: UserState, settings: EngineSettings, report: Wri
             copy.deepcopy(r) for r in result.records
         ]
         admitted = [r.summary for r in records if gate(r, settings.amu.gate_threshold).admitted]
-        vectors = dict(zip(admitted, (yield Embed(tuple(admitted))))) if admitted else {}
+        vectors = dict(zip(admitted, (yield Embed(tuple(admitted))), strict=True)) if admitted else {}
         for record in records:
             event = yield from write_record(
                 state, record, settings.amu, now=now, source="promotion", vector=vectors.get(record.summary)

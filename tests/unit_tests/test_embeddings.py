@@ -150,6 +150,17 @@ def test_semantic_sanity(model: MiniLMEmbeddings) -> None:
     assert vecs[0] @ vecs[1] > vecs[0] @ vecs[2] + 0.2
 
 
+def test_pickle_and_deepcopy_roundtrip(model: MiniLMEmbeddings) -> None:
+    import copy
+    import pickle
+
+    clone = pickle.loads(pickle.dumps(model))
+    assert isinstance(clone, MiniLMEmbeddings)
+    assert clone.model_dir == model.model_dir
+    np.testing.assert_allclose(clone.encode(["hello"]), model.encode(["hello"]), atol=1e-6)
+    np.testing.assert_allclose(copy.deepcopy(model).encode(["hi"]), model.encode(["hi"]), atol=1e-6)
+
+
 def test_invalid_arguments() -> None:
     with pytest.raises(ValueError):
         MiniLMEmbeddings(batch_size=0)
