@@ -143,7 +143,7 @@ def add_turn(
     )
     if turn_id is not None:
         page.metadata.setdefault("turn_id", turn_id)
-    vector = (yield Embed((embedding_text(page.text, config.max_embedding_chars),)))[0]
+    vector = (yield Embed((embedding_text(page.embedding_text, config.max_embedding_chars),)))[0]
     state.stm_append(page, vector)
     state.advance_clock(ts)
     while len(state.stm[thread_id]) > config.stm_capacity:

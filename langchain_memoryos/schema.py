@@ -237,6 +237,16 @@ class DialoguePage:
             return f"User: {self.user_input}\nAssistant: {self.agent_response}"
         return f"User: {self.user_input}"
 
+    @property
+    def embedding_text(self) -> str:
+        """What is embedded: both sides of the exchange, without speaker labels.
+
+        Example:
+            >>> DialoguePage(id="p", user_input="I run.", agent_response="Nice.").embedding_text
+            'I run.\\nNice.'
+        """
+        return f"{self.user_input}\n{self.agent_response}" if self.agent_response else self.user_input
+
     def source_ids(self) -> list[str]:
         """The page's ``metadata["source_id"]`` values as a list.
 
