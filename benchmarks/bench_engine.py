@@ -26,6 +26,7 @@ import platform
 import pstats
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -49,6 +50,7 @@ SMALL_PAGES = 300
 LARGE_PAGES = 20_000
 QUICK_LARGE_PAGES = 2_000
 PROGRESS_EVERY = 2_000
+_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 SEED = 20240611
 T0 = dt.datetime(2024, 1, 1, 8, 0, tzinfo=dt.UTC)
 
@@ -605,14 +607,21 @@ def baseline_faiss(n_vectors: int, dim: int, n_queries: int, k: int = 10) -> lis
 
 
 def measure_ingest(store_name: str, memory: MemoryOS, profiler: Profiler) -> tuple[BuildResult, dict[str, Any]]:
-    """307 turns (300 MTM pages) of one user, one thread, timed per turn."""
+    """307 turns (300 MTM pages) of one user, one thread, timed per turn.
+
+    With ``--profile`` the same dialogue is fed again to a second user under
+    cProfile (untimed), so the profiler does not inflate the reported numbers.
+    """
     user = f"ingest-{store_name}"
-    turns = dialogue(SEED, threads=1, prefix="i")
-    res: BuildResult = profiler.run(
-        f"ingest[{store_name}]",
-        lambda: feed(memory, user, turns, target_pages=SMALL_PAGES, threads=1, max_turns=SMALL_PAGES * 3),
-    )
+    res = feed(memory, user, dialogue(SEED, threads=1, prefix="i"), target_pages=SMALL_PAGES, threads=1)
     st = memory.stats(user)
+    if profiler.enabled:
+        profiler.run(
+            f"ingest[{store_name}] (separate untimed pass, {SMALL_PAGES + STM_CAPACITY} turns)",
+            lambda: feed(
+                memory, user + "-profiled", dialogue(SEED, threads=1, prefix="i"), target_pages=SMALL_PAGES, threads=1
+            ),
+        )
     return res, {"user_id": user, "stats": vars(st)}
 
 
@@ -636,14 +645,16 @@ def measure_retrieval(
     def run() -> list[float]:
         return time_calls(lambda q: memory.retrieve(q, user_id=user, thread_id=thread_id), timed)
 
-    lat = profiler.run(f"retrieve[{label}]", run)
+    lat = run()
     # baselines, measured right after, on the same queries
     embed = baseline_embed(memory, timed)
     kw = time_calls(lambda q: extract_keywords(q, memory.config.page_keywords), timed)
     dim = int(getattr(memory.embeddings, "dimension", 384))
     flat_pages = baseline_faiss(st.mtm_pages, dim, len(timed))
     # second pass of retrieval after the baselines: shows drift of the machine
-    lat2 = time_calls(lambda q: memory.retrieve(q, user_id=user, thread_id=thread_id), timed)
+    lat2 = run()
+    if profiler.enabled:
+        profiler.run(f"retrieve[{label}] (separate untimed pass, {len(timed)} queries)", run)
     ctx = memory.retrieve(timed[0], user_id=user, thread_id=thread_id)
     out = {
         "label": label,
@@ -674,6 +685,25 @@ def measure_retrieval(
 # --------------------------------------------------------------------------- #
 
 
+def _git_state() -> str:
+    """``<short commit>`` plus ``+dirty`` when the package has uncommitted changes (best effort)."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "langchain_memoryos"], cwd=root, capture_output=True, text=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "?"
+    return head + ("+dirty" if dirty else "")
+
+
+def _fmt_load(load: Any) -> str:
+    return "/".join(f"{x:.1f}" for x in load) if load else "?"
+
+
 def _status(ok: bool) -> str:
     return "OK" if ok else "MISSED"
 
@@ -687,7 +717,11 @@ def print_report(results: dict[str, Any]) -> None:
     env = results["environment"]
     log(
         f"machine: {env['platform']}  cpus={env['cpu_count']}  python {env['python']}  "
-        f"numpy {env['numpy']}  faiss {env['faiss']}  langchain-memoryos {env['package']}"
+        f"numpy {env['numpy']}  faiss {env['faiss']}  langchain-memoryos {env['package']} (git {env['git']})"
+    )
+    log(
+        f"threads: {env['thread_env']}  faiss OpenMP threads={env['faiss_omp_threads']}  "
+        f"load average start {_fmt_load(env['load_average'])} end {_fmt_load(env.get('load_average_end'))}"
     )
     log("")
     log(
@@ -699,8 +733,9 @@ def print_report(results: dict[str, Any]) -> None:
         tps_med = s["turns_per_second_median"]
         log(
             f"  {name:<54}{s['per_turn']['p50_ms']:>9.1f} ms{s['per_turn']['p95_ms']:>7.1f} ms"
-            f"{tps_med:>12.1f}{s['turns_per_second_total']:>11.1f}  >= {TARGET_INGEST_TPS:.0f}/s "
-            f"{_status(tps_med >= TARGET_INGEST_TPS)}"
+            f"{tps_med:>12.1f}{s['turns_per_second_total']:>11.1f}  >= {TARGET_INGEST_TPS:.0f}/s: "
+            f"median {_status(tps_med >= TARGET_INGEST_TPS)}, "
+            f"total {_status(s['turns_per_second_total'] >= TARGET_INGEST_TPS)}"
         )
     b = results["ingest_baseline"]
     log(
@@ -716,7 +751,7 @@ def print_report(results: dict[str, Any]) -> None:
         s = ing["result"]
         st = ing["stats"]
         log(
-            f"  {name}: embed calls/turn ~ see profile; segments={st['segments']} mtm_pages={st['mtm_pages']} "
+            f"  {name}: final stats() segments={st['segments']} mtm_pages={st['mtm_pages']} "
             f"stm={st['stm_pages']} facts={st['user_facts']} created={s['segments_created']} "
             f"evicted={s['segments_evicted']} promoted={s['segments_promoted']}"
         )
@@ -755,6 +790,8 @@ def print_report(results: dict[str, Any]) -> None:
             f"user_facts={st['user_facts']} agent_facts={st['agent_facts']}  "
             f"(created={s['segments_created']} evicted={s['segments_evicted']} promoted={s['segments_promoted']})"
         )
+        if big.get("loaded_from"):
+            log(f"  (build figures from the run that saved {big['loaded_from']}; this run loaded it with import_user)")
         if big.get("early_vs_late_ms"):
             e = big["early_vs_late_ms"]
             log(f"  add_turn median, first 2000 turns: {e['first']:.1f} ms; last 2000 turns: {e['last']:.1f} ms")
@@ -774,11 +811,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the results as JSON to this path")
     parser.add_argument("--queries", type=int, default=200, help="timed queries per user (default 200)")
     parser.add_argument("--warmup", type=int, default=20, help="untimed warm-up queries per user (default 20)")
-    parser.add_argument("--threads", type=int, default=4, help="conversation threads of the large user (default 4)")
-    parser.add_argument("--profile", action="store_true", help="cProfile the timed phases and print the top functions")
+    parser.add_argument(
+        "--large-threads", type=int, default=4, help="conversation threads (thread_id) of the large user (default 4)"
+    )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="also cProfile ingest and retrieval in separate, untimed passes; print the top functions",
+    )
     parser.add_argument("--profile-top", type=int, default=30, help="functions shown per profile (default 30)")
     parser.add_argument("--skip-large", action="store_true", help="only the 300-page measurements")
+    parser.add_argument(
+        "--single-thread",
+        action="store_true",
+        help="re-run with OMP_NUM_THREADS=OPENBLAS_NUM_THREADS=MKL_NUM_THREADS=1 (one math thread for "
+        "OpenBLAS and FAISS' OpenMP); the default measures the libraries' own threading",
+    )
+    parser.add_argument(
+        "--save-large", type=Path, help="after building the large user, save it (export_user) to this JSON file"
+    )
+    parser.add_argument(
+        "--load-large",
+        type=Path,
+        help="instead of building the large user through add_turn, load a --save-large file (import_user); "
+        "only retrieval is then measured at that size",
+    )
     args = parser.parse_args(argv)
+    if args.single_thread and any(os.environ.get(v) != "1" for v in _THREAD_VARS):
+        # the thread pools are sized when numpy/faiss load, so start over with the variables set
+        for var in _THREAD_VARS:
+            os.environ[var] = "1"
+        rest = list(sys.argv[1:] if argv is None else argv)
+        os.execv(sys.executable, [sys.executable, os.path.abspath(__file__), *rest])
     large_pages = QUICK_LARGE_PAGES if args.quick else LARGE_PAGES
     profiler = Profiler(args.profile, args.profile_top)
 
@@ -790,7 +854,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             "numpy": np.__version__,
             "faiss": getattr(faiss, "__version__", "?"),
             "package": __version__,
+            "git": _git_state(),
             "load_average": os.getloadavg() if hasattr(os, "getloadavg") else None,
+            "thread_env": {v: os.environ.get(v) for v in _THREAD_VARS},
+            "faiss_omp_threads": faiss.omp_get_max_threads(),
         },
         "parameters": {
             "quick": args.quick,
@@ -798,7 +865,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "large_pages": large_pages,
             "queries": args.queries,
             "warmup": args.warmup,
-            "large_threads": args.threads,
+            "large_threads": args.large_threads,
             "topics": len(TOPICS),
             "seed": SEED,
             "profile": args.profile,
@@ -809,7 +876,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     log(
         f"bench_engine: {len(TOPICS)} topics, seed {SEED}, large user {large_pages} pages"
-        f"{' (--quick)' if args.quick else ''}; load average {results['environment']['load_average']}"
+        f"{' (--quick)' if args.quick else ''}; load average {_fmt_load(results['environment']['load_average'])}; "
+        f"threads {results['environment']['thread_env']}, faiss OpenMP {faiss.omp_get_max_threads()}"
     )
 
     # -- warm-up: model weights, YAKE, FAISS, imports (not timed) ---------------
@@ -878,36 +946,50 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.skip_large:
         memory = MemoryOS()
         user = "large-user"
-        log(
-            f"building {user}: {large_pages} MTM pages over {args.threads} threads (progress every "
-            f"{PROGRESS_EVERY} turns) ..."
-        )
-        res = feed(
-            memory,
-            user,
-            dialogue(SEED + 3, threads=args.threads, prefix="L"),
-            target_pages=large_pages,
-            threads=args.threads,
-            progress=True,
-        )
+        if args.load_large:
+            saved = json.loads(args.load_large.read_text())
+            t = time.perf_counter()
+            memory.import_user(saved["export"], user_id=user)
+            topics: list[int] = saved["topics"]
+            results["large_build"] = saved["build"] | {"loaded_from": str(args.load_large)}
+            log(f"loaded {user} from {args.load_large} (import_user) in {time.perf_counter() - t:.1f}s")
+        else:
+            log(
+                f"building {user}: {large_pages} MTM pages over {args.large_threads} threads (progress every "
+                f"{PROGRESS_EVERY} turns) ..."
+            )
+            res = feed(
+                memory,
+                user,
+                dialogue(SEED + 3, threads=args.large_threads, prefix="L"),
+                target_pages=large_pages,
+                threads=args.large_threads,
+                progress=True,
+            )
+            topics = res.topics
+            info: dict[str, Any] = {"result": res.summary()}
+            if len(res.per_turn) >= 2 * PROGRESS_EVERY:
+                info["early_vs_late_ms"] = {
+                    "first": statistics.median(res.per_turn[:PROGRESS_EVERY]) * 1000,
+                    "last": statistics.median(res.per_turn[-PROGRESS_EVERY:]) * 1000,
+                }
+            results["large_build"] = info
+            if args.save_large:
+                args.save_large.write_text(
+                    json.dumps({"export": memory.export_user(user), "topics": topics, "build": info}, default=str)
+                )
+                log(f"  saved {user} to {args.save_large} (export_user)")
         st = memory.stats(user)
-        s = res.summary()
-        info: dict[str, Any] = {"result": s, "stats": vars(st)}
-        if len(res.per_turn) >= 2 * PROGRESS_EVERY:
-            info["early_vs_late_ms"] = {
-                "first": statistics.median(res.per_turn[:PROGRESS_EVERY]) * 1000,
-                "last": statistics.median(res.per_turn[-PROGRESS_EVERY:]) * 1000,
-            }
-        results["large_build"] = info
+        results["large_build"]["stats"] = vars(st)
         log(
-            f"  built: {res.turns} turns in {res.seconds:.0f}s; stats(): segments={st.segments} "
-            f"mtm_pages={st.mtm_pages} stm_pages={st.stm_pages} user_facts={st.user_facts}"
+            f"  stats(): segments={st.segments} mtm_pages={st.mtm_pages} stm_pages={st.stm_pages} "
+            f"user_facts={st.user_facts}"
         )
         if st.mtm_pages < large_pages:
             log(f"  WARNING: only {st.mtm_pages} MTM pages reached (eviction dropped pages)")
         label = f"{st.mtm_pages} pages [InMemoryStore]"
         log(f"retrieve {label}: {args.warmup} warm-up + {args.queries} queries ...")
-        r = measure_retrieval(label, memory, user, "chat-0", res.topics, args.queries, args.warmup, profiler)
+        r = measure_retrieval(label, memory, user, "chat-0", topics, args.queries, args.warmup, profiler)
         r["large"] = True
         log(
             f"  p50 {r['retrieve']['p50_ms']:.2f} ms  p95 {r['retrieve']['p95_ms']:.2f} ms  "

@@ -239,11 +239,11 @@ class DialoguePage:
 
     @property
     def embedding_text(self) -> str:
-        """What is embedded: both sides of the exchange, without speaker labels.
+        r"""What is embedded: both sides of the exchange, without speaker labels.
 
         Example:
             >>> DialoguePage(id="p", user_input="I run.", agent_response="Nice.").embedding_text
-            'I run.\\nNice.'
+            'I run.\nNice.'
         """
         return f"{self.user_input}\n{self.agent_response}" if self.agent_response else self.user_input
 
