@@ -34,6 +34,8 @@ import numpy as np
 import numpy.typing as npt
 from langchain_core.embeddings import Embeddings
 
+from langchain_memoryos.threads import single_math_thread
+
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
@@ -306,24 +308,6 @@ def _shared_weights(model_dir: Path, cfg: _BertConfig) -> _Weights:
 
 
 _COMPUTE_LOCK = threading.Lock()
-_BLAS: Any = None
-
-
-def _single_blas_thread() -> Any:
-    """A context that runs BLAS on one thread for the duration of a forward pass.
-
-    The encoder's matrices are small (tens of tokens × 384): a second BLAS
-    thread saves little when the machine is idle and, measured here on 2 cores,
-    makes a forward pass 10–40× slower as soon as another process competes for
-    the cores (13 ms → 510 ms for one 40-token text). The limit is set and
-    restored around each pass (about 10 µs).
-    """
-    global _BLAS
-    if _BLAS is None:
-        from threadpoolctl import ThreadpoolController
-
-        _BLAS = ThreadpoolController()
-    return _BLAS.limit(limits=1, user_api="blas")
 
 # Cost model used to group texts into batches (see _plan_batches): a forward
 # pass has a fixed cost (streaming ~40 MB of weights through the caches) worth
@@ -655,7 +639,7 @@ class MiniLMEmbeddings(Embeddings):
                 batch[row, : len(ids[i])] = ids[i]
             # One forward pass at a time per process: BLAS already uses every
             # core, and concurrent BLAS calls from several threads thrash.
-            with _COMPUTE_LOCK, _single_blas_thread():
+            with _COMPUTE_LOCK, single_math_thread():
                 out[chunk] = _forward(weights, cfg, batch, lengths)
         return out
 

@@ -14,6 +14,8 @@ import faiss
 import numpy as np
 import numpy.typing as npt
 
+from langchain_memoryos.threads import single_math_thread
+
 __all__ = ["VectorIndex", "decode_vector", "encode_vector"]
 
 Vector = npt.NDArray[np.float32]
@@ -208,7 +210,8 @@ class VectorIndex:
             k = min(k, total)
             if k <= 0:
                 return []
-            scores, labels = self._index.search(q, k, params=params)
+            with single_math_thread():
+                scores, labels = self._index.search(q, k, params=params)
         out: list[tuple[str, float]] = []
         for score, label in zip(scores[0].tolist(), labels[0].tolist(), strict=False):
             if label < 0:
