@@ -23,7 +23,7 @@ from langchain_memoryos.config import MemoryOSConfig, ModelThresholds
 from langchain_memoryos.controllers.base import PageAnalysis, PromotionResult
 from langchain_memoryos.effects import Control, Embed, Step, StoreBatch
 from langchain_memoryos.keywords import merge_keywords
-from langchain_memoryos.schema import DialoguePage, Segment, WriteReport, ensure_utc
+from langchain_memoryos.schema import DialoguePage, MemoryRecord, Segment, WriteReport, ensure_utc
 from langchain_memoryos.scoring import f_score, gate, heat, recency
 from langchain_memoryos.storage import MemoryRepository, UserState, page_key
 from langchain_memoryos.vector_index import Vector
@@ -283,6 +283,27 @@ def evict_coldest(state: UserState, settings: EngineSettings, report: WriteRepor
         report.segments_evicted.append(coldest.id)
 
 
+def _embed_summaries(
+    state: UserState, settings: EngineSettings, records: list[MemoryRecord]
+) -> Step[dict[str, Vector]]:
+    """Embed the admitted records' summaries in one batch.
+
+    A summary that is word for word an existing fact's reuses that fact's
+    vector (same text, same embedding): repeated facts cost no encoder pass.
+    """
+    wanted = list(dict.fromkeys(r.summary for r in records if gate(r, settings.amu.gate_threshold).admitted))
+    vectors: dict[str, Vector] = {}
+    needed = set(wanted)
+    for kind, facts in state.facts.items():
+        for fact in facts.values():
+            if fact.summary in needed and fact.summary not in vectors:
+                vectors[fact.summary] = state.fact_index[kind].get(fact.id)
+    missing = tuple(s for s in wanted if s not in vectors)
+    if missing:
+        vectors.update(zip(missing, (yield Embed(missing)), strict=True))
+    return vectors
+
+
 def promote_hot_segments(state: UserState, settings: EngineSettings, report: WriteReport) -> Step[None]:
     """Persona-promote: every segment with heat ≥ ``promotion_heat`` and new pages.
 
@@ -318,8 +339,7 @@ def promote_hot_segments(state: UserState, settings: EngineSettings, report: Wri
         records = [copy.deepcopy(c) for p in pages for c in p.candidates] + [
             copy.deepcopy(r) for r in result.records
         ]
-        admitted = [r.summary for r in records if gate(r, settings.amu.gate_threshold).admitted]
-        vectors = dict(zip(admitted, (yield Embed(tuple(admitted))), strict=True)) if admitted else {}
+        vectors = yield from _embed_summaries(state, settings, records)
         for record in records:
             event = yield from write_record(
                 state, record, settings.amu, now=now, source="promotion", vector=vectors.get(record.summary)

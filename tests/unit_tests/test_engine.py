@@ -314,3 +314,34 @@ def test_concurrent_writers_of_one_user_lose_nothing(make_memory: MemoryFactory)
     stats = memory.stats("u")
     assert stats.stm_pages + stats.mtm_pages == 24
     assert stats.stm_pages == 9
+
+
+def test_promotion_reuses_the_vector_of_a_word_for_word_known_fact() -> None:
+    import numpy as np
+
+    from langchain_memoryos.effects import Embed
+    from langchain_memoryos.engine import EngineSettings, _embed_summaries
+    from langchain_memoryos.schema import MemoryRecord
+    from langchain_memoryos.storage import UserState
+
+    state = UserState(user_id="u", label="u", dimension=2)
+    known = np.array([1.0, 0.0], dtype=np.float32)
+    state.put_fact(MemoryRecord(id="f1", summary="The user is vegan.", entities=["vegan"]), known)
+    settings = EngineSettings.build(MemoryOSConfig(), "all-MiniLM-L6-v2")
+    fact = dict(aspect="health", intent="inform", entities=["x"], confidence=1.0)
+    records = [
+        MemoryRecord(summary="The user is vegan.", **fact),  # type: ignore[arg-type]
+        MemoryRecord(summary="The user runs.", **fact),  # type: ignore[arg-type]
+        MemoryRecord(summary="The user runs.", **fact),  # type: ignore[arg-type]
+        MemoryRecord(summary="Filtered.", personal=False, **fact),  # type: ignore[arg-type]
+    ]
+    step = _embed_summaries(state, settings, records)
+    effect = next(step)
+    assert isinstance(effect, Embed) and effect.texts == ("The user runs.",)
+    new = np.array([[0.0, 1.0]], dtype=np.float32)
+    with pytest.raises(StopIteration) as done:
+        step.send(new)
+    vectors = done.value.value
+    assert set(vectors) == {"The user is vegan.", "The user runs."}
+    assert np.array_equal(vectors["The user is vegan."], known)
+    assert np.array_equal(vectors["The user runs."], new[0])
