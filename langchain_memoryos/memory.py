@@ -274,7 +274,7 @@ class MemoryOS:
         user = _check_user(user_id)
 
         def step() -> Step[list[WriteEvent]]:
-            items = yield from self.repository._search_all(self.repository.namespace(user, "log"))
+            items = yield from self.repository.search_all(self.repository.namespace(user, "log"))
             events = [WriteEvent.from_dict(it.value) for it in sorted(items, key=lambda it: it.key)]
             return events[-limit:] if limit else events
 
@@ -606,7 +606,7 @@ class MemoryOS:
             >>> MemoryOS().stats("u").stm_pages
             0
         """
-        return self._state(user_id).stats()  # type: ignore[no-any-return]
+        return self._state(user_id).stats()
 
     async def astats(self, user_id: str) -> MemoryStats:
         """Async twin of :meth:`stats`.
@@ -616,7 +616,7 @@ class MemoryOS:
             >>> asyncio.run(MemoryOS().astats("u")).segments
             0
         """
-        return (await self._astate(user_id)).stats()  # type: ignore[no-any-return]
+        return (await self._astate(user_id)).stats()
 
     # -- privacy -----------------------------------------------------------------
     def export_user(self, user_id: str) -> dict[str, Any]:

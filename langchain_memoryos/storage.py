@@ -35,6 +35,7 @@ from langchain_memoryos.schema import (
     DialoguePage,
     FactKind,
     MemoryRecord,
+    MemoryStats,
     Persona,
     Segment,
     WriteEvent,
@@ -91,7 +92,7 @@ def decode_label(label: str) -> str:
     out: list[str] = []
     i = 0
     while i < len(label):
-        if label[i] == "%" and i + 2 < len(label) + 0 and label[i + 1 : i + 3] in ("25", "2E", "00"):
+        if label[i] == "%" and label[i + 1 : i + 3] in ("25", "2E", "00"):
             out.append({"25": "%", "2E": ".", "00": "\x00"}[label[i + 1 : i + 3]])
             i += 3
         else:
@@ -413,15 +414,13 @@ class UserState:
         event.id = f"{self.next_seq():012d}"
         self._put(self.ns("log"), event.id, event.to_dict())
 
-    def stats(self) -> Any:
-        """Counts over all threads (a :class:`~langchain_memoryos.schema.MemoryStats`).
+    def stats(self) -> MemoryStats:
+        """Counts over all threads.
 
         Example:
             >>> UserState(user_id="u", label="u", dimension=2).stats().mtm_pages
             0
         """
-        from langchain_memoryos.schema import MemoryStats
-
         return MemoryStats(
             stm_pages=sum(len(v) for v in self.stm.values()),
             segments=len(self.segments),
@@ -539,11 +538,11 @@ class MemoryRepository:
             return state
         label = encode_label(user_id)
         state = UserState(user_id=user_id, label=label, dimension=self.dimension)
-        pages = yield from self._search_all(state.ns("pages"))
-        segments = yield from self._search_all(state.ns("segments"))
-        user_facts = yield from self._search_all(state.ns("facts", "user"))
-        agent_facts = yield from self._search_all(state.ns("facts", "agent"))
-        stm_items = yield from self._search_all(state.ns("stm"), exact=False)
+        pages = yield from self.search_all(state.ns("pages"))
+        segments = yield from self.search_all(state.ns("segments"))
+        user_facts = yield from self.search_all(state.ns("facts", "user"))
+        agent_facts = yield from self.search_all(state.ns("facts", "agent"))
+        stm_items = yield from self.search_all(state.ns("stm"), exact=False)
         singles = yield StoreBatch(
             (
                 SearchOp(state.ns("persona"), limit=1),
@@ -593,7 +592,13 @@ class MemoryRepository:
         return state.stm.setdefault(thread_id, [])
         yield  # pragma: no cover - makes this a generator like every step
 
-    def _search_all(self, namespace: tuple[str, ...], *, exact: bool = True) -> Step[list[Item]]:
+    def search_all(self, namespace: tuple[str, ...], *, exact: bool = True) -> Step[list[Item]]:
+        """Step: every item of a namespace (``exact=False``: and of its sub-namespaces), paged.
+
+        Example:
+            >>> MemoryRepository(2).search_all  # doctest: +ELLIPSIS
+            <bound method ...>
+        """
         out: list[Item] = []
         offset = 0
         while True:
