@@ -146,3 +146,9 @@ def test_user_kb_capacity_is_fifo() -> None:
     events = [m.add_fact(f, user_id="u", timestamp=at(i)) for i, f in enumerate(facts)]
     assert [f.summary for f in m.list_facts("u")] == ["The user works as a nurse.", "The user is allergic to peanuts."]
     assert events[2].replaced_ids == [events[0].record.id] and "capacity" in events[2].reason
+
+
+def test_third_person_fact_is_taken_as_given() -> None:
+    record = HeuristicController().parse_records("The user lives in Oslo", "user").records[0]
+    assert (record.summary, record.aspect, record.personal) == ("The user lives in Oslo.", "personal_profile", True)
+    assert "Oslo" in record.entities
