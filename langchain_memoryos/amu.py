@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from langchain_memoryos.config import MemoryOSConfig, ModelThresholds
 from langchain_memoryos.controllers.base import FuseResult, RelationJudgement
 from langchain_memoryos.effects import Control, Embed, Step
-from langchain_memoryos.schema import MemoryRecord, WriteEvent
+from langchain_memoryos.schema import FactKind, MemoryRecord, Relation, WriteAction, WriteEvent
 from langchain_memoryos.scoring import decide_action, gate, select_candidates
 from langchain_memoryos.storage import UserState
 from langchain_memoryos.vector_index import Vector
 
-__all__ = ["AMUSettings", "write_record"]
+__all__ = ["AMUSettings", "evict_over_capacity", "write_record"]
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def write_record(
     now: _dt.datetime,
     source: str,
     vector: Vector | None = None,
-) -> Step[WriteEvent]:
+) -> Step[list[WriteEvent]]:
     """Step: pass one typed record through the AMU write path and log the decision.
 
     Args:
@@ -74,22 +74,58 @@ def write_record(
             promotion embeds all its records in one batch).
 
     Returns:
-        The logged :class:`~langchain_memoryos.schema.WriteEvent`.
+        The logged events: the decision (``stored``, ``discarded``, ``updated``
+        or ``filtered``) first, then one ``evicted`` event per record that the
+        FIFO capacity pushed out.
 
     Example:
-        >>> write_record  # doctest: +ELLIPSIS
-        <function write_record at ...>
+        >>> from langchain_memoryos.effects import Services, run_sync
+        >>> from langchain_memoryos.storage import MemoryRepository
+        >>> from langchain_memoryos.controllers import HeuristicController
+        >>> from langchain_memoryos.embeddings import resolve_embeddings
+        >>> from langchain_memoryos.config import MemoryOSConfig
+        >>> from langchain_memoryos.schema import ensure_utc
+        >>> from langgraph.store.memory import InMemoryStore
+        >>> emb = resolve_embeddings(None)
+        >>> repo, services = MemoryRepository(emb.dimension), Services(InMemoryStore(), emb, HeuristicController())
+        >>> settings = AMUSettings.from_config(MemoryOSConfig(), MemoryOSConfig().thresholds(emb.model_name))
+        >>> def step(summary):
+        ...     state = yield from repo.load("u")
+        ...     rec = MemoryRecord(aspect="health", intent="inform", entities=["vegan"], summary=summary)
+        ...     return (yield from write_record(state, rec, settings, now=ensure_utc(None), source="doc"))
+        >>> [e.action for e in run_sync(step("The user is vegan."), services)]
+        ['stored']
+        >>> [e.action for e in run_sync(step("The user is vegan."), services)]
+        ['discarded']
     """
     record.created_at = record.created_at if record.created_at.year > 1970 else now
     record.updated_at = now
     verdict = gate(record, settings.gate_threshold)
-    if not verdict.admitted:
+
+    def logged(
+        action: WriteAction,
+        rec: MemoryRecord,
+        reason: str,
+        relations: list[Relation] | None = None,
+        replaced: list[str] | None = None,
+        fallback: bool = False,
+    ) -> WriteEvent:
         event = WriteEvent(
-            "filtered", record, reason=f"write-gate: {verdict.reason}", timestamp=now, source=source,
+            action,
+            rec,
+            relations or [],
+            replaced or [],
+            reason,
+            now,
+            source=source,
             gate_score=verdict.score,
+            fallback=fallback,
         )
         state.log_event(event)
         return event
+
+    if not verdict.admitted:
+        return [logged("filtered", record, f"write-gate: {verdict.reason}")]
     if vector is None:
         vector = (yield Embed((record.summary,)))[0]
     kind = record.kind
@@ -97,21 +133,18 @@ def write_record(
     existing = [(state.facts[kind][key], score) for key, score in index.search(vector, len(index))]
     candidates = select_candidates(record, existing, settings.write_similarity)
     fallback = False
-    relations = []
+    relations: list[Relation] = []
     if candidates:
         judgement: RelationJudgement = yield Control("judge_relations", (record, candidates))
         state.count_usage(judgement.usage.llm_calls, judgement.usage.llm_tokens)
         fallback = judgement.usage.fallback
-        relations = judgement.relations
+        known = {cand.id for cand, _ in candidates}
+        relations = [r for r in judgement.relations if r.candidate_id in known]
     action = decide_action(relations)
     if action == "discard":
         dups = [r.candidate_id for r in relations if r.label == "duplicate"]
-        event = WriteEvent(
-            "discarded", record, relations=relations, reason=f"duplicate of {', '.join(dups)}",
-            timestamp=now, source=source, gate_score=verdict.score, fallback=fallback,
-        )
-        state.log_event(event)
-        return event
+        reason = f"duplicate of {', '.join(dups)}"
+        return [logged("discarded", record, reason, relations, fallback=fallback)]
     replaced: list[str] = []
     if action == "fuse":
         olds = [state.facts[kind][r.candidate_id] for r in relations if r.label == "update"]
@@ -123,41 +156,51 @@ def write_record(
         new.updated_at = now
         if new.summary != record.summary:
             vector = (yield Embed((new.summary,)))[0]
-        for old in olds:
-            state.delete_fact(kind, old.id)
-            replaced.append(old.id)
+        # the update candidates are fused; duplicates of the new record go too
+        replaced = [r.candidate_id for r in relations if r.label in ("update", "duplicate")]
+        for old_id in replaced:
+            state.delete_fact(kind, old_id)
         record = new
     record.id = record.id or f"f_{state.next_seq():012d}"
     state.put_fact(record, vector)
-    capacity = settings.user_capacity if kind == "user" else settings.agent_capacity
-    evicted = _enforce_capacity(state, kind, capacity, keep=record.id)
     if action == "fuse":
-        olds_text = ", ".join(replaced)
+        olds_text = ", ".join(r.candidate_id for r in relations if r.label == "update")
+        dups_text = ", ".join(r.candidate_id for r in relations if r.label == "duplicate")
         reason = f"updates {olds_text}: fused into one current record"
-        event = WriteEvent(
-            "updated", record, relations=relations, replaced_ids=replaced + evicted, reason=reason,
-            timestamp=now, source=source, gate_score=verdict.score, fallback=fallback,
-        )
+        if dups_text:
+            reason += f"; duplicates {dups_text} removed"
+        events = [logged("updated", record, reason, relations, replaced, fallback)]
     else:
         reason = "new fact" if not relations else "separate from every candidate"
-        if evicted:
-            reason += f"; capacity {capacity} reached, evicted oldest {', '.join(evicted)}"
-        event = WriteEvent(
-            "stored", record, relations=relations, replaced_ids=evicted, reason=reason,
-            timestamp=now, source=source, gate_score=verdict.score, fallback=fallback,
-        )
-    state.log_event(event)
-    return event
+        events = [logged("stored", record, reason, relations, fallback=fallback)]
+    capacity = settings.user_capacity if kind == "user" else settings.agent_capacity
+    for old in evict_over_capacity(state, kind, capacity, keep=record.id):
+        why = f"capacity {capacity} reached: oldest record evicted (FIFO) to make room for {record.id}"
+        events.append(logged("evicted", old, why, replaced=[old.id]))
+    return events
 
 
-def _enforce_capacity(state: UserState, kind: str, capacity: int, *, keep: str) -> list[str]:
-    """FIFO: drop the records that entered (or were last updated) earliest beyond the capacity."""
+def evict_over_capacity(state: UserState, kind: FactKind, capacity: int, *, keep: str) -> list[MemoryRecord]:
+    """FIFO capacity: remove the records that entered (or were last updated) earliest.
+
+    Args:
+        state: the user's state.
+        kind: ``"user"`` (knowledge base) or ``"agent"`` (traits).
+        capacity: the most records to keep.
+        keep: the id of the record just written (never evicted).
+
+    Returns:
+        The evicted records, oldest first.
+
+    Example:
+        >>> evict_over_capacity  # doctest: +ELLIPSIS
+        <function evict_over_capacity at ...>
+    """
     facts = state.facts[kind]
     if len(facts) <= capacity:
         return []
     ordered = sorted((r for r in facts.values() if r.id != keep), key=lambda r: (r.updated_at, r.created_at, r.id))
-    excess = len(facts) - capacity
-    evicted = [r.id for r in ordered[:excess]]
-    for rid in evicted:
-        state.delete_fact(kind, rid)  # type: ignore[arg-type]
+    evicted = ordered[: len(facts) - capacity]
+    for old in evicted:
+        state.delete_fact(kind, old.id)
     return evicted

@@ -168,18 +168,14 @@ class MemoryOSConfig:
             if not math.isfinite(value) or value < 0:
                 raise ValueError(f"MemoryOSConfig.{name} must be a finite number >= 0, got {value}.")
         if not math.isfinite(self.recency_tau_seconds) or self.recency_tau_seconds <= 0:
-            raise ValueError(
-                f"MemoryOSConfig.recency_tau_seconds must be > 0, got {self.recency_tau_seconds}."
-            )
+            raise ValueError(f"MemoryOSConfig.recency_tau_seconds must be > 0, got {self.recency_tau_seconds}.")
         if not 0.0 <= self.segment_threshold <= 2.0:
             raise ValueError(
                 "MemoryOSConfig.segment_threshold is compared with cos + Jaccard and must lie "
                 f"in [0, 2], got {self.segment_threshold}."
             )
         if not 0.0 <= self.gate_threshold <= 1.0:
-            raise ValueError(
-                f"MemoryOSConfig.gate_threshold must lie in [0, 1], got {self.gate_threshold}."
-            )
+            raise ValueError(f"MemoryOSConfig.gate_threshold must lie in [0, 1], got {self.gate_threshold}.")
         for name in ("write_similarity", "retrieval_similarity", "duplicate_similarity", "chain_similarity"):
             value = getattr(self, name)
             if value is not None and not -1.0 <= value <= 1.0:
@@ -187,9 +183,7 @@ class MemoryOSConfig:
         if self.stm_idle_seconds is not None and not (
             math.isfinite(self.stm_idle_seconds) and self.stm_idle_seconds >= 0
         ):
-            raise ValueError(
-                f"MemoryOSConfig.stm_idle_seconds must be >= 0 or None, got {self.stm_idle_seconds}."
-            )
+            raise ValueError(f"MemoryOSConfig.stm_idle_seconds must be >= 0 or None, got {self.stm_idle_seconds}.")
         if not isinstance(self.agent_profile, str):
             raise TypeError("MemoryOSConfig.agent_profile must be a string.")
 

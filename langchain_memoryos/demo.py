@@ -501,8 +501,10 @@ def _probe(memory: MemoryOS, probe: Probe, p: _Printer) -> ProbeResult:
     p()
     p(f"[{mark}] {probe['question']}")
     p(f"       said in {probe['about']}; expected {', '.join(repr(x) for x in probe['expected'])}")
-    p(f"       context: {words} words, ~{ctx.token_estimate} tokens, {len(ctx.segments)} segments, "
-      f"{len(ctx.pages)} pages, {len(ctx.user_facts)} facts, {len(ctx.agent_facts)} traits")
+    p(
+        f"       context: {words} words, ~{ctx.token_estimate} tokens, {len(ctx.segments)} segments, "
+        f"{len(ctx.pages)} pages, {len(ctx.user_facts)} facts, {len(ctx.agent_facts)} traits"
+    )
 
     def has(text: str) -> str:
         return "*" if any(x.lower() in text.lower() for x in probe["expected"]) else " "

@@ -155,9 +155,7 @@ def add_turn(
     return report
 
 
-def flush_idle_threads(
-    state: UserState, settings: EngineSettings, report: WriteReport, *, current: str
-) -> Step[None]:
+def flush_idle_threads(state: UserState, settings: EngineSettings, report: WriteReport, *, current: str) -> Step[None]:
     """Step: move the STM of the user's idle threads to MTM (oldest page first).
 
     A thread is idle when its newest page is older than ``stm_idle_seconds`` on
@@ -336,15 +334,13 @@ def promote_hot_segments(state: UserState, settings: EngineSettings, report: Wri
             seg.summary = result.segment_summary
         if result.segment_keywords:
             seg.keywords = list(result.segment_keywords)[: config.segment_keywords]
-        records = [copy.deepcopy(c) for p in pages for c in p.candidates] + [
-            copy.deepcopy(r) for r in result.records
-        ]
+        records = [copy.deepcopy(c) for p in pages for c in p.candidates] + [copy.deepcopy(r) for r in result.records]
         vectors = yield from _embed_summaries(state, settings, records)
         for record in records:
-            event = yield from write_record(
+            events = yield from write_record(
                 state, record, settings.amu, now=now, source="promotion", vector=vectors.get(record.summary)
             )
-            report.events.append(event)
+            report.events.extend(events)
         seg.pending_page_ids = []
         seg.l_interaction = 0
         seg.promotions += 1

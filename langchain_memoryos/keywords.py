@@ -17,11 +17,58 @@ _local = threading.local()
 _WORD = re.compile(r"[^\W\d_][\w'-]*", re.UNICODE)
 _IGNORED = frozenset(
     {
-        "user", "assistant", "yeah", "yes", "okay", "ok", "thanks", "thank", "really", "great",
-        "good", "nice", "awesome", "cool", "wow", "hey", "hi", "hello", "sure", "lot", "lots",
-        "things", "thing", "something", "glad", "love", "like", "sounds", "amazing", "time",
-        "know", "think", "feel", "going", "just", "well", "much", "also", "it's", "i'm", "that's",
-        "don't", "can't", "i've", "you're", "what's", "let", "get", "got", "make", "made", "way",
+        "user",
+        "assistant",
+        "yeah",
+        "yes",
+        "okay",
+        "ok",
+        "thanks",
+        "thank",
+        "really",
+        "great",
+        "good",
+        "nice",
+        "awesome",
+        "cool",
+        "wow",
+        "hey",
+        "hi",
+        "hello",
+        "sure",
+        "lot",
+        "lots",
+        "things",
+        "thing",
+        "something",
+        "glad",
+        "love",
+        "like",
+        "sounds",
+        "amazing",
+        "time",
+        "know",
+        "think",
+        "feel",
+        "going",
+        "just",
+        "well",
+        "much",
+        "also",
+        "it's",
+        "i'm",
+        "that's",
+        "don't",
+        "can't",
+        "i've",
+        "you're",
+        "what's",
+        "let",
+        "get",
+        "got",
+        "make",
+        "made",
+        "way",
     }
 )
 
@@ -82,9 +129,7 @@ def extract_keywords(text: str, top: int = 8) -> list[str]:
             if len(out) >= top:
                 return out
     if len(out) < top:
-        counts = Counter(
-            w for w in (_clean(x) for x in _WORD.findall(text)) if len(w) > 3 and w not in _IGNORED
-        )
+        counts = Counter(w for w in (_clean(x) for x in _WORD.findall(text)) if len(w) > 3 and w not in _IGNORED)
         for w, _ in counts.most_common():
             if w not in seen:
                 seen.add(w)

@@ -22,6 +22,7 @@ from langchain_memoryos.amu import write_record
 from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.controllers.base import MemoryController, ParsedRecords
 from langchain_memoryos.controllers.heuristic import HeuristicController
+from langchain_memoryos.corrections import edit_fact, forget_fact
 from langchain_memoryos.effects import Control, Services, Step, StoreBatch, run_async, run_sync
 from langchain_memoryos.embeddings import encode_texts, resolve_embeddings
 from langchain_memoryos.engine import EngineSettings, add_turn, segment_heat
@@ -242,7 +243,7 @@ class MemoryOS:
 
     def _add_fact_step(
         self, text: Any, user_id: Any, kind: Any, timestamp: Any, source: str
-    ) -> tuple[str, Step[WriteEvent]]:
+    ) -> tuple[str, Step[list[WriteEvent]]]:
         user = _check_user(user_id)
         fact_kind = _check_kind(kind)
         body = _check_text("text", text)
@@ -250,7 +251,7 @@ class MemoryOS:
             raise ValueError("add_fact needs a non-empty fact text.")
         when = ensure_utc(timestamp) if timestamp is not None else None
 
-        def step() -> Step[WriteEvent]:
+        def step() -> Step[list[WriteEvent]]:
             state = yield from self.repository.load(user)
             parsed: ParsedRecords = yield Control("parse_records", (body, fact_kind))
             state.count_usage(parsed.usage.llm_calls, parsed.usage.llm_tokens)
@@ -258,9 +259,30 @@ class MemoryOS:
             if when is not None:
                 state.advance_clock(when)
             records = parsed.records or [MemoryRecord(kind=fact_kind, summary="", personal=False)]
-            record = records[0]
-            record.kind = fact_kind
-            event = yield from write_record(state, record, self.settings.amu, now=now, source=source)
+            events: list[WriteEvent] = []
+            for record in records:
+                record.kind = fact_kind
+                events += yield from write_record(state, record, self.settings.amu, now=now, source=source)
+            yield StoreBatch(state.take_ops())
+            return events
+
+        return user, step()
+
+    def _correction_step(self, user_id: Any, fact_id: Any, summary: str | None) -> tuple[str, Step[WriteEvent]]:
+        user = _check_user(user_id)
+        if not isinstance(fact_id, str) or not fact_id:
+            raise ValueError(f"fact_id must be a non-empty string (an id from list_facts), got {fact_id!r}.")
+        text = None if summary is None else _check_text("summary", summary).strip()
+        if text == "":
+            raise ValueError("update_fact needs a non-empty summary; use delete_fact to forget a fact.")
+
+        def step() -> Step[WriteEvent]:
+            state = yield from self.repository.load(user)
+            now = state.clock or ensure_utc(None)
+            if text is None:
+                event = yield from forget_fact(self.repository, state, fact_id, now=now)
+            else:
+                event = yield from edit_fact(state, fact_id, text, now=now)
             yield StoreBatch(state.take_ops())
             return event
 
@@ -388,8 +410,12 @@ class MemoryOS:
 
     def add_fact(
         self, text: str, *, user_id: str, kind: FactKindArg = "user", timestamp: Any = None, source: str = "add_fact"
-    ) -> WriteEvent:
-        """Send one fact straight into the AMU write path.
+    ) -> list[WriteEvent]:
+        """Send facts straight into the AMU write path.
+
+        The controller parses the text into typed records, one fact each ("My
+        name is Ana and I live in Lisbon" is two); every record passes the
+        write-gate, candidate filtering, the relation-judge and the action rule.
 
         Args:
             text: the fact ("I'm vegan", "The user lives in Oslo", or for
@@ -397,32 +423,111 @@ class MemoryOS:
             user_id: whose memory.
             kind: ``"user"`` (knowledge base) or ``"agent"`` (agent traits).
             timestamp: decision time (default: the user's conversation clock).
-            source: recorded on the write event.
+            source: recorded on the write events.
 
         Returns:
-            The write event (stored, discarded, updated or filtered, with a reason).
+            One write event per record (stored, discarded, updated or filtered,
+            with a reason), followed by any capacity ``evicted`` events. Text
+            with no fact yields one ``filtered`` event.
+
+        Raises:
+            ValueError: on an empty text or a bad ``kind``.
 
         Example:
             >>> m = MemoryOS()
-            >>> m.add_fact("I live in Oslo.", user_id="u").action
-            'stored'
-            >>> m.add_fact("I live in Oslo.", user_id="u").action
-            'discarded'
+            >>> [e.action for e in m.add_fact("I live in Oslo.", user_id="u")]
+            ['stored']
+            >>> [e.action for e in m.add_fact("I live in Oslo.", user_id="u")]
+            ['discarded']
+            >>> [e.action for e in m.add_fact("I moved to Bergen.", user_id="u")]
+            ['updated']
         """
         user, step = self._add_fact_step(text, user_id, kind, timestamp, source)
         return self._run(user, step)
 
     async def aadd_fact(
         self, text: str, *, user_id: str, kind: FactKindArg = "user", timestamp: Any = None, source: str = "add_fact"
-    ) -> WriteEvent:
+    ) -> list[WriteEvent]:
         """Async twin of :meth:`add_fact`.
 
         Example:
             >>> import asyncio
-            >>> asyncio.run(MemoryOS().aadd_fact("I'm vegan.", user_id="u")).action
-            'stored'
+            >>> [e.action for e in asyncio.run(MemoryOS().aadd_fact("I'm vegan.", user_id="u"))]
+            ['stored']
         """
         user, step = self._add_fact_step(text, user_id, kind, timestamp, source)
+        return await self._arun(user, step)
+
+    def update_fact(self, user_id: str, fact_id: str, summary: str) -> WriteEvent:
+        """Correct a user fact or agent trait: new summary, re-embedded.
+
+        Args:
+            user_id: whose memory.
+            fact_id: the id from :meth:`list_facts`.
+            summary: the corrected statement, kept word for word.
+
+        Returns:
+            The ``edited`` write event (its reason quotes the old text).
+
+        Raises:
+            FactNotFoundError: when the user has no such fact.
+            ValueError: on an empty summary.
+
+        Example:
+            >>> m = MemoryOS(); fid = m.add_fact("I live in Oslo.", user_id="u")[0].record.id
+            >>> m.update_fact("u", fid, "The user lives in Bergen.").action
+            'edited'
+            >>> [f.summary for f in m.list_facts("u")]
+            ['The user lives in Bergen.']
+        """
+        user, step = self._correction_step(user_id, fact_id, summary)
+        return self._run(user, step)
+
+    async def aupdate_fact(self, user_id: str, fact_id: str, summary: str) -> WriteEvent:
+        """Async twin of :meth:`update_fact`.
+
+        Example:
+            >>> import asyncio
+            >>> m = MemoryOS(); fid = m.add_fact("I'm vegan.", user_id="u")[0].record.id
+            >>> asyncio.run(m.aupdate_fact("u", fid, "The user is vegetarian.")).record.summary
+            'The user is vegetarian.'
+        """
+        user, step = self._correction_step(user_id, fact_id, summary)
+        return await self._arun(user, step)
+
+    def delete_fact(self, user_id: str, fact_id: str) -> WriteEvent:
+        """Forget a user fact or agent trait, and scrub its text from the write log.
+
+        Args:
+            user_id: whose memory.
+            fact_id: the id from :meth:`list_facts`.
+
+        Returns:
+            The ``deleted`` write event.
+
+        Raises:
+            FactNotFoundError: when the user has no such fact.
+
+        Example:
+            >>> m = MemoryOS(); fid = m.add_fact("I'm vegan.", user_id="u")[0].record.id
+            >>> m.delete_fact("u", fid).action, m.list_facts("u")
+            ('deleted', [])
+            >>> [e.record.summary for e in m.write_log("u")]
+            ['[deleted]', '[deleted]']
+        """
+        user, step = self._correction_step(user_id, fact_id, None)
+        return self._run(user, step)
+
+    async def adelete_fact(self, user_id: str, fact_id: str) -> WriteEvent:
+        """Async twin of :meth:`delete_fact`.
+
+        Example:
+            >>> import asyncio
+            >>> m = MemoryOS(); fid = m.add_fact("I'm vegan.", user_id="u")[0].record.id
+            >>> asyncio.run(m.adelete_fact("u", fid)).action
+            'deleted'
+        """
+        user, step = self._correction_step(user_id, fact_id, None)
         return await self._arun(user, step)
 
     def set_agent_profile(self, user_id: str, profile: str) -> None:

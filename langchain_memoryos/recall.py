@@ -20,7 +20,6 @@ from langchain_memoryos.vector_index import Vector
 __all__ = ["retrieve"]
 
 
-
 def retrieve(
     repo: MemoryRepository,
     settings: EngineSettings,

@@ -41,7 +41,7 @@ Aspect = Literal["personal_profile", "social_relationship", "activity", "health"
 Intent = Literal["inform", "request", "express", "plan", "reflect", "other"]
 Sentiment = Literal["positive", "neutral", "negative"]
 RelationLabel = Literal["duplicate", "update", "separate"]
-WriteAction = Literal["stored", "discarded", "updated", "filtered"]
+WriteAction = Literal["stored", "discarded", "updated", "filtered", "evicted", "edited", "deleted"]
 FactKind = Literal["user", "agent"]
 
 ASPECTS: tuple[str, ...] = get_args(Aspect)
@@ -84,9 +84,7 @@ def ensure_utc(value: _dt.datetime | str | float | int | None) -> _dt.datetime:
             return ensure_utc(_dt.datetime.fromisoformat(value.strip()))
         except ValueError as exc:
             raise ValueError(f"timestamp {value!r} is not ISO-8601 (e.g. '2023-05-08T13:56:00').") from exc
-    raise TypeError(
-        f"timestamp must be a datetime, an ISO string or POSIX seconds, got {type(value).__name__}."
-    )
+    raise TypeError(f"timestamp must be a datetime, an ISO string or POSIX seconds, got {type(value).__name__}.")
 
 
 def _ts(value: Any) -> _dt.datetime:
@@ -114,6 +112,10 @@ class MemoryRecord:
         created_at: when the fact first entered memory.
         updated_at: when it was last fused or changed.
         source_page_ids: dialogue pages the fact came from.
+        slot: the property the fact fills, when the controller can name it
+            (``location``, ``sister.employer``, ``preference:coffee``; ``""``
+            when unknown). Our addition to AMU's record: records with the same
+            slot are always relation candidates, whatever their cosine.
 
     Example:
         >>> r = MemoryRecord(summary="The user lives in Denver.", aspect="personal_profile")
@@ -133,6 +135,7 @@ class MemoryRecord:
     created_at: _dt.datetime = field(default_factory=lambda: _EPOCH)
     updated_at: _dt.datetime = field(default_factory=lambda: _EPOCH)
     source_page_ids: list[str] = field(default_factory=list)
+    slot: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """Serialise to JSON-compatible values.
@@ -157,6 +160,7 @@ class MemoryRecord:
             "created_at": _iso(self.created_at),
             "updated_at": _iso(self.updated_at),
             "source_page_ids": list(self.source_page_ids),
+            "slot": self.slot,
         }
 
     @classmethod
@@ -186,6 +190,7 @@ class MemoryRecord:
             created_at=_ts(data.get("created_at")),
             updated_at=_ts(data.get("updated_at")),
             source_page_ids=list(data.get("source_page_ids", [])),
+            slot=str(data.get("slot", "")),
         )
 
 
@@ -504,11 +509,18 @@ class WriteEvent:
     """One decision of the AMU write path, logged per user.
 
     Attributes:
-        action: ``stored``, ``discarded`` (duplicate), ``updated`` (fused) or
-            ``filtered`` (rejected by the write-gate).
-        record: the record concerned (the fused record for ``updated``).
+        action: what the AMU write path decided: ``stored``, ``discarded``
+            (a duplicate of a kept record), ``updated`` (fused with the records
+            it revises) or ``filtered`` (rejected by the write-gate); or what
+            happened to a kept record: ``evicted`` (FIFO capacity), ``edited``
+            or ``deleted`` (a correction by the user through ``update_fact`` /
+            ``delete_fact``).
+        record: the record concerned (the fused record for ``updated``, the
+            removed record for ``evicted`` and ``deleted``, the new text for
+            ``edited``).
         relations: the relation-judge's labels for each candidate.
-        replaced_ids: records deleted by this write (fused olds, capacity evictions).
+        replaced_ids: records deleted by this write (fused olds and the
+            duplicates of the new record; the evicted or deleted record).
         reason: a human-readable reason.
         timestamp: when the decision was made (conversation clock).
         id: event key.
@@ -739,9 +751,7 @@ class MemoryContext:
                     lines.append(line)
             out["Relevant past conversation"] = "\n".join(lines)
         profile_lines = [f"{k}: {v}" for k, v in sorted(self.persona.user_profile.items())]
-        profile_lines += [
-            f"{k}: {', '.join(v)}" for k, v in sorted(self.persona.user_traits.items()) if v
-        ]
+        profile_lines += [f"{k}: {', '.join(v)}" for k, v in sorted(self.persona.user_traits.items()) if v]
         if profile_lines:
             out["User profile and traits"] = "\n".join(profile_lines)
         if self.user_facts:

@@ -206,6 +206,14 @@ def select_candidates(
     aspect. "None" is counted after the similarity filter, so an unrelated
     same-intent record does not hide a similar record of a compatible intent.
 
+    Our addition: a record that fills the same named slot (``record.slot``,
+    e.g. ``location``), or that names the same entity under the same aspect
+    ("Felix"), is a candidate whatever its cosine and intent. A sentence
+    encoder scores "lives in Denver" against "works at Stripe"-style pairs by
+    their entities, so a change of city or employer can fall under ``tau_s``
+    ("works at Google" / "works at Stripe": 0.53 with MiniLM) and would
+    otherwise be stored beside the state it replaces.
+
     Args:
         record: the new, admitted record.
         existing: existing records of the same kind with their cosine to ``record``.
@@ -219,14 +227,32 @@ def select_candidates(
         >>> old = MemoryRecord(id="a", aspect="personal_profile", intent="plan")
         >>> [r.id for r, _ in select_candidates(new, [(old, 0.7)], 0.6)]
         ['a']
+        >>> new = MemoryRecord(aspect="personal_profile", slot="employer")
+        >>> old = MemoryRecord(id="b", aspect="personal_profile", slot="employer")
+        >>> [r.id for r, _ in select_candidates(new, [(old, 0.53)], 0.6)]
+        ['b']
     """
-    pool = [(r, s) for r, s in existing if r.aspect == record.aspect and s >= threshold]
+    pairs = list(existing)
+    pool = [(r, s) for r, s in pairs if r.aspect == record.aspect and s >= threshold]
     kept = [(r, s) for r, s in pool if r.intent == record.intent]
     if not kept:
         allowed = COMPATIBLE_INTENTS.get(record.intent, frozenset({record.intent}))
         kept = [(r, s) for r, s in pool if r.intent in allowed]
+    names = _names(record)
+    seen = {r.id for r, _ in kept}
+    for r, s in pairs:
+        if r.id in seen:
+            continue
+        if (record.slot and r.slot == record.slot) or (r.aspect == record.aspect and names & _names(r)):
+            kept.append((r, s))
+            seen.add(r.id)
     kept.sort(key=lambda pair: pair[1], reverse=True)
     return kept
+
+
+def _names(record: MemoryRecord) -> set[str]:
+    """The record's named entities (capitalised), lower-cased."""
+    return {e.lower() for e in record.entities if e[:1].isupper()}
 
 
 def decide_action(relations: Sequence[Relation]) -> PlannedAction:

@@ -161,9 +161,7 @@ class MemoryController(Protocol):
 
     name: str
 
-    def analyze_page(
-        self, page: DialoguePage, previous: DialoguePage | None, similarity: float | None
-    ) -> PageAnalysis:
+    def analyze_page(self, page: DialoguePage, previous: DialoguePage | None, similarity: float | None) -> PageAnalysis:
         """Chain link, chain meta, keywords, topic summary and candidate records of a page."""
         ...
 
@@ -173,9 +171,7 @@ class MemoryController(Protocol):
         """Async twin of :meth:`analyze_page`."""
         ...
 
-    def promote_segment(
-        self, segment: Segment, pages: Sequence[DialoguePage], persona: Persona
-    ) -> PromotionResult:
+    def promote_segment(self, segment: Segment, pages: Sequence[DialoguePage], persona: Persona) -> PromotionResult:
         """Refresh the segment summary and update the persona from a hot segment."""
         ...
 
@@ -228,15 +224,11 @@ class BaseController:
 
     name: str = "base"
 
-    def analyze_page(
-        self, page: DialoguePage, previous: DialoguePage | None, similarity: float | None
-    ) -> PageAnalysis:
+    def analyze_page(self, page: DialoguePage, previous: DialoguePage | None, similarity: float | None) -> PageAnalysis:
         """See :class:`MemoryController`."""
         raise NotImplementedError
 
-    def promote_segment(
-        self, segment: Segment, pages: Sequence[DialoguePage], persona: Persona
-    ) -> PromotionResult:
+    def promote_segment(self, segment: Segment, pages: Sequence[DialoguePage], persona: Persona) -> PromotionResult:
         """See :class:`MemoryController`."""
         raise NotImplementedError
 

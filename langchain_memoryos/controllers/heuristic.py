@@ -26,6 +26,7 @@ from langchain_memoryos.controllers.base import (
 from langchain_memoryos.controllers.rules import (
     ASPECT_LEXICON,
     SentenceFacts,
+    agent_summary,
     analyze_sentence,
     change_cue,
     gist,
@@ -33,8 +34,9 @@ from langchain_memoryos.controllers.rules import (
     split_sentences,
     words,
 )
+from langchain_memoryos.controllers.slots import agent_slot, find_slot
 from langchain_memoryos.keywords import extract_keywords, merge_keywords
-from langchain_memoryos.schema import DialoguePage, MemoryRecord, Persona, Relation, Segment
+from langchain_memoryos.schema import DialoguePage, FactKind, MemoryRecord, Persona, Relation, Segment
 
 __all__ = ["HeuristicController"]
 
@@ -46,17 +48,37 @@ _REFERENCE_START = re.compile(
 _MAX_CHAIN_GAP_SECONDS = 6 * 3600
 _CHAIN_ITEMS = 3
 _ACTIVITIES = frozenset(w for w in ASPECT_LEXICON["activity"] if len(w) > 3 and w.endswith("ing")) | frozenset(
-    {"yoga", "chess", "guitar", "piano", "violin", "drums", "soccer", "football", "basketball", "tennis", "golf",
-     "marathon", "photography", "pottery"}
+    {
+        "yoga",
+        "chess",
+        "guitar",
+        "piano",
+        "violin",
+        "drums",
+        "soccer",
+        "football",
+        "basketball",
+        "tennis",
+        "golf",
+        "marathon",
+        "photography",
+        "pottery",
+    }
 )
-_PROFILE_SLOTS = {
-    "name", "age", "location", "hometown", "employer", "occupation", "diet", "relationship_status", "pet"
-}
+_PROFILE_SLOTS = {"name", "age", "location", "hometown", "employer", "occupation", "diet", "relationship_status", "pet"}
+
+
+def _slot_value(summary: str, kind: str) -> tuple[str, str] | None:
+    """The slot key and value of a summary: agent traits and user facts have their own slots."""
+    return agent_slot(summary) if kind == "agent" else slot_of(summary)
 
 
 def _record(facts: SentenceFacts, kind: str) -> MemoryRecord:
+    record_kind: FactKind = "agent" if facts.agent_directed or kind == "agent" else "user"
+    slot = _slot_value(facts.summary, record_kind) if facts.summary else None
     return MemoryRecord(
-        kind="agent" if facts.agent_directed or kind == "agent" else "user",
+        slot=slot[0] if slot else "",
+        kind=record_kind,
         aspect=facts.aspect,  # type: ignore[arg-type]
         intent=facts.intent,  # type: ignore[arg-type]
         personal=facts.personal,
@@ -119,22 +141,35 @@ class HeuristicController(BaseController):
     def records_from_text(self, text: str, kind: str = "user") -> list[MemoryRecord]:
         """Typed records of every sentence that states or asks something personal.
 
-        Sentences with neither a personal statement nor a request yield nothing.
+        Sentences with neither a personal statement nor a request yield
+        nothing. A request that also states a fact ("book a vegan place, I'm
+        vegan") yields the request and the fact as two records, so the gate
+        rejects the task and keeps the fact.
 
         Example:
-            >>> [r.intent for r in HeuristicController().records_from_text("Book a table. I'm vegan.")]
-            ['request', 'inform']
+            >>> [(r.intent, r.summary) for r in HeuristicController().records_from_text("Book a table, I'm vegan.")]
+            [('request', 'Book a table, the user is vegan.'), ('inform', 'The user is vegan.')]
+            >>> [r.personal for r in HeuristicController().records_from_text("Book a table, I'm vegan.")]
+            [False, True]
         """
         out: list[MemoryRecord] = []
         for sentence in split_sentences(text):
             facts = analyze_sentence(sentence)
-            if facts.summary or facts.intent == "request":
-                out.append(_record(facts, kind))
+            if kind == "agent":
+                facts = _as_agent_trait(sentence, facts)
+            if not (facts.summary or facts.intent == "request"):
+                continue
+            record = _record(facts, kind)
+            out.append(record)
+            if facts.intent == "request" and not facts.agent_directed and kind != "agent":
+                for clause in _EMBEDDED_FACT.findall(sentence):
+                    inner = analyze_sentence(clause)
+                    if inner.summary and inner.personal and inner.intent != "request":
+                        out.append(_record(inner, kind))
+                        record.personal = False  # the fact is its own record; the task is not kept
         return out
 
-    def analyze_page(
-        self, page: DialoguePage, previous: DialoguePage | None, similarity: float | None
-    ) -> PageAnalysis:
+    def analyze_page(self, page: DialoguePage, previous: DialoguePage | None, similarity: float | None) -> PageAnalysis:
         """Chain link, extractive chain meta, YAKE keywords, gist and rule records.
 
         Example:
@@ -158,9 +193,7 @@ class HeuristicController(BaseController):
 
     # -- promotion -------------------------------------------------------------
 
-    def promote_segment(
-        self, segment: Segment, pages: Sequence[DialoguePage], persona: Persona
-    ) -> PromotionResult:
+    def promote_segment(self, segment: Segment, pages: Sequence[DialoguePage], persona: Persona) -> PromotionResult:
         """Extractive summary, merged keywords, profile slots and trait lists.
 
         Example:
@@ -213,28 +246,27 @@ class HeuristicController(BaseController):
     # -- AMU -------------------------------------------------------------------
 
     def parse_records(self, text: str, kind: str) -> ParsedRecords:
-        """Parse a directly given fact as one typed record.
+        """Parse directly given text into typed records, one fact each.
 
         A fact in the third person ("The user is vegan") is taken as it is; a
-        first-person one is rewritten.
+        first-person one is rewritten. For ``kind="agent"`` every instruction
+        becomes a trait ("keep it short" → "The assistant should keep it
+        short."). Text that states nothing yields one unpersonal record, which
+        the write-gate then filters (so the decision is still logged).
 
         Example:
             >>> HeuristicController().parse_records("I live in Oslo", "user").records[0].summary
             'The user lives in Oslo.'
+            >>> [r.summary for r in HeuristicController().parse_records("Hi! I'm Ana and I'm vegan.", "user").records]
+            ["The user's name is Ana.", 'The user is vegan.']
         """
         text = " ".join((text or "").split())
-        facts = analyze_sentence(text)
-        if not facts.summary and kind == "agent" and text:
-            summary = text[0].upper() + text[1:]
-            facts.summary = summary if summary.endswith(".") else summary + "."
-            facts.personal = True
-            facts.intent = "request"
-            facts.aspect = "preference" if facts.aspect == "other" else facts.aspect
-            facts.entities = facts.entities or extract_keywords(text, 3)
-        record = _record(facts, kind)
-        if kind == "agent":
-            record.kind = "agent"
-        return ParsedRecords([record])
+        records = self.records_from_text(text, kind)
+        if not records:
+            records = [_record(analyze_sentence(text), kind)]
+        for record in records:
+            record.kind = "agent" if kind == "agent" else "user"
+        return ParsedRecords(records)
 
     def judge_relations(
         self, record: MemoryRecord, candidates: Sequence[tuple[MemoryRecord, float]]
@@ -247,10 +279,10 @@ class HeuristicController(BaseController):
             >>> HeuristicController().judge_relations(new, [(old, 0.8)]).relations[0].label
             'update'
         """
-        new_slot = slot_of(record.summary)
+        new_slot = _slot_value(record.summary, record.kind)
         relations: list[Relation] = []
         for cand, sim in candidates:
-            old_slot = slot_of(cand.summary)
+            old_slot = _slot_value(cand.summary, cand.kind)
             if new_slot is not None and old_slot is not None and new_slot[0] == old_slot[0]:
                 if new_slot[1] == old_slot[1]:
                     relations.append(Relation(cand.id, "duplicate", sim, f"same {new_slot[0]}: {new_slot[1]}"))
@@ -259,6 +291,15 @@ class HeuristicController(BaseController):
                         Relation(cand.id, "update", sim, f"{new_slot[0]} changed: {old_slot[1]} → {new_slot[1]}")
                     )
                 continue
+            if new_slot is not None and new_slot[0] == "relationship_status" and new_slot[1] in _ENDED:
+                subject = find_slot(cand.summary)
+                if (
+                    (old_slot is not None and old_slot[0] == "relationship_status")
+                    or (subject is not None and subject.subject in _PARTNERS)
+                    or _PARTNER_WORDS.search(cand.summary)
+                ):
+                    relations.append(Relation(cand.id, "update", sim, "the relationship ended"))
+                    continue
             if sim >= self.thresholds.duplicate_similarity:
                 if change_cue(record.summary) and not change_cue(cand.summary) and _entity_shift(record, cand):
                     relations.append(Relation(cand.id, "update", sim, "change cue with new entities"))
@@ -327,6 +368,40 @@ class HeuristicController(BaseController):
     async def afuse(self, record: MemoryRecord, updated: Sequence[MemoryRecord]) -> FuseResult:
         """Async twin (no IO: runs inline)."""
         return self.fuse(record, updated)
+
+
+_ENDED = frozenset({"single", "separated", "divorced", "widowed"})
+_PARTNERS = frozenset({"wife", "husband", "partner", "boyfriend", "girlfriend", "fiance", "fiancé", "fiancee"})
+_PARTNER_WORDS = re.compile(r"\b(?:" + "|".join(sorted(_PARTNERS)) + r"|dating|anniversary|in a relationship)\b", re.I)
+_EMBEDDED_FACT = re.compile(
+    r"\b(?:I'm|I’m|I am|I've|I’ve|I have|I live|I work|I don't eat|I do not eat|I can't eat|my \w+ (?:is|are|has))"
+    r"\b[^,.;!?]*",
+    re.IGNORECASE,
+)
+
+
+def _as_agent_trait(sentence: str, facts: SentenceFacts) -> SentenceFacts:
+    """Read a sentence given as an agent trait: an instruction to the assistant."""
+    if facts.agent_directed:
+        return facts
+    body = _INTERJECTION_ONLY.sub("", facts.sentence or sentence).strip(" .!,?")
+    if len(words(body)) < 2:
+        return facts  # "Thanks!" is not a trait
+    if re.match(r"^(?:the assistant|assistant)\b", body, re.IGNORECASE):
+        summary = body[0].upper() + body[1:] + "."
+    else:
+        summary = agent_summary(body)
+    facts.summary = summary
+    facts.personal = True
+    facts.intent = "request"
+    facts.agent_directed = True
+    facts.aspect = "preference" if facts.aspect == "other" else facts.aspect
+    facts.entities = facts.entities or extract_keywords(body, 3) or words(body)[:3]
+    facts.confidence = max(facts.confidence, 0.75) if facts.confidence >= 0.5 else facts.confidence
+    return facts
+
+
+_INTERJECTION_ONLY = re.compile(r"^(?:(?:oh|ok|okay|hey|hi|so|well|and|also|thanks|thank you)\b[\s,!.]*)+", re.I)
 
 
 def _shared_entities(a: MemoryRecord, b: MemoryRecord) -> bool:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from langchain_memoryos.controllers.slots import canonical_summary, slot_of
+
 __all__ = [
     "CONFIDENCE_RUBRIC",
     "SentenceFacts",
@@ -40,7 +42,8 @@ ASPECT_LEXICON: dict[str, frozenset[str]] = {
         """wife husband partner boyfriend girlfriend friend friends bestie mom mother dad father
         sister brother son daughter kids kid children child family cousin aunt uncle grandma
         grandmother grandpa grandfather colleague colleagues coworker coworkers boss neighbor
-        neighbour married divorced dating engaged roommate fiance fiancé fiancee parents baby
+        neighbour married divorced dating engaged roommate flatmate housemate dog cat puppy kitten pet
+        fiance fiancé fiancee parents baby
         nephew niece mentor team""".split()
     ),
     "preference": frozenset(
@@ -97,18 +100,21 @@ EXPRESS_CUES = re.compile(
 )
 HEDGES = re.compile(
     r"\b(?:maybe|might|perhaps|probably|i guess|i suppose|not sure|kind of|sort of|possibly|"
-    r"i think|i believe|seems?)\b",
+    r"i think|i believe|seems?|idk|someday|some day|at some point|we'll see|haven't decided|not decided|"
+    r"who knows|thinking about|considering|i wonder)\b",
     re.IGNORECASE,
 )
 TRANSIENT = re.compile(
-    r"\b(?:today|tonight|right now|this morning|this afternoon|this evening|at the moment|for now|"
-    r"just now|currently feeling|at this moment)\b",
+    r"\b(?:today|tonight|right now|rn|atm|this morning|this afternoon|this evening|at the moment|for now|"
+    r"just now|currently feeling|at this moment|this week|on this shift|this shift|just had|on a train|"
+    r"on the train|on the bus|stuck in|waiting for|out of my mind|what a week)\b",
     re.IGNORECASE,
 )
 AMBIGUOUS_OBJECT = re.compile(r"\b(?:it|that|this|those|these|there|them|he|she|they|him|her)\b[.!?]?$", re.I)
 CHANGE_CUES = re.compile(
     r"\b(?:now|anymore|any more|no longer|moved|switched|changed|instead|these days|used to|"
-    r"not anymore|recently|just|finally|new|quit|stopped|started)\b",
+    r"not anymore|recently|just|finally|new|quit|stopped|started|specifically|only|actually|mostly|"
+    r"in particular|more precisely|to be (?:more )?(?:specific|precise)|i meant|correction)\b",
     re.IGNORECASE,
 )
 POSITIVE = frozenset(
@@ -131,21 +137,65 @@ _FILLERS = re.compile(
     re.IGNORECASE,
 )
 _INTERJECTION = re.compile(
-    r"^(?:(?:oh|wow|haha+|hah|lol|yeah|yep|yes|no|well|hey|hi|hello|ok|okay|so|um+|uh+|ah+|aw+|omg)\b[\s,!.]*)+",
+    r"^(?:(?:oh|ooh|wow|haha+|hah|ha|lol|yeah|yep|yes|no|well|hey|hi|hello|ok|okay|so|um+|uh+|ah+|aw+|omg|"
+    r"hmm+|hm+|heh|anyway|anyways|btw|big news|heads up|update|fyi|career news|news)\b[\s,!.:—-]*)+",
     re.IGNORECASE,
 )
 
 _IRREGULAR_3RD = {
-    "have": "has", "do": "does", "go": "goes", "am": "is", "was": "was", "'m": "is", "be": "is",
-    "don't": "doesn't", "haven't": "hasn't", "can": "can", "could": "could", "will": "will",
-    "would": "would", "should": "should", "might": "might", "must": "must", "may": "may",
-    "did": "did", "didn't": "didn't", "won't": "won't", "can't": "can't", "couldn't": "couldn't",
-    "wouldn't": "wouldn't", "shouldn't": "shouldn't", "had": "had", "wasn't": "wasn't",
-    "used": "used", "got": "got", "went": "went", "made": "made", "took": "took", "saw": "saw",
-    "met": "met", "felt": "felt", "grew": "grew", "began": "began", "bought": "bought",
-    "found": "found", "left": "left", "lost": "lost", "ran": "ran", "came": "came", "gave": "gave",
-    "told": "told", "thought": "thought", "knew": "knew", "kept": "kept", "spent": "spent",
-    "won": "won", "wrote": "wrote", "read": "reads", "became": "became", "taught": "taught",
+    "have": "has",
+    "do": "does",
+    "go": "goes",
+    "am": "is",
+    "was": "was",
+    "'m": "is",
+    "be": "is",
+    "don't": "doesn't",
+    "haven't": "hasn't",
+    "can": "can",
+    "could": "could",
+    "will": "will",
+    "would": "would",
+    "should": "should",
+    "might": "might",
+    "must": "must",
+    "may": "may",
+    "did": "did",
+    "didn't": "didn't",
+    "won't": "won't",
+    "can't": "can't",
+    "couldn't": "couldn't",
+    "wouldn't": "wouldn't",
+    "shouldn't": "shouldn't",
+    "had": "had",
+    "wasn't": "wasn't",
+    "used": "used",
+    "got": "got",
+    "went": "went",
+    "made": "made",
+    "took": "took",
+    "saw": "saw",
+    "met": "met",
+    "felt": "felt",
+    "grew": "grew",
+    "began": "began",
+    "bought": "bought",
+    "found": "found",
+    "left": "left",
+    "lost": "lost",
+    "ran": "ran",
+    "came": "came",
+    "gave": "gave",
+    "told": "told",
+    "thought": "thought",
+    "knew": "knew",
+    "kept": "kept",
+    "spent": "spent",
+    "won": "won",
+    "wrote": "wrote",
+    "read": "reads",
+    "became": "became",
+    "taught": "taught",
 }
 _ADVERBS = frozenset(
     """really also never always still recently finally usually often sometimes just actually
@@ -153,34 +203,18 @@ _ADVERBS = frozenset(
     not""".split()
 )
 
-_SLOT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("name", re.compile(r"\b(?:name is|is called|goes by|prefers to be called)\s+([A-Z][\w'-]+)", re.I)),
-    ("age", re.compile(r"\bis\s+(\d{1,3})\s+(?:years?\s+old|yo)\b", re.I)),
-    (
-        "location",
-        re.compile(
-            r"\b(?:lives|is living|resides|moved|has moved|relocated|is moving|just moved|recently moved)"
-            r"\s+(?:back\s+)?(?:in|to)\s+([^,.;!?]+)",
-            re.I,
-        ),
-    ),
-    ("hometown", re.compile(r"\b(?:is from|comes from|grew up in|was born in|was raised in)\s+([^,.;!?]+)", re.I)),
-    ("employer", re.compile(r"\bworks\s+(?:at|for)\s+([^,.;!?]+)", re.I)),
-    ("occupation", re.compile(r"\b(?:works as|is employed as|job is)\s+(?:an?\s+)?([^,.;!?]+)", re.I)),
-    ("diet", re.compile(r"\bis\s+(?:a\s+)?(vegan|vegetarian|pescatarian|keto|gluten-free)\b", re.I)),
-    ("relationship_status", re.compile(r"\bis\s+(married|single|engaged|divorced|widowed)\b", re.I)),
-    ("pet", re.compile(r"\bhas\s+an?\s+((?:dog|cat|puppy|kitten|parrot|rabbit|hamster)\b[^,.;!?]*)", re.I)),
-)
-_FAVORITE = re.compile(r"\bfavou?rite\s+([a-z]+(?:\s+[a-z]+)?)\s+(?:is|are|was)\s+([^,.;!?]+)", re.I)
-_PREFERENCE = re.compile(
-    r"\b(does not like|doesn't like|no longer likes|no longer enjoys|doesn't enjoy|hates|dislikes|"
-    r"can't stand|likes|loves|enjoys|prefers|adores|is into|is a fan of|has switched to|switched to|"
-    r"is switching to|now drinks|now eats|drinks|eats)\s+([^,.;!?]+)",
-    re.I,
-)
-_NEGATIVE_PREF = ("does not like", "doesn't like", "no longer likes", "no longer enjoys", "doesn't enjoy",
-                  "hates", "dislikes", "can't stand")
-_STOP_HEAD = frozenset({"the", "a", "an", "to", "my", "his", "her", "their", "some", "of", "and", "with", "in"})
+
+def _split_clauses(sentence: str) -> list[str]:
+    """Split off first-person clauses, but keep "Marco and I …" (a short left part) whole."""
+    parts: list[str] = []
+    start = 0
+    for m in _CLAUSE_SPLIT.finditer(sentence):
+        left = sentence[start : m.start()]
+        if len(left.split()) >= 3 or set(words(left)) & FIRST_PERSON:
+            parts.append(sentence[start : m.start()])
+            start = m.end()
+    parts.append(sentence[start:])
+    return parts
 
 
 def split_sentences(text: str) -> list[str]:
@@ -203,7 +237,7 @@ def split_sentences(text: str) -> list[str]:
     """
     out: list[str] = []
     for sentence in _SENT_SPLIT.split(text or ""):
-        for clause in _CLAUSE_SPLIT.split(sentence or ""):
+        for clause in _split_clauses(sentence or ""):
             if clause and clause.strip():
                 out.append(clause.strip())
     return out
@@ -235,10 +269,19 @@ def gist(text: str, limit: int = 90) -> str:
     return first
 
 
+_PAST_FORMS = frozenset(
+    """quit broke put cut set let hit hurt split sold sent built drove flew ate drank swam wore chose fell forgot
+    held heard paid said sat slept stood understood caught brought fought sought lent meant led fed shut spread
+    cost burst rode sang rang shook stole struck threw woke""".split()
+)
+
+
 def _third_person_verb(word: str) -> str:
     low = word.lower()
     if low in _IRREGULAR_3RD:
         return _IRREGULAR_3RD[low]
+    if low in _PAST_FORMS:
+        return word
     if low.endswith("ed") or not low.isalpha():
         return word
     if low.endswith(("s", "sh", "ch", "x", "z", "o")):
@@ -298,23 +341,28 @@ def third_person(sentence: str) -> str:
     i = 0
     while i < len(tokens):
         tok = tokens[i]
-        core = tok.strip(",;:\"()")
+        core = tok.strip(',;:"()')
         low = core.lower()
-        trail = tok[len(tok.rstrip(",;:\"()")):] if tok != tok.rstrip(",;:\"()") else ""
+        trail = tok[len(tok.rstrip(',;:"()')) :] if tok != tok.rstrip(',;:"()') else ""
         if low in ("i", "i am"):
             out.append("the user" + trail)
             # conjugate the next verb, skipping adverbs
             j = i + 1
-            while j < len(tokens) and tokens[j].lower().strip(",") in _ADVERBS:
+            plural = i > 0 and tokens[i - 1].lower() == "and"
+            while j < len(tokens) and (
+                tokens[j].lower().strip(",") in _ADVERBS or tokens[j].lower().endswith("ly") and len(tokens[j]) > 4
+            ):
                 out.append(tokens[j])
                 j += 1
             if j < len(tokens):
                 nxt = tokens[j]
-                if nxt.lower() == "am":
+                if plural:
+                    out.append(nxt)
+                elif nxt.lower() == "am":
                     out.append("is")
                 else:
                     stripped = nxt.rstrip(",;:")
-                    out.append(_third_person_verb(stripped) + nxt[len(stripped):])
+                    out.append(_third_person_verb(stripped) + nxt[len(stripped) :])
                 i = j + 1
                 continue
             i += 1
@@ -330,72 +378,16 @@ def third_person(sentence: str) -> str:
     return result + "."
 
 
-def slot_of(summary: str) -> tuple[str, str] | None:
-    """The property slot a third-person summary fills, with its value.
-
-    Slots: name, age, location, hometown, employer, occupation, diet,
-    relationship_status, pet, ``favorite_<thing>`` and ``preference:<object>``
-    (the value of a preference slot is its polarity, ``+`` or ``-``).
-
-    Args:
-        summary: a third-person statement.
-
-    Returns:
-        ``(slot, value)`` or ``None``.
-
-    Example:
-        >>> slot_of("The user lives in Denver.")
-        ('location', 'denver')
-        >>> slot_of("The user no longer likes coffee.")
-        ('preference:coffee', '-')
-    """
-    fav = _FAVORITE.search(summary)
-    if fav:
-        return f"favorite_{fav.group(1).lower().strip()}", _norm_value(fav.group(2))
-    for slot, pattern in _SLOT_PATTERNS:
-        m = pattern.search(summary)
-        if m:
-            return slot, _norm_value(m.group(1))
-    pref = _PREFERENCE.search(summary)
-    if pref:
-        verb = pref.group(1).lower()
-        obj = _head(pref.group(2))
-        if obj:
-            return f"preference:{obj}", "-" if verb in _NEGATIVE_PREF else "+"
-    return None
-
-
-def _norm_value(value: str) -> str:
-    v = value.strip().lower()
-    v = re.sub(r"\b(?:now|last (?:week|month|year|spring|summer|fall|winter)|recently|this year)\b", "", v)
-    v = re.sub(r"^(?:the|a|an)\s+", "", v.strip())
-    return " ".join(v.split())
-
-
-_HEAD_END = frozenset({"with", "at", "in", "on", "for", "when", "because", "but", "and", "now", "so",
-                       "the", "user's", "every", "more", "than", "over", "instead", "anymore", "these",
-                       "there", "here", "lately", "recently", "too", "very", "a", "lot", "days",
-                       "most", "all", "any", "again", "sometimes", "often", "daily", "weekly"})
-
-
-def _head(obj: str) -> str:
-    toks = words(obj)
-    while toks and toks[0] in _STOP_HEAD:
-        toks = toks[1:]
-    head: list[str] = []
-    for t in toks:
-        if t in _HEAD_END or t in _STOP_HEAD:
-            break
-        head.append(t)
-        if len(head) == 2:
-            break
-    return " ".join(head)
-
-
 _DIRECTIVE_LEAD = re.compile(
     r"^(?:(?:from now on|in the future|going forward|please|and|also|so)\b[\s,]*)+", re.IGNORECASE
 )
 _WANT_LEAD = re.compile(r"^(?:i want you to|i'd like you to|i would like you to|you should)\s+", re.I)
+
+
+_AGENT_INTERJECTION = re.compile(
+    r"^(?:(?:oh|ooh|wow|haha+|ha|lol|well|hey|hi|hello|ok|okay|so|um+|uh+|ah+|hmm+|hm+|anyway)\b[\s,!.]*)+",
+    re.IGNORECASE,
+)
 
 
 def agent_summary(sentence: str) -> str:
@@ -405,9 +397,11 @@ def agent_summary(sentence: str) -> str:
         >>> agent_summary("From now on, please call me Sam.")
         'The assistant should call the user Sam.'
     """
-    text = _INTERJECTION.sub("", " ".join(sentence.replace("’", "'").split()))
+    text = _AGENT_INTERJECTION.sub("", " ".join(sentence.replace("’", "'").split()))
     text = _DIRECTIVE_LEAD.sub("", text)
     text = _WANT_LEAD.sub("", text).rstrip(" !?.,;:")
+    if re.match(r"^no\s+\w", text, re.IGNORECASE):
+        text = "use " + text  # "no emojis" → "use no emojis"
     if not text:
         return ""
     body = third_person(text).rstrip(".")
@@ -449,7 +443,9 @@ def _aspect(tokens: list[str], summary: str) -> str:
     slot = slot_of(summary)
     if slot is not None:
         key = slot[0]
-        if key in ("diet",):
+        if "." in key or key in ("relationship_status", "pet"):
+            return "social_relationship"  # a fact about someone in the user's life
+        if key in ("diet", "allergy"):
             return "health"
         if key == "relationship_status":
             return "social_relationship"
@@ -479,19 +475,46 @@ _COMMON = frozenset(
     think those today tomorrow yesterday would which while where their other going always never
     something anything everything someone little great please""".split()
 )
-_ENTITY_STOP = frozenset({"I", "I'm", "I've", "I'd", "I'll", "The", "User", "Assistant", "Monday", "Tuesday",
-                          "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"})
+_ENTITY_STOP = frozenset(
+    {
+        "I",
+        "I'm",
+        "I've",
+        "I'd",
+        "I'll",
+        "The",
+        "User",
+        "Assistant",
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+    }
+)
+
+
+_LEAD_VOCATIVE = re.compile(r"^(?:(?:wow|oh|hey|yeah|thanks|thank you|aw+|omg)[\s,!]*)*[A-Z][a-z]+[,!]\s+")
+_LEAD_NAME = re.compile(r"^([A-Z][a-z]+)(?=\s+and\s+(?:I|my|me)\b|'s\b|,\s+(?:my|our)\b|\s+here\b)")
 
 
 def _entities(sentence: str, summary: str, tokens: list[str]) -> list[str]:
     found: list[str] = []
+    lead = _LEAD_NAME.match(sentence)
+    if lead:
+        found.append(lead.group(1))
     for m in _PROPER.finditer(sentence):
         ent = m.group(1)
         if ent not in _ENTITY_STOP and ent not in found:
             found.append(ent)
     slot = slot_of(summary)
-    if slot is not None and not slot[0].startswith("preference:") and slot[1] and slot[1] not in (
-        e.lower() for e in found
+    if (
+        slot is not None
+        and not slot[0].startswith("preference:")
+        and slot[1]
+        and slot[1] not in (e.lower() for e in found)
     ):
         found.append(slot[1])
     elif slot is not None and slot[0].startswith("preference:"):
@@ -503,6 +526,46 @@ def _entities(sentence: str, summary: str, tokens: list[str]) -> list[str]:
         content = [t for t in tokens if len(t) > 4 and t not in _COMMON and t not in lexical]
         found.extend(dict.fromkeys((lexical + content)[:3]))
     return found[:6]
+
+
+_TAGS = re.compile(
+    r"(?:,?\s*\b(?:btw|by the way|lol|lmao|haha+|tbh|tbf|just so you know|just saying|did i mention|"
+    r"in case you forgot|in case it comes up|fight me|if that matters[^,.!?]*|remember|you know|for context|"
+    r"for the record|just a reminder|as i said)\b[?!.,]*)+",
+    re.IGNORECASE,
+)
+_HABIT = re.compile(
+    r"\b(?:every (?:day|week|weekend|morning|evening|night|month|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday)|on (?:weekends|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)|"
+    r"\d+x a week|(?:once|twice|\w+ times) a (?:week|month)|weekly|daily|since i was|for years|since \d{4}|"
+    r"since (?:january|february|march|april|may|june|july|august|september|october|november|december)|"
+    r"always|usually|never|normally|typically)\b",
+    re.IGNORECASE,
+)
+_TRANSIENT_ING = re.compile(
+    r"\b(?:i'm|i am)\s+(?:just\s+|currently\s+|still\s+)?(?:sitting|waiting|standing|lying|driving|walking|"
+    r"heading|commuting|rambling|typing|procrastinating|chilling|relaxing|hanging out|packing|stuck|"
+    r"running late|on my way)\b",
+    re.IGNORECASE,
+)
+_EPISODE = re.compile(
+    r"\b(?:yesterday|last (?:night|week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|"
+    r"sunday|summer|winter|spring|fall)|(?:a few|two|three|\d+) (?:days|weeks|months|years) ago|the other day|"
+    r"next (?:week|weekend|month|year|summer)|recently|this past)\b",
+    re.IGNORECASE,
+)
+_PAST_VERB = re.compile(
+    r"\b(?:i|we)\s+(?:just\s+|finally\s+|also\s+|recently\s+)?(?:\w+ed|went|made|took|got|saw|met|began|"
+    r"bought|found|won|wrote|ran|gave|joined|started|tried|had|did|built|read|drew|painted|visited|learned|"
+    r"adopted|finished|signed|attended|participated|organized|hosted|launched|released|published)\b",
+    re.IGNORECASE,
+)
+_CHAT_REPLY = re.compile(
+    r"^(?:i agree|i'm sorry|i am sorry|i'm sure|i can't wait|i cant wait|i'm glad|i hope|i bet|i know what you mean|"
+    r"i understand|let me know|i appreciate|i'm happy for you|i'm so happy for you|i'm proud of you|"
+    r"i'm excited for you|i love that|i love it|i'd love to see|i totally agree|i feel you|i see)\b",
+    re.IGNORECASE,
+)
 
 
 def analyze_sentence(sentence: str) -> SentenceFacts:
@@ -521,6 +584,10 @@ def analyze_sentence(sentence: str) -> SentenceFacts:
         ('request', False)
     """
     clean = sentence.replace("’", "'").strip()
+    transient_ing = bool(_TRANSIENT_ING.search(clean))
+    stripped = _TAGS.sub("", clean).strip(" ,")
+    if stripped and len(stripped) < len(clean):
+        clean = stripped if stripped[-1] in ".!?" else stripped + "."
     tokens = words(clean)
     token_set = set(tokens)
     first_person = bool(token_set & FIRST_PERSON)
@@ -558,7 +625,11 @@ def analyze_sentence(sentence: str) -> SentenceFacts:
         summary = third_person(clean)
     else:
         summary = ""
+    if summary and not agent_directed and not REQUEST_START.match(without_interjection):
+        summary = canonical_summary(summary)
     personal = (first_person or (group and not is_question)) and not (is_question and intent != "request")
+    if _CHAT_REPLY.match(_INTERJECTION.sub("", _LEAD_VOCATIVE.sub("", clean)).strip()):
+        personal = False  # "I'm sure she'll love it": a reply, not a fact about the speaker
     if intent == "request" and not agent_directed:
         # a request is personal only when it also states something about the user
         personal = first_person and bool(
@@ -572,12 +643,18 @@ def analyze_sentence(sentence: str) -> SentenceFacts:
         aspect = "preference"
     if aspect == "other" and personal and intent in ("inform", "plan", "reflect", "express"):
         # a first-person statement about a concrete thing: treat as an activity
-        if _PROPER.search(clean) or len([t for t in tokens if len(t) > 4]) >= 2:
-            aspect = "activity"
+        subject_i = bool({"i", "i'm", "i've", "we", "we're", "we've"} & token_set)
+        episodic = bool(_PAST_VERB.search(clean) or _EPISODE.search(clean))
+        if subject_i and (_PROPER.search(clean) or _HABIT.search(clean) or episodic):
+            aspect = "preference" if token_set & {"want", "wants", "like", "prefer", "need"} else "activity"
     confidence = 1.0
     if HEDGES.search(clean):
         confidence *= CONFIDENCE_RUBRIC["hedged"]
-    if TRANSIENT.search(clean):
+    if intent == "plan" and HEDGES.search(clean):
+        confidence *= CONFIDENCE_RUBRIC["hedged"]  # a doubtful plan is twice uncertain
+    hedges = {m.group(0).lower() for m in HEDGES.finditer(clean)}
+    confidence *= CONFIDENCE_RUBRIC["hedged"] ** max(0, min(3, len(hedges)) - 1)
+    if (TRANSIENT.search(sentence) or transient_ing) and not _HABIT.search(clean):
         confidence *= CONFIDENCE_RUBRIC["transient"]
     if summary and AMBIGUOUS_OBJECT.search(summary.rstrip(".")):
         confidence *= CONFIDENCE_RUBRIC["ambiguous"]

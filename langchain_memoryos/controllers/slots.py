@@ -1,0 +1,509 @@
+"""Property slots of third-person facts: whose property, which one, what value.
+
+The AMU relation-judge asks whether a new record speaks about *the same
+property* as an old one (update) or another one (separate). The offline
+controller answers with slots: "The user lives in Denver" fills ``location``
+with ``denver``; "The user's sister lives in Paris" fills ``sister.location``
+— a different slot, so the two facts can coexist. Slot facts are also
+rewritten to one canonical, self-contained statement of the current state
+("I moved to Denver last month for work" → "The user lives in Denver.").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["SlotFact", "agent_slot", "canonical_summary", "find_slot", "slot_of"]
+
+_CAP = r"(?:[A-Z][\w&'’-]*)"
+#: a proper-noun phrase: capitalised words, with "of"/"de"/"the" inside ("Bank of America")
+_PROPER = rf"({_CAP}(?:\s+(?:(?:of|de|la|du|the|and|&)\s+)?{_CAP})*)"
+
+_SOCIAL = frozenset(
+    """wife husband partner boyfriend girlfriend fiance fiancé fiancee friend bestie mom mother dad father
+    sister brother son daughter kid kids child children cousin aunt uncle grandma grandmother grandpa
+    grandfather colleague coworker boss neighbor neighbour roommate parents niece nephew stepmom stepdad
+    stepson stepdaughter flatmate housemate dog cat puppy kitten pet parrot rabbit hamster horse""".split()
+)
+_OCCUPATIONS = (
+    r"engineer|developer|teacher|nurse|doctor|physician|surgeon|designer|lawyer|attorney|manager|student|"
+    r"accountant|chef|cook|writer|author|artist|painter|scientist|analyst|consultant|programmer|architect|"
+    r"pharmacist|therapist|dentist|firefighter|electrician|plumber|mechanic|photographer|musician|journalist|"
+    r"professor|researcher|barista|waiter|waitress|cashier|paramedic|pilot|veterinarian|vet|counselor|"
+    r"counsellor|librarian|carpenter|farmer|salesperson|recruiter|intern|freelancer|entrepreneur|founder|"
+    r"officer|soldier|paralegal|secretary|assistant|technician|editor|translator|tutor|coach|trainer|"
+    r"economist|statistician|biologist|chemist|physicist|psychologist|social worker|realtor|banker|"
+    r"data scientist|product manager|software engineer|web developer|graphic designer|dancer|singer|actor|"
+    r"actress|driver|baker|butcher|janitor|clerk|student|pastor|priest|retiree|homemaker"
+)
+_DIETS = r"vegan|vegetarian|pescatarian|keto|gluten-free|plant-based|lactose-free|dairy-free|halal|kosher"
+_FOODS = r"meat|red meat|fish|seafood|dairy|pork|beef|chicken|gluten|sugar|eggs|animal products|alcohol"
+_STATUS = r"married|single|engaged|divorced|widowed|separated"
+_I = re.IGNORECASE
+_NOT_A_NAME = (
+    r"American|Canadian|Mexican|British|English|Irish|Scottish|Welsh|French|German|Italian|Spanish|Portuguese|"
+    r"Dutch|Belgian|Swiss|Austrian|Swedish|Norwegian|Danish|Finnish|Polish|Russian|Ukrainian|Greek|Turkish|"
+    r"Chinese|Japanese|Korean|Indian|Pakistani|Australian|Brazilian|Argentinian|Nigerian|Kenyan|Egyptian|"
+    r"Israeli|Iranian|Vietnamese|Thai|Filipino|Christian|Catholic|Jewish|Muslim|Hindu|Buddhist|Atheist|"
+    r"Vegan|Vegetarian|Single|Married|Engaged|Divorced|Retired|Back|Here|Fine|Good|Okay|Ok|Sorry|Done|Ready"
+)
+
+
+@dataclass(frozen=True)
+class SlotFact:
+    """A slot read off a third-person statement.
+
+    Attributes:
+        subject: ``"user"`` or the person/pet it is about (``"sister"``).
+        slot: the property (``location``, ``employer``, ``preference:coffee`` …).
+        value: the normalised value (lower case; ``+``/``-`` for preferences).
+        display: the value as written, for a canonical statement.
+
+    Example:
+        >>> find_slot("The user's sister lives in Paris.").key
+        'sister.location'
+    """
+
+    subject: str
+    slot: str
+    value: str
+    display: str
+
+    @property
+    def key(self) -> str:
+        """The slot key: ``slot`` for the user, ``subject.slot`` for anyone else.
+
+        Example:
+            >>> SlotFact("user", "location", "oslo", "Oslo").key
+            'location'
+        """
+        return self.slot if self.subject == "user" else f"{self.subject}.{self.slot}"
+
+
+# (slot, pattern, value) — value None: group 1 of the pattern; otherwise a constant.
+_PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
+    (
+        "relationship_status",
+        re.compile(
+            r"(?i:\b(?:called it quits|parted ways|split|ended things with|is no longer (?:with|dating)|dumped))"
+        ),
+        "single",
+    ),
+    (
+        "relationship_status",
+        re.compile(
+            r"(?i:\b(?:are|is|were|got|just got)\s+(?:now\s+)?(?:separating|separated|divorcing|getting divorced))"
+        ),
+        "separated",
+    ),
+    (
+        "birthday",
+        re.compile(
+            r"(?i:\bbirthday is\s+(?:on\s+)?(?:the\s+)?)"
+            r"((?:[A-Z][a-z]+\s+)?\d{1,2}(?:st|nd|rd|th)?(?:\s+of\s+[A-Z][a-z]+)?)"
+        ),
+        None,
+    ),
+    ("age", re.compile(r"^(?i:the user is\s+)(\d{1,2})\.?$"), None),
+    ("name", re.compile(r"^([A-Z][a-z]+)(?i:\s+here\b)"), None),
+    ("allergy", re.compile(r"(?i:\ballerg\w*\b[^.]*?\bonly\s+)([a-z][a-z ]*?)(?=,|\.|$| are| is)"), None),
+    (
+        "allergy",
+        re.compile(
+            r"(?i:\b(?:is|was|got|became)\s+(?:severely\s+|mildly\s+|very\s+)?allergic to\s+)"
+            r"([a-z][a-z -]*?)(?=,|\.|$| so| and| but| which)"
+        ),
+        None,
+    ),
+    ("employer", re.compile(rf"(?i:\bis\s+an?\s+[\w -]+?\s+at\s+)(?:the\s+)?{_PROPER}"), None),
+    ("occupation", re.compile(r"(?i:\bteach(?:es)?\s+\w+)"), "teacher"),
+    ("location", re.compile(rf"(?i:\bis\s+(?:now\s+)?(?:based\s+)?in\s+)(?:the\s+)?{_PROPER}(?i:\s+now)\b"), None),
+    ("location", re.compile(rf"(?i:\bis\s+(?:now\s+)?based\s+(?:in|out of)\s+)(?:the\s+)?{_PROPER}"), None),
+    ("employer", re.compile(rf"(?i:\bis\s+(?:now\s+)?at\s+)(?:the\s+)?{_PROPER}(?i:\s+now)\b"), None),
+    (
+        "diet",
+        re.compile(r"(?i:\b(?:is eating|eats|started eating|is back to eating)\s+(?:fish|seafood)\s+again)"),
+        "pescatarian",
+    ),
+    ("diet", re.compile(r"(?i:\b(?:is eating|eats|started eating|is back to eating)\s+meat\s+again)"), "omnivore"),
+    ("relationship_status", re.compile(r"(?i:\b(?:broke|broken|split|splits|breaks)\s+up\b)"), "single"),
+    ("relationship_status", re.compile(r"(?i:\b(?:ended things with|is no longer (?:with|dating)|dumped))"), "single"),
+    (
+        "relationship_status",
+        re.compile(rf"(?i:\b(?:got|just got|recently got|is getting|has been)\s+({_STATUS}))"),
+        None,
+    ),
+    (
+        "relationship_status",
+        re.compile(rf"(?i:\bis\s+(?:now\s+|newly\s+|happily\s+|recently\s+|still\s+)*({_STATUS})\b)"),
+        None,
+    ),
+    (
+        "relationship_status",
+        re.compile(
+            r"(?i:\b(?:is dating|is seeing someone|is in a relationship|has a (?:new )?(?:girlfriend|boyfriend)))"
+        ),
+        "in a relationship",
+    ),
+    (
+        "name",
+        re.compile(r"^(?i:the user is\s+)(?!(?:" + _NOT_A_NAME + r")\b)([A-Z][a-z]+(?:-[A-Z][a-z]+)?)\.?$"),
+        None,
+    ),
+    (
+        "name",
+        re.compile(
+            r"(?i:(?:^the user's name is|^the user's \w+ is named|\bis called|\bis named|\bgoes by|"
+            r"\bprefers to be called)\s+)([A-Z][\w'’-]+)"
+        ),
+        None,
+    ),
+    ("age", re.compile(r"(?i:\bis\s+)(\d{1,3})(?i:\s+(?:years?\s+old|yo)\b)"), None),
+    ("age", re.compile(r"(?i:\b(?:just turned|turned|is turning)\s+)(\d{1,3})\b"), None),
+    (
+        "location",
+        re.compile(
+            rf"(?i:\b(?:lives|is living|living|resides|moved|moves|has moved|relocated|is moving|is relocating|"
+            rf"is based|settled|just moved|recently moved)\s+(?:back\s+)?(?:in|to|down to|up to|over to)\s+)"
+            rf"(?:the\s+)?{_PROPER}"
+        ),
+        None,
+    ),
+    (
+        "hometown",
+        re.compile(
+            rf"(?i:\b(?:is from|comes from|grew up in|was born in|was raised in|is originally from)\s+)"
+            rf"(?:the\s+)?{_PROPER}"
+        ),
+        None,
+    ),
+    (
+        "employer",
+        re.compile(
+            rf"(?i:\b(?:quit|quits|left|leaves|lost)\s+(?:the user's\s+|a\s+|the\s+)?(?:job|position|role)\s+"
+            rf"(?:at|with)\s+){_PROPER}"
+        ),
+        "none",
+    ),
+    (
+        "employer",
+        re.compile(
+            rf"(?i:\b(?:resigned from|was laid off from|got laid off from|got fired from|was fired from|"
+            rf"quit|quits)\s+){_PROPER}"
+        ),
+        "none",
+    ),
+    (
+        "employer",
+        re.compile(r"(?i:\b(?:quit|quits|left|lost|resigned from)\s+(?:the user's|a|the)\s+(?:job|position|role)\b)"),
+        "none",
+    ),
+    ("employer", re.compile(r"(?i:\bis (?:now )?(?:unemployed|between jobs|out of work|retired)\b)"), "none"),
+    (
+        "employer",
+        re.compile(
+            rf"(?i:\b(?:works|is working|working|has been working|started working|is employed|interns|"
+            rf"is interning|job|position|role|internship|started|starts)\s+"
+            rf"(?:as an? [a-z -]+?\s+)?(?:at|for|by)\s+)(?:the\s+)?{_PROPER}"
+        ),
+        None,
+    ),
+    ("employer", re.compile(rf"(?i:\b(?:got hired by|was hired by|hired by)\s+)(?:the\s+)?{_PROPER}"), None),
+    (
+        "work_location",
+        re.compile(
+            rf"(?i:\b(?:works|is working|working|job|position|role)\s+(?:as an? [a-z -]+?\s+)?in\s+)"
+            rf"(?:the\s+)?{_PROPER}"
+        ),
+        None,
+    ),
+    (
+        "occupation",
+        re.compile(
+            r"(?i:\b(?:works as|is employed as|is working as|job is|trained as|became|is now|is)\s+"
+            rf"(?:an?\s+)?)((?:[a-z-]+\s+){{0,2}}?(?i:{_OCCUPATIONS}))\b"
+        ),
+        None,
+    ),
+    (
+        "diet",
+        re.compile(
+            rf"(?i:\b(?:is|went|turned|became|has gone|is going|switched to|is now)\s+"
+            rf"(?:now\s+|a\s+|an\s+|strictly\s+|fully\s+|being\s+|completely\s+)*({_DIETS}))\b"
+        ),
+        None,
+    ),
+    (
+        "diet",
+        re.compile(
+            rf"(?i:\b(?:doesn't|does not|no longer|stopped|quit|gave up|cut out)\s+(?:eat(?:s|ing)?\s+)?"
+            rf"({_FOODS}))\b"
+        ),
+        "no {0}",
+    ),
+    (
+        "pet",
+        re.compile(
+            r"(?i:\b(?:has|got|adopted|just got|rescued)\s+(?:an?|two|three|a new)\s+"
+            r"((?:dog|cat|puppy|kitten|parrot|rabbit|hamster|"
+            r"horse|turtle|guinea pig)s?)\b)"
+        ),
+        None,
+    ),
+)
+_FAVORITE = re.compile(r"\bfavou?rite\s+([a-z]+(?:\s+[a-z]+)?)\s+(?:is|are|was)\s+([^,.;!?]+)", _I)
+_PREFERENCE = re.compile(
+    r"\b(does not like|doesn't like|no longer likes|no longer enjoys|doesn't enjoy|does not enjoy|hates|"
+    r"dislikes|can't stand|is not a fan of|isn't a fan of|likes|loves|enjoys|prefers|adores|is into|"
+    r"is a (?:big |huge )?fan of|is obsessed with|has switched to|switched to|is switching to|now drinks|"
+    r"now eats|drinks|eats)\s+([^,.;!?]+)",
+    _I,
+)
+_NOT_MY_THING = re.compile(r"^([\w' -]+?)(?:'s| is| are)\s+(?:not|never)\s+the user's (?:thing|cup of tea|jam)", _I)
+_NEGATIVE_PREF = ("does not", "doesn't", "no longer", "hates", "dislikes", "can't stand", "is not", "isn't")
+_SUBJECT = re.compile(r"^(?:the user's|their|the user and others')\s+((?:[a-z-]+\s+){0,2}?)([a-z]+)\b", _I)
+_STOP_HEAD = frozenset({"the", "a", "an", "to", "my", "his", "her", "their", "some", "of", "and", "with", "in"})
+_HEAD_END = frozenset(
+    """with at in on for when because but and now so the user's every more than over instead anymore these
+    there here lately recently too very a lot days most all any again sometimes often daily weekly""".split()
+)
+_OTHERS_VERB = re.compile(
+    r"(?i:\buser's\s+(?:[a-z-]+\s+){0,2}?(?:" + "|".join(sorted(_SOCIAL, key=len, reverse=True)) + r")\b)"
+)
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d+")
+
+
+def _head(obj: str) -> str:
+    toks = [w.lower().replace("’", "'") for w in _WORD.findall(obj)]
+    while toks and toks[0] in _STOP_HEAD:
+        toks = toks[1:]
+    head: list[str] = []
+    for t in toks:
+        if t in _HEAD_END or t in _STOP_HEAD:
+            break
+        head.append(t)
+        if len(head) == 2:
+            break
+    return " ".join(head)
+
+
+def _pref_key(obj: str) -> str:
+    """The object of a preference by its first word, singular ("horror movies" → "horror")."""
+    first = obj.split()[0] if obj.split() else obj
+    return first[:-1] if len(first) > 3 and first.endswith("s") and not first.endswith("ss") else first
+
+
+def _norm(value: str) -> str:
+    v = value.strip().lower()
+    v = re.sub(r"\b(?:now|last (?:week|month|year|spring|summer|fall|winter)|recently|this year)\b", "", v)
+    v = re.sub(r"^(?:the|a|an)\s+", "", v.strip())
+    return " ".join(v.split())
+
+
+def _subject(summary: str) -> tuple[str, str]:
+    """``(subject, rest)``: who the statement is about and the text after the subject."""
+    m = _SUBJECT.match(summary)
+    if m and m.group(2).lower() in _SOCIAL:
+        return m.group(2).lower(), summary[m.end() :]
+    return "user", summary
+
+
+def find_slot(summary: str) -> SlotFact | None:
+    """The slot a third-person statement fills, with whose property it is.
+
+    Slots: name, age, location, hometown, employer (``none`` after quitting),
+    occupation, diet, relationship_status, pet, ``favorite_<thing>`` and
+    ``preference:<object>`` (value ``+`` or ``-``). A statement about someone
+    in the user's life ("The user's brother works at Siemens") fills that
+    person's slot (``brother.employer``).
+
+    Args:
+        summary: a third-person statement.
+
+    Returns:
+        The slot, or ``None`` when no rule reads one.
+
+    Example:
+        >>> find_slot("The user moved to Denver last month for a new job.").value
+        'denver'
+        >>> find_slot("The user's girlfriend and the user broke up.").key
+        'relationship_status'
+    """
+    text = " ".join(summary.replace("’", "'").split())
+    subject, rest = _subject(text)
+    joint = subject != "user" and bool(re.match(r"(?i:\s*and the user\b)", rest))
+    if joint:  # "The user's girlfriend and the user broke up": about the user
+        subject, rest = "user", text
+    fav = _FAVORITE.search(rest)
+    if fav:
+        return SlotFact(subject, f"favorite_{fav.group(1).lower().strip()}", _norm(fav.group(2)), fav.group(2).strip())
+    for slot, pattern, constant in _PATTERNS:
+        m = pattern.search(rest)
+        if not m:
+            continue
+        if subject == "user" and not joint and _OTHERS_VERB.search(rest[: m.start()]):
+            continue  # the verb belongs to someone else ("… the user's sister who lives in Paris")
+        if (
+            slot == "name"
+            and subject == "user"
+            and "called" in pattern.pattern
+            and not text.lower().startswith("the user")
+        ):
+            continue  # "Their dog is called Rocky" names someone else
+        captured = m.group(1) if m.groups() and m.group(1) else ""
+        if constant is None:
+            return SlotFact(subject, slot, _norm(captured), captured.strip())
+        value = constant.format(captured.lower()) if "{0}" in constant else constant
+        return SlotFact(subject, slot, value, captured.strip() or value)
+    nope = _NOT_MY_THING.search(rest)
+    if nope and _head(nope.group(1)):
+        return SlotFact(subject, f"preference:{_pref_key(_head(nope.group(1)))}", "-", _head(nope.group(1)))
+    pref = _PREFERENCE.search(rest)
+    if pref:
+        verb = pref.group(1).lower()
+        obj = _head(pref.group(2))
+        if obj:
+            key = _pref_key(obj)
+            return SlotFact(subject, f"preference:{key}", "-" if verb.startswith(_NEGATIVE_PREF) else "+", obj)
+    return None
+
+
+def slot_of(summary: str) -> tuple[str, str] | None:
+    """``(slot key, value)`` of a third-person statement, or ``None``.
+
+    Example:
+        >>> slot_of("The user lives in Denver.")
+        ('location', 'denver')
+        >>> slot_of("The user no longer likes coffee.")
+        ('preference:coffee', '-')
+        >>> slot_of("The user's brother works at Siemens.")
+        ('brother.employer', 'siemens')
+    """
+    found = find_slot(summary)
+    return None if found is None else (found.key, found.value)
+
+
+def _article(noun: str) -> str:
+    return "an" if noun[:1].lower() in "aeiou" else "a"
+
+
+def canonical_summary(summary: str) -> str:
+    """One self-contained statement of the current state of a profile slot.
+
+    Events and timelines become states ("The user moved to Denver last month"
+    → "The user lives in Denver."), so that an update replaces a statement of
+    the same shape. Statements without a profile slot come back unchanged.
+
+    Args:
+        summary: a third-person statement.
+
+    Returns:
+        The canonical statement, or ``summary`` itself.
+
+    Example:
+        >>> canonical_summary("The user used to live in Boston but now the user lives in Chicago.")
+        'The user lives in Chicago.'
+        >>> canonical_summary("The user quits the user's job at Deloitte.")
+        'The user no longer works at Deloitte.'
+        >>> canonical_summary("The user loves hiking.")
+        'The user loves hiking.'
+    """
+    found = find_slot(summary)
+    if found is None:
+        return summary
+    canonical = _canonical(found, summary)
+    current = re.split(r"(?i:\b(?:used to|previously|formerly|no longer)\b[^.]*?\bbut\b)", summary)[-1]
+    kept = {m.group(0) for m in re.finditer(_PROPER, canonical)}
+    dropped = [m.group(0) for m in re.finditer(_PROPER, current[1:]) if m.group(0) not in kept]
+    return summary if any(d not in _NOT_NAMES for d in dropped) else canonical
+
+
+_NOT_NAMES = frozenset({"I", "The", "User"})
+
+
+def _canonical(found: SlotFact, summary: str) -> str:
+    who = "The user" if found.subject == "user" else f"The user's {found.subject}"
+    v = found.display
+    templates = {
+        "location": f"{who} lives in {v}.",
+        "work_location": f"{who} works in {v}.",
+        "hometown": f"{who} is from {v}.",
+        "occupation": f"{who} works as {_article(v)} {found.value}.",
+        "relationship_status": f"{who} is {found.value}.",
+        "age": f"{who} is {found.value} years old.",
+        "name": f"{who}'s name is {v}." if found.subject == "user" else f"{who} is named {v}.",
+    }
+    if found.slot == "employer":
+        if found.value == "none":
+            return f"{who} no longer works at {v}." if v != "none" else summary
+        return f"{who} works at {v}."
+    if found.slot == "diet":
+        if found.value == "omnivore":
+            return f"{who} eats meat."
+        if found.value.startswith("no "):
+            return f"{who} does not eat {found.value[3:]}."
+        return f"{who} is {found.value}."
+    if found.slot == "name" and found.subject == "user":
+        return f"The user's name is {v}."
+    return templates.get(found.slot, summary)
+
+
+_AGENT_SLOTS: tuple[tuple[str, re.Pattern[str], str], ...] = (
+    (
+        "length",
+        re.compile(r"\b(?:short|shorter|brief|briefer|concise|succinct|terse|to the point|one-liners?)\b", _I),
+        "short",
+    ),
+    (
+        "length",
+        re.compile(r"\b(?:detailed|long|longer|in-depth|in depth|thorough|more detail|elaborate|lengthy)\b", _I),
+        "detailed",
+    ),
+    ("format", re.compile(r"\b(?:bullet points?|bullets|bulleted|lists?)\b", _I), "bullets"),
+    ("format", re.compile(r"\b(?:paragraphs?|prose|full sentences)\b", _I), "prose"),
+    ("format", re.compile(r"\btables?\b", _I), "tables"),
+    ("tone", re.compile(r"\b(?:formal|professional|polite)\b", _I), "formal"),
+    ("tone", re.compile(r"\b(?:casual|informal|friendly|relaxed|chill)\b", _I), "casual"),
+    ("emoji", re.compile(r"\b(?:no|not use|never use|without|stop using|don't use)\b[^.]*\bemojis?\b", _I), "no"),
+    ("emoji", re.compile(r"\bemojis?\b", _I), "yes"),
+    ("units", re.compile(r"\b(?:metric|celsius|kilometers|kilometres|kg)\b", _I), "metric"),
+    ("units", re.compile(r"\b(?:imperial|fahrenheit|miles|pounds)\b", _I), "imperial"),
+)
+_LANGUAGE = re.compile(
+    r"\b(?:in|speak|use|to|into)\s+(English|Spanish|French|German|Italian|Portuguese|Dutch|Chinese|Japanese|Korean|"
+    r"Arabic|Russian|Hindi|Polish|Swedish|Norwegian|Danish|Finnish|Greek|Turkish)\b",
+    _I,
+)
+_ADDRESS = re.compile(r"\bcall (?:the user|me)\s+([A-Z][\w'’-]+)")
+
+
+def agent_slot(summary: str) -> tuple[str, str] | None:
+    """The trait slot an instruction to the assistant fills (``agent.length`` …).
+
+    Slots: ``agent.length`` (short / detailed), ``agent.format`` (bullets,
+    prose, tables), ``agent.tone``, ``agent.emoji``, ``agent.units``,
+    ``agent.language`` and ``agent.address`` (how to call the user).
+
+    Args:
+        summary: the trait ("The assistant should keep answers short.").
+
+    Returns:
+        ``(slot key, value)`` or ``None``.
+
+    Example:
+        >>> agent_slot("The assistant should keep its answers brief.")
+        ('agent.length', 'short')
+        >>> agent_slot("The assistant should call the user Sam.")
+        ('agent.address', 'sam')
+    """
+    m = _ADDRESS.search(summary)
+    if m:
+        return "agent.address", m.group(1).lower()
+    m = _LANGUAGE.search(summary)
+    if m:
+        return "agent.language", m.group(1).lower()
+    for slot, pattern, value in _AGENT_SLOTS:
+        if pattern.search(summary):
+            return f"agent.{slot}", value
+    return None

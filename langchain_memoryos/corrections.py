@@ -1,0 +1,154 @@
+"""Inspect, correct, forget: the user's own edits to long-term memory.
+
+The AMU paper's ethics note asks that people can see, edit and delete what an
+agent keeps about them. An edit or a deletion is the user's word, so it skips
+the write-gate and the relation-judge; it is logged as a write event like any
+other decision (``edited`` / ``deleted``).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+
+from langgraph.store.base import PutOp
+
+from langchain_memoryos.controllers.base import ParsedRecords
+from langchain_memoryos.effects import Control, Embed, Step
+from langchain_memoryos.schema import FactKind, MemoryRecord, WriteEvent
+from langchain_memoryos.storage import MemoryRepository, UserState
+
+__all__ = ["FactNotFoundError", "edit_fact", "find_fact", "forget_fact"]
+
+
+class FactNotFoundError(LookupError):
+    """No user fact or agent trait has this id.
+
+    Example:
+        >>> str(FactNotFoundError("f_1", "u"))
+        "no fact 'f_1' for user 'u'; list_facts(user_id, kind=...) shows the ids"
+    """
+
+    def __init__(self, fact_id: str, user_id: str) -> None:
+        super().__init__(f"no fact {fact_id!r} for user {user_id!r}; list_facts(user_id, kind=...) shows the ids")
+        self.fact_id = fact_id
+        self.user_id = user_id
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def find_fact(state: UserState, fact_id: str) -> tuple[FactKind, MemoryRecord]:
+    """The kind and record of ``fact_id`` (user facts first, then agent traits).
+
+    Raises:
+        FactNotFoundError: when neither holds it.
+
+    Example:
+        >>> find_fact(UserState(user_id="u", label="u", dimension=2), "f_1")
+        Traceback (most recent call last):
+        ...
+        langchain_memoryos.corrections.FactNotFoundError: no fact 'f_1' for user 'u'; ...
+    """
+    kinds: tuple[FactKind, ...] = ("user", "agent")
+    for kind in kinds:
+        if fact_id in state.facts[kind]:
+            return kind, state.facts[kind][fact_id]
+    raise FactNotFoundError(fact_id, state.user_id)
+
+
+def edit_fact(state: UserState, fact_id: str, summary: str, *, now: _dt.datetime) -> Step[WriteEvent]:
+    """Step: replace a fact's summary, re-embed it and refresh its entities.
+
+    The summary is kept word for word (the user's correction wins); the
+    controller only re-reads its entities so that later relation judgements
+    see the corrected values. Provenance and creation time are kept.
+
+    Args:
+        state: the user's state.
+        fact_id: the fact or trait to edit.
+        summary: its new text.
+        now: the edit time.
+
+    Returns:
+        The ``edited`` event (its reason quotes the old summary).
+
+    Example:
+        >>> edit_fact  # doctest: +ELLIPSIS
+        <function edit_fact at ...>
+    """
+    kind, old = find_fact(state, fact_id)
+    parsed: ParsedRecords = yield Control("parse_records", (summary, kind))
+    state.count_usage(parsed.usage.llm_calls, parsed.usage.llm_tokens)
+    record = MemoryRecord.from_dict(old.to_dict())
+    record.summary = summary
+    entities = [e for r in parsed.records for e in r.entities]
+    if entities:
+        record.entities = list(dict.fromkeys(entities))
+    record.updated_at = now
+    vector = (yield Embed((summary,)))[0]
+    state.put_fact(record, vector)
+    event = WriteEvent(
+        "edited",
+        record,
+        replaced_ids=[],
+        reason=f"edited by the user; was: {old.summary}",
+        timestamp=now,
+        source="update_fact",
+        gate_score=1.0,
+    )
+    state.log_event(event)
+    return event
+
+
+def forget_fact(repo: MemoryRepository, state: UserState, fact_id: str, *, now: _dt.datetime) -> Step[WriteEvent]:
+    """Step: delete a fact or trait, and scrub its text from the write log.
+
+    Forgetting means the text is gone: the ``deleted`` event keeps only the
+    record's id, kind and aspect, and every earlier log event about the same
+    record has its summary and entities replaced by ``[deleted]``. (The
+    dialogue pages the fact came from are conversation history and stay.)
+
+    Args:
+        repo: the repository (to read the log).
+        state: the user's state.
+        fact_id: the fact or trait to delete.
+        now: the deletion time.
+
+    Returns:
+        The ``deleted`` event.
+
+    Example:
+        >>> forget_fact  # doctest: +ELLIPSIS
+        <function forget_fact at ...>
+    """
+    kind, old = find_fact(state, fact_id)
+    state.delete_fact(kind, fact_id)
+    log_ns = state.ns("log")
+    for item in (yield from repo.search_all(log_ns)):
+        logged = WriteEvent.from_dict(item.value)
+        if logged.record.id == fact_id and logged.record.summary != _REDACTED:
+            logged.record.summary = _REDACTED
+            logged.record.entities = []
+            state.pending.append(PutOp(log_ns, item.key, logged.to_dict(), index=False))
+    tombstone = MemoryRecord(
+        id=fact_id,
+        kind=kind,
+        aspect=old.aspect,
+        intent=old.intent,
+        summary=_REDACTED,
+        created_at=old.created_at,
+        updated_at=now,
+    )
+    event = WriteEvent(
+        "deleted",
+        tombstone,
+        replaced_ids=[fact_id],
+        reason="deleted by the user",
+        timestamp=now,
+        source="delete_fact",
+    )
+    state.log_event(event)
+    return event
+
+
+_REDACTED = "[deleted]"

@@ -1,0 +1,212 @@
+"""LoCoMo admission check: does the write-gate admit the turns worth remembering?
+
+LoCoMo questions cite the dialogue turns that hold their evidence. A turn is
+*worth remembering* when any question cites it; the gate *admits* a turn when
+at least one typed record parsed from it passes ``G >= tau_g``. Precision,
+recall and F1 of the admitted turns against the cited ones measure the gate
+without any model; two floors put the numbers in context (admit every turn;
+admit turns of at least 25 words).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from langchain_memoryos.controllers.base import MemoryController
+from langchain_memoryos.scoring import gate
+
+__all__ = [
+    "AdmissionScore",
+    "LocomoTurn",
+    "admission_check",
+    "cited_turns",
+    "iter_locomo_turns",
+    "normalize_evidence",
+]
+
+_EVIDENCE = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
+
+
+@dataclass(frozen=True)
+class LocomoTurn:
+    """One turn of a LoCoMo conversation.
+
+    Attributes:
+        sample_id: the conversation (``conv-26`` …).
+        dia_id: the turn id (``D3:4``).
+        speaker: who said it.
+        text: what was said (an image caption, if any, is kept apart).
+        caption: the caption of a shared image ("" when none).
+
+    Example:
+        >>> LocomoTurn("conv-1", "D1:1", "Ana", "Hi!", "").dia_id
+        'D1:1'
+    """
+
+    sample_id: str
+    dia_id: str
+    speaker: str
+    text: str
+    caption: str
+
+
+def normalize_evidence(raw: Any) -> list[str]:
+    """Turn ids from LoCoMo evidence, including its malformed forms.
+
+    Handles ``"D8:6; D9:17"`` (two ids in one string), ``"D:11:26"`` and
+    ``"D30:05"`` (leading zero).
+
+    Example:
+        >>> normalize_evidence(["D8:6; D9:17", "D:11:26", "D30:05"])
+        ['D8:6', 'D9:17', 'D11:26', 'D30:5']
+    """
+    items = raw if isinstance(raw, list) else [raw]
+    out: list[str] = []
+    for item in items:
+        for session, turn in _EVIDENCE.findall(str(item)):
+            out.append(f"D{int(session)}:{int(turn)}")
+    return out
+
+
+def iter_locomo_turns(path: str | Path) -> Iterator[LocomoTurn]:
+    """Every turn of every conversation of a LoCoMo file, in order.
+
+    Sessions are read in numeric order; ``session_N_date_time`` keys without a
+    session are skipped.
+
+    Example:
+        >>> iter_locomo_turns  # doctest: +ELLIPSIS
+        <function iter_locomo_turns at ...>
+    """
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    for sample in data:
+        conv = sample["conversation"]
+        sessions = sorted(
+            (int(k.split("_")[1]), k) for k in conv if re.fullmatch(r"session_\d+", k) and isinstance(conv[k], list)
+        )
+        for _, key in sessions:
+            for turn in conv[key]:
+                yield LocomoTurn(
+                    sample_id=str(sample.get("sample_id", "")),
+                    dia_id=normalize_evidence(turn.get("dia_id", ""))[0] if turn.get("dia_id") else "",
+                    speaker=str(turn.get("speaker", "")),
+                    text=str(turn.get("text", "")),
+                    caption=str(turn.get("blip_caption", "") or ""),
+                )
+
+
+def cited_turns(path: str | Path) -> set[tuple[str, str]]:
+    """``(sample_id, dia_id)`` of every turn that any question cites as evidence.
+
+    Example:
+        >>> cited_turns  # doctest: +ELLIPSIS
+        <function cited_turns at ...>
+    """
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    return {
+        (str(sample.get("sample_id", "")), dia)
+        for sample in data
+        for qa in sample.get("qa", [])
+        for dia in normalize_evidence(qa.get("evidence", []))
+    }
+
+
+@dataclass(frozen=True)
+class AdmissionScore:
+    """Precision, recall and F1 of admitted turns against cited turns.
+
+    Example:
+        >>> AdmissionScore(tp=5, fp=5, fn=0).f1
+        0.6666666666666666
+    """
+
+    tp: int
+    fp: int
+    fn: int
+
+    @property
+    def precision(self) -> float:
+        """``tp / (tp + fp)``.
+
+        Example:
+            >>> AdmissionScore(1, 1, 0).precision
+            0.5
+        """
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
+
+    @property
+    def recall(self) -> float:
+        """``tp / (tp + fn)``.
+
+        Example:
+            >>> AdmissionScore(1, 0, 1).recall
+            0.5
+        """
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
+
+    @property
+    def f1(self) -> float:
+        """Harmonic mean of precision and recall.
+
+        Example:
+            >>> AdmissionScore(1, 1, 1).f1
+            0.5
+        """
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+
+def _score(
+    turns: Iterable[LocomoTurn], cited: set[tuple[str, str]], admit: Callable[[LocomoTurn], bool]
+) -> AdmissionScore:
+    tp = fp = fn = 0
+    for turn in turns:
+        gold = (turn.sample_id, turn.dia_id) in cited
+        predicted = admit(turn)
+        tp += gold and predicted
+        fp += predicted and not gold
+        fn += gold and not predicted
+    return AdmissionScore(tp, fp, fn)
+
+
+def admission_check(
+    path: str | Path,
+    controller: MemoryController,
+    *,
+    gate_threshold: float = 0.5,
+) -> dict[str, AdmissionScore]:
+    """Score the write-gate's admission against LoCoMo's cited turns, with two floors.
+
+    Every turn is parsed with ``controller.parse_records(text, "user")`` (both
+    speakers: either may be asked about) and admitted when any record passes
+    the gate.
+
+    Args:
+        path: a LoCoMo file (``locomo10.json`` format).
+        controller: the controller whose typed records are gated.
+        gate_threshold: ``tau_g``.
+
+    Returns:
+        ``{"gate": …, "admit_all": …, "min_25_words": …}``.
+
+    Example:
+        >>> admission_check  # doctest: +ELLIPSIS
+        <function admission_check at ...>
+    """
+    turns = [t for t in iter_locomo_turns(path) if t.dia_id]
+    cited = cited_turns(path)
+
+    def admitted(turn: LocomoTurn) -> bool:
+        records = controller.parse_records(turn.text, "user").records
+        return any(gate(r, gate_threshold).admitted for r in records)
+
+    return {
+        "gate": _score(turns, cited, admitted),
+        "admit_all": _score(turns, cited, lambda t: True),
+        "min_25_words": _score(turns, cited, lambda t: len(t.text.split()) >= 25),
+    }
