@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 
+from langchain_memoryos.controllers.rules import query_aspects
 from langchain_memoryos.effects import Embed, Step, StoreBatch
 from langchain_memoryos.engine import EngineSettings, embedding_text, segment_heat
 from langchain_memoryos.keywords import extract_keywords
@@ -53,13 +54,31 @@ def retrieve(
     qvec: Vector = (yield Embed((embedding_text(query, config.max_embedding_chars),)))[0]
     _recall_mtm(state, settings, ctx, qvec, extract_keywords(query, config.page_keywords))
     _recall_other_threads(state, settings, ctx, qvec, other_threads)
-    threshold = settings.thresholds.retrieval_similarity
+    aspects = query_aspects(query)
     for kind, target in (("user", ctx.user_facts), ("agent", ctx.agent_facts)):
-        for key, score in state.fact_index[kind].search(qvec, config.top_facts):
-            if score >= threshold:
-                target.append(ScoredRecord(copy.deepcopy(state.facts[kind][key]), score))
+        target.extend(_recall_facts(state, settings, kind, qvec, aspects))
     yield StoreBatch(state.take_ops())
     return ctx
+
+
+def _recall_facts(
+    state: UserState, settings: EngineSettings, kind: str, qvec: Vector, aspects: frozenset[str]
+) -> list[ScoredRecord]:
+    """LPM facts: aspect pre-filter, then vector search, then ``tau_r``.
+
+    The facts of the aspects the query is about (:func:`query_aspects`) come
+    first, best first; when they are fewer than ``top_facts`` (or none, or the
+    query names no aspect) the best facts of the other aspects fill the rest,
+    so a wrong guess of the aspect never hides a relevant fact. Only facts with
+    cosine ``>= tau_r`` are returned.
+    """
+    top = settings.config.top_facts
+    threshold = settings.thresholds.retrieval_similarity
+    index = state.fact_index[kind]
+    hits = [(state.facts[kind][key], score) for key, score in index.search(qvec, len(index)) if score >= threshold]
+    preferred = [hit for hit in hits if hit[0].aspect in aspects]
+    rest = [hit for hit in hits if hit[0].aspect not in aspects]
+    return [ScoredRecord(copy.deepcopy(record), score) for record, score in (preferred + rest)[:top]]
 
 
 def _recall_mtm(

@@ -32,7 +32,8 @@ GROUP_PERSON = frozenset({"we", "our", "us", "we're", "we've", "ours"})
 
 ASPECT_LEXICON: dict[str, frozenset[str]] = {
     "health": frozenset(
-        """allergic allergy allergies vegan vegetarian pescatarian gluten lactose diet dieting doctor
+        """allergic allergy allergies coeliac celiac disease condition intolerant intolerance
+        vegan vegetarian pescatarian gluten lactose diet dieting doctor
         sick illness ill injury injured pain medication medicine therapy therapist diabetes diabetic
         asthma insomnia sleep surgery pregnant anxiety depression depressed hospital health healthy
         fitness workout gym cholesterol blood pressure migraine migraines celiac keto sober
@@ -496,6 +497,11 @@ _ENTITY_STOP = frozenset(
 )
 
 
+_IMPLICIT_I = re.compile(
+    r"^(?:moved|quit|started|got|finally got|just got|just moved|just started|switched|joined|adopted|left|"
+    r"went|began|stopped|love|hate|live|work)\s+(?:to|a|an|my|the|at|in|as|from|keto|smoking|drinking|[A-Z])",
+)
+_IMPLICIT_IM = re.compile(r"^(?:living|working|based|studying)\s+(?:in|at|as)\b")
 _LEAD_VOCATIVE = re.compile(r"^(?:(?:wow|oh|hey|yeah|thanks|thank you|aw+|omg)[\s,!]*)*[A-Z][a-z]+[,!]\s+")
 _LEAD_NAME = re.compile(r"^([A-Z][a-z]+)(?=\s+and\s+(?:I|my|me)\b|'s\b|,\s+(?:my|our)\b|\s+here\b)")
 
@@ -584,6 +590,11 @@ def analyze_sentence(sentence: str) -> SentenceFacts:
         ('request', False)
     """
     clean = sentence.replace("’", "'").strip()
+    bare = _INTERJECTION.sub("", clean)
+    if _IMPLICIT_I.match(bare):
+        clean = "I " + bare  # "moved to Ljubljana last month!" – chat drops the subject
+    elif _IMPLICIT_IM.match(bare):
+        clean = "I'm " + bare
     transient_ing = bool(_TRANSIENT_ING.search(clean))
     stripped = _TAGS.sub("", clean).strip(" ,")
     if stripped and len(stripped) < len(clean):
@@ -669,3 +680,43 @@ def analyze_sentence(sentence: str) -> SentenceFacts:
         confidence=round(confidence, 4),
         agent_directed=agent_directed,
     )
+
+
+_QUERY_CUES: dict[str, re.Pattern[str]] = {
+    "personal_profile": re.compile(
+        r"\b(?:where (?:do|does|did) \w+ (?:live|work|grow up|come from)|what (?:do|does) \w+ do for a living|"
+        r"how old|birthday|name|job|career|work|live|lives|city|hometown|from)\b",
+        re.IGNORECASE,
+    ),
+    "preference": re.compile(r"\b(?:favou?rite|like|likes|love|loves|prefer|prefers|enjoy|enjoys|hate|hates)\b", re.I),
+    "activity": re.compile(r"\b(?:hobby|hobbies|for fun|free time|weekend|sport|sports|play|plays)\b", re.I),
+}
+
+
+def query_aspects(query: str) -> frozenset[str]:
+    """The AMU aspects a question is about, read from its words (no model call).
+
+    Used by retrieval as a structured pre-filter before vector search; an
+    empty set means "no idea", and retrieval searches every fact.
+
+    Args:
+        query: the question or message.
+
+    Returns:
+        The aspects whose lexicon or question cues the query hits.
+
+    Example:
+        >>> sorted(query_aspects("Where do I live?"))
+        ['personal_profile']
+        >>> sorted(query_aspects("Is she allergic to anything?"))
+        ['health']
+        >>> query_aspects("What did we talk about?")
+        frozenset()
+    """
+    tokens = set(words(query))
+    found = {aspect for aspect in ASPECT_PRIORITY if tokens & ASPECT_LEXICON[aspect] - _GENERIC_QUERY_WORDS}
+    found |= {aspect for aspect, cue in _QUERY_CUES.items() if cue.search(query)}
+    return frozenset(found)
+
+
+_GENERIC_QUERY_WORDS = frozenset({"from", "read", "play", "run", "like", "into", "team", "move", "love", "class"})

@@ -127,6 +127,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
         "pescatarian",
     ),
     ("diet", re.compile(r"(?i:\b(?:is eating|eats|started eating|is back to eating)\s+meat\s+again)"), "omnivore"),
+    ("diet", re.compile(rf"(?i:\beats\s+(?:fully\s+|strictly\s+|mostly\s+|only\s+)?)({_DIETS})\b"), None),
     ("relationship_status", re.compile(r"(?i:\b(?:broke|broken|split|splits|breaks)\s+up\b)"), "single"),
     ("relationship_status", re.compile(r"(?i:\b(?:ended things with|is no longer (?:with|dating)|dumped))"), "single"),
     (
