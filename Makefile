@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench install clean
+.PHONY: demo test lint bench bench-amu install clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,10 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_engine.py
+
+LOCOMO ?= ../shared/data/locomo_dev.json
+bench-amu: $(STAMP)
+	$(PY) benchmarks/bench_amu.py all $(LOCOMO)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -39,11 +39,14 @@ try:
 except PackageNotFoundError:  # pragma: no cover - source checkout without install
     __version__ = "0.0.0"
 
+from langchain_memoryos.corrections import FactNotFoundError
+
 __all__ = [
     "BaseController",
     "ControllerUsage",
     "DialoguePage",
     "EmbeddingsNotAvailableError",
+    "FactNotFoundError",
     "HeuristicController",
     "MemoryContext",
     "MemoryController",

@@ -61,7 +61,7 @@ SECTION_TITLES: tuple[str, ...] = (
     "SUMMARY",
 )
 
-_ACTIONS: tuple[str, ...] = ("stored", "discarded", "updated", "filtered")
+_ACTIONS: tuple[str, ...] = ("stored", "discarded", "updated", "filtered", "evicted")
 
 
 class ProbeResult(TypedDict):

@@ -413,6 +413,8 @@ def canonical_summary(summary: str) -> str:
     found = find_slot(summary)
     if found is None:
         return summary
+    if found.slot == "employer" and re.search(r"(?i:\bis an? [\w -]+? at\b)", summary):
+        return summary  # "is an engineer at Google": the role would be lost
     canonical = _canonical(found, summary)
     current = re.split(r"(?i:\b(?:used to|previously|formerly|no longer)\b[^.]*?\bbut\b)", summary)[-1]
     kept = {m.group(0) for m in re.finditer(_PROPER, canonical)}

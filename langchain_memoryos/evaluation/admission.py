@@ -10,110 +10,15 @@ admit turns of at least 25 words).
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from langchain_memoryos.controllers.base import MemoryController
+from langchain_memoryos.evaluation.locomo import LocomoTurn, cited_turns, iter_locomo_turns
 from langchain_memoryos.scoring import gate
 
-__all__ = [
-    "AdmissionScore",
-    "LocomoTurn",
-    "admission_check",
-    "cited_turns",
-    "iter_locomo_turns",
-    "normalize_evidence",
-]
-
-_EVIDENCE = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
-
-
-@dataclass(frozen=True)
-class LocomoTurn:
-    """One turn of a LoCoMo conversation.
-
-    Attributes:
-        sample_id: the conversation (``conv-26`` …).
-        dia_id: the turn id (``D3:4``).
-        speaker: who said it.
-        text: what was said (an image caption, if any, is kept apart).
-        caption: the caption of a shared image ("" when none).
-
-    Example:
-        >>> LocomoTurn("conv-1", "D1:1", "Ana", "Hi!", "").dia_id
-        'D1:1'
-    """
-
-    sample_id: str
-    dia_id: str
-    speaker: str
-    text: str
-    caption: str
-
-
-def normalize_evidence(raw: Any) -> list[str]:
-    """Turn ids from LoCoMo evidence, including its malformed forms.
-
-    Handles ``"D8:6; D9:17"`` (two ids in one string), ``"D:11:26"`` and
-    ``"D30:05"`` (leading zero).
-
-    Example:
-        >>> normalize_evidence(["D8:6; D9:17", "D:11:26", "D30:05"])
-        ['D8:6', 'D9:17', 'D11:26', 'D30:5']
-    """
-    items = raw if isinstance(raw, list) else [raw]
-    out: list[str] = []
-    for item in items:
-        for session, turn in _EVIDENCE.findall(str(item)):
-            out.append(f"D{int(session)}:{int(turn)}")
-    return out
-
-
-def iter_locomo_turns(path: str | Path) -> Iterator[LocomoTurn]:
-    """Every turn of every conversation of a LoCoMo file, in order.
-
-    Sessions are read in numeric order; ``session_N_date_time`` keys without a
-    session are skipped.
-
-    Example:
-        >>> iter_locomo_turns  # doctest: +ELLIPSIS
-        <function iter_locomo_turns at ...>
-    """
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    for sample in data:
-        conv = sample["conversation"]
-        sessions = sorted(
-            (int(k.split("_")[1]), k) for k in conv if re.fullmatch(r"session_\d+", k) and isinstance(conv[k], list)
-        )
-        for _, key in sessions:
-            for turn in conv[key]:
-                yield LocomoTurn(
-                    sample_id=str(sample.get("sample_id", "")),
-                    dia_id=normalize_evidence(turn.get("dia_id", ""))[0] if turn.get("dia_id") else "",
-                    speaker=str(turn.get("speaker", "")),
-                    text=str(turn.get("text", "")),
-                    caption=str(turn.get("blip_caption", "") or ""),
-                )
-
-
-def cited_turns(path: str | Path) -> set[tuple[str, str]]:
-    """``(sample_id, dia_id)`` of every turn that any question cites as evidence.
-
-    Example:
-        >>> cited_turns  # doctest: +ELLIPSIS
-        <function cited_turns at ...>
-    """
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    return {
-        (str(sample.get("sample_id", "")), dia)
-        for sample in data
-        for qa in sample.get("qa", [])
-        for dia in normalize_evidence(qa.get("evidence", []))
-    }
+__all__ = ["AdmissionScore", "admission_check"]
 
 
 @dataclass(frozen=True)

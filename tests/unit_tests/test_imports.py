@@ -12,6 +12,7 @@ EXPECTED_ALL = [
     "ControllerUsage",
     "DialoguePage",
     "EmbeddingsNotAvailableError",
+    "FactNotFoundError",
     "HeuristicController",
     "MemoryContext",
     "MemoryController",
