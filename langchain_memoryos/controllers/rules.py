@@ -440,8 +440,7 @@ class SentenceFacts:
     agent_directed: bool
 
 
-def _aspect(tokens: list[str], summary: str) -> str:
-    slot = slot_of(summary)
+def _aspect(tokens: list[str], slot: tuple[str, str] | None) -> str:
     if slot is not None:
         key = slot[0]
         if "." in key or key in ("relationship_status", "pet"):
@@ -506,7 +505,7 @@ _LEAD_VOCATIVE = re.compile(r"^(?:(?:wow|oh|hey|yeah|thanks|thank you|aw+|omg)[\
 _LEAD_NAME = re.compile(r"^([A-Z][a-z]+)(?=\s+and\s+(?:I|my|me)\b|'s\b|,\s+(?:my|our)\b|\s+here\b)")
 
 
-def _entities(sentence: str, summary: str, tokens: list[str]) -> list[str]:
+def _entities(sentence: str, slot: tuple[str, str] | None, tokens: list[str]) -> list[str]:
     found: list[str] = []
     lead = _LEAD_NAME.match(sentence)
     if lead:
@@ -515,7 +514,6 @@ def _entities(sentence: str, summary: str, tokens: list[str]) -> list[str]:
         ent = m.group(1)
         if ent not in _ENTITY_STOP and ent not in found:
             found.append(ent)
-    slot = slot_of(summary)
     if (
         slot is not None
         and not slot[0].startswith("preference:")
@@ -649,7 +647,8 @@ def analyze_sentence(sentence: str) -> SentenceFacts:
     if agent_directed:
         personal = True
         intent = "request"
-    aspect = _aspect(tokens, summary) if summary else "other"
+    slot = slot_of(summary) if summary else None  # read once: aspect and entities both use it
+    aspect = _aspect(tokens, slot) if summary else "other"
     if agent_directed and aspect == "other":
         aspect = "preference"
     if aspect == "other" and personal and intent in ("inform", "plan", "reflect", "express"):
@@ -675,7 +674,7 @@ def analyze_sentence(sentence: str) -> SentenceFacts:
         aspect=aspect,
         intent=intent,
         summary=summary,
-        entities=_entities(clean, summary, tokens) if summary else [],
+        entities=_entities(clean, slot, tokens) if summary else [],
         sentiment=_sentiment(tokens),
         confidence=round(confidence, 4),
         agent_directed=agent_directed,
