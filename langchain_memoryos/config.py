@@ -4,6 +4,13 @@ The defaults follow the MemoryOS paper (§4 "Implementation Details") and the AM
 paper (§3, Appendix A.2). Where the official MemoryOS code differs from the paper
 (STM 10, 2000 segments, LFU eviction, wall-clock recency) the paper wins and the
 value stays configurable.
+
+One thing differs by default, measured on LoCoMo (``memoryos bench locomo``):
+mid-term pages are ranked over the whole MTM by dense + BM25 rank fusion and
+fill a context word budget (``page_ranking="hybrid"``, ``context_words=1000``),
+because the paper's two-stage ranking (top segments, then pages by cosine)
+finds far less evidence with a small offline embedder. :meth:`MemoryOSConfig.paper`
+gives the paper's settings exactly.
 """
 
 from __future__ import annotations
@@ -13,7 +20,10 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["DEFAULT_AGENT_PROFILE", "MODEL_THRESHOLDS", "MemoryOSConfig", "ModelThresholds"]
+__all__ = ["DEFAULT_AGENT_PROFILE", "MODEL_THRESHOLDS", "PAGE_RANKINGS", "MemoryOSConfig", "ModelThresholds"]
+
+#: How mid-term pages are ranked at retrieval (see ``MemoryOSConfig.page_ranking``).
+PAGE_RANKINGS = ("hybrid", "segments")
 
 DEFAULT_AGENT_PROFILE = (
     "A helpful, attentive personal assistant that remembers the user across conversations "
@@ -86,8 +96,21 @@ class MemoryOSConfig:
         recency_tau_seconds: ``mu`` in ``exp(-dt / mu)`` (paper: 1e7 s).
         promotion_heat: ``tau``; a segment whose heat reaches it is promoted to
             long-term persona memory (paper: 5).
-        top_segments: ``m``; segments selected at retrieval (paper: 5).
-        top_pages: ``k``; pages selected inside those segments (paper: 10).
+        top_segments: ``m``; segments selected at retrieval when
+            ``page_ranking="segments"`` (paper: 5).
+        top_pages: ``k``; the most mid-term pages a retrieval returns (paper: 10;
+            default 40, with ``context_words`` as the binding limit).
+        page_ranking: ``"hybrid"`` (default) ranks every mid-term page by
+            reciprocal-rank fusion of its cosine and its BM25 score against the
+            query; ``"segments"`` is the paper's two stages: the top
+            ``top_segments`` segments by ``F_score``, then pages inside them by cosine.
+        rrf_k: rank offset of the fusion (small values trust the top ranks more).
+        lexical_weight: weight of the BM25 ranking in the fusion (0 turns it off).
+        dense_weight: weight of the cosine ranking in the fusion.
+        context_words: word budget of the whole context (``MemoryContext.to_prompt()``):
+            the thread's STM, persona, facts and agent traits come first, then
+            mid-term pages in rank order while they fit. ``None``: no budget
+            (``top_pages`` pages).
         top_facts: user facts and agent traits each returned at retrieval (paper: 10).
         user_kb_capacity: user knowledge-base size, FIFO (paper: 100).
         agent_traits_capacity: agent-traits size, FIFO (paper: 100).
@@ -125,7 +148,12 @@ class MemoryOSConfig:
     recency_tau_seconds: float = 1e7
     promotion_heat: float = 5.0
     top_segments: int = 5
-    top_pages: int = 10
+    top_pages: int = 40
+    page_ranking: str = "hybrid"
+    rrf_k: float = 20.0
+    lexical_weight: float = 1.0
+    dense_weight: float = 1.0
+    context_words: int | None = 1000
     top_facts: int = 10
     user_kb_capacity: int = 100
     agent_traits_capacity: int = 100
@@ -184,8 +212,53 @@ class MemoryOSConfig:
             math.isfinite(self.stm_idle_seconds) and self.stm_idle_seconds >= 0
         ):
             raise ValueError(f"MemoryOSConfig.stm_idle_seconds must be >= 0 or None, got {self.stm_idle_seconds}.")
+        if self.page_ranking not in PAGE_RANKINGS:
+            raise ValueError(
+                f"MemoryOSConfig.page_ranking must be one of {PAGE_RANKINGS}, got {self.page_ranking!r}."
+            )
+        for name in ("rrf_k", "lexical_weight", "dense_weight"):
+            value = float(getattr(self, name))
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"MemoryOSConfig.{name} must be a finite number >= 0, got {value}.")
+        if self.lexical_weight == 0 and self.dense_weight == 0:
+            raise ValueError("MemoryOSConfig: lexical_weight and dense_weight cannot both be 0.")
+        if self.context_words is not None and (
+            isinstance(self.context_words, bool) or not isinstance(self.context_words, int) or self.context_words < 1
+        ):
+            raise ValueError(f"MemoryOSConfig.context_words must be an int >= 1 or None, got {self.context_words!r}.")
         if not isinstance(self.agent_profile, str):
             raise TypeError("MemoryOSConfig.agent_profile must be a string.")
+
+    @classmethod
+    def paper(cls, **changes: Any) -> MemoryOSConfig:
+        """The MemoryOS paper's settings exactly: two-stage segment → page ranking, 10 pages, no word budget.
+
+        Args:
+            **changes: fields to change on top of the preset.
+
+        Returns:
+            The paper-faithful config.
+
+        Example:
+            >>> cfg = MemoryOSConfig.paper()
+            >>> cfg.page_ranking, cfg.top_pages, cfg.context_words
+            ('segments', 10, None)
+        """
+        return cls(page_ranking="segments", top_pages=10, context_words=None, **changes)
+
+    @classmethod
+    def preset(cls, name: str, **changes: Any) -> MemoryOSConfig:
+        """A named preset: ``"default"`` (measured best offline) or ``"paper"``.
+
+        Example:
+            >>> MemoryOSConfig.preset("default").page_ranking
+            'hybrid'
+        """
+        if name == "default":
+            return cls(**changes)
+        if name == "paper":
+            return cls.paper(**changes)
+        raise ValueError(f"unknown MemoryOSConfig preset {name!r}; use 'default' or 'paper'.")
 
     def thresholds(self, model_name: str | None) -> ModelThresholds:
         """Resolve the similarity thresholds for an embedding model.

@@ -1,7 +1,16 @@
-"""The MemoryOS read path: STM in full, MTM in two stages, LPM by relevance.
+"""The MemoryOS read path: STM in full, MTM pages by rank, LPM by relevance.
 
-Retrieval makes no model call: query keywords come from YAKE and similarities
-from the cached FAISS indices. Hit segments get ``N_visit + 1`` and fresh
+Retrieval makes no model call. Mid-term pages are ranked one of two ways
+(``MemoryOSConfig.page_ranking``):
+
+* ``"hybrid"`` (default): every mid-term page (and the STM pages of the user's
+  other threads) by reciprocal-rank fusion of its cosine to the query (FAISS)
+  and its BM25 score (:mod:`langchain_memoryos.lexical`), filling the context
+  word budget in rank order;
+* ``"segments"`` (the paper): the top segments by ``F_score = cos + Jaccard``,
+  then the top pages inside them by cosine.
+
+The segments that hold the returned pages get ``N_visit + 1`` and fresh
 recency (the user's conversation clock), which is the only write.
 """
 
@@ -13,12 +22,34 @@ from langchain_memoryos.controllers.rules import query_aspects
 from langchain_memoryos.effects import Embed, Step, StoreBatch
 from langchain_memoryos.engine import EngineSettings, embedding_text, segment_heat
 from langchain_memoryos.keywords import extract_keywords
-from langchain_memoryos.schema import MemoryContext, ScoredPage, ScoredRecord, ScoredSegment
+from langchain_memoryos.lexical import rrf, tokenize
+from langchain_memoryos.schema import (
+    PAST_CONVERSATION_TITLE,
+    DialoguePage,
+    MemoryContext,
+    ScoredPage,
+    ScoredRecord,
+    ScoredSegment,
+    page_words,
+)
 from langchain_memoryos.scoring import f_score, top_k
 from langchain_memoryos.storage import MemoryRepository, UserState
 from langchain_memoryos.vector_index import Vector
 
-__all__ = ["retrieve"]
+__all__ = ["context_words", "retrieve"]
+
+#: How deep each ranking of the fusion looks (at least this many pages).
+_FUSION_DEPTH = 100
+
+
+def context_words(text: str) -> int:
+    r"""Words of a context text, as the budget counts them (whitespace-separated).
+
+    Example:
+        >>> context_words("## Recent conversation\\nUser: hi")
+        5
+    """
+    return len(text.split())
 
 
 def retrieve(
@@ -32,10 +63,11 @@ def retrieve(
     """Step: the memory context for ``query``.
 
     * STM: every page of the thread;
-    * MTM: top ``top_segments`` segments by ``F_score = cos + Jaccard`` against
-      the query, then the top ``top_pages`` pages inside them by cosine;
     * LPM: the persona in full, and the top ``top_facts`` user facts and agent
-      traits whose cosine is at least ``retrieval_similarity`` (``tau_r``).
+      traits whose cosine is at least ``retrieval_similarity`` (``tau_r``);
+    * MTM: pages ranked by ``page_ranking`` (see the module docstring), at most
+      ``top_pages``, and — with ``context_words`` — only while the whole
+      rendered context stays within that many words.
 
     Example:
         >>> retrieve  # doctest: +ELLIPSIS
@@ -48,15 +80,19 @@ def retrieve(
     if not persona.agent_profile:
         persona.agent_profile = config.agent_profile
     ctx = MemoryContext(query=query, user_id=user_id, thread_id=thread_id, stm=list(stm), persona=persona)
-    other_threads = [p.id for t, pages in state.stm.items() if t != thread_id for p in pages]
-    if not query.strip() or not (state.segments or other_threads or state.facts["user"] or state.facts["agent"]):
+    other = {p.id: p for t, pages in state.stm.items() if t != thread_id for p in pages}
+    if not query.strip() or not (state.segments or other or state.facts["user"] or state.facts["agent"]):
         return ctx
     qvec: Vector = (yield Embed((embedding_text(query, config.max_embedding_chars),)))[0]
-    _recall_mtm(state, settings, ctx, qvec, extract_keywords(query, config.page_keywords))
-    _recall_other_threads(state, settings, ctx, qvec, other_threads)
     aspects = query_aspects(query)
     for kind, target in (("user", ctx.user_facts), ("agent", ctx.agent_facts)):
         target.extend(_recall_facts(state, settings, kind, qvec, aspects))
+    if config.page_ranking == "segments":
+        ranked = _rank_by_segments(state, settings, ctx, qvec, extract_keywords(query, config.page_keywords), other)
+    else:
+        ranked = _rank_hybrid(state, settings, qvec, tokenize(query), other)
+    ctx.pages = _fill(ctx, ranked, config.top_pages, config.context_words)
+    _visit_segments(state, settings, ctx)
     yield StoreBatch(state.take_ops())
     return ctx
 
@@ -81,42 +117,110 @@ def _recall_facts(
     return [ScoredRecord(copy.deepcopy(record), score) for record, score in (preferred + rest)[:top]]
 
 
-def _recall_mtm(
-    state: UserState, settings: EngineSettings, ctx: MemoryContext, qvec: Vector, query_keywords: list[str]
-) -> None:
+def _dense(
+    state: UserState, qvec: Vector, other: dict[str, DialoguePage], depth: int
+) -> list[tuple[DialoguePage, float]]:
+    """Mid-term pages and other threads' STM pages by cosine, best first."""
+    hits = [(state.pages[key], score) for key, score in state.page_index.search(qvec, depth)]
+    if other:
+        hits += [(other[key], score) for key, score in state.stm_index.search(qvec, depth, within=list(other))]
+    hits.sort(key=lambda hit: hit[1], reverse=True)
+    return hits[:depth]
+
+
+def _rank_hybrid(
+    state: UserState, settings: EngineSettings, qvec: Vector, query_tokens: list[str], other: dict[str, DialoguePage]
+) -> list[ScoredPage]:
+    """Pages by reciprocal-rank fusion of the dense and the BM25 rankings."""
     config = settings.config
-    if not state.segments:
-        return
-    cosines = state.segment_index.search(qvec, len(state.segment_index))
-    segments = [state.segments[key] for key, _ in cosines]
-    scores = [f_score(cos, state.segments[key].keywords, query_keywords) for key, cos in cosines]
-    chosen = top_k(segments, scores, config.top_segments)
-    within = [pid for seg, _ in chosen for pid in seg.page_ids]
-    hits = state.page_index.search(qvec, config.top_pages, within=within)
+    depth = max(_FUSION_DEPTH, 4 * config.top_pages)
+    dense = _dense(state, qvec, other, depth) if config.dense_weight > 0 else []
+    lexical: list[str] = []
+    if config.lexical_weight > 0 and query_tokens:
+        lexical = [key for key, _ in state.lexicon.search(query_tokens, depth) if key in state.pages or key in other]
+    fused = rrf(
+        [[page.id for page, _ in dense], lexical],
+        k=config.rrf_k,
+        weights=[config.dense_weight, config.lexical_weight],
+    )
+    cosine = {page.id: score for page, score in dense}
+    return [ScoredPage(copy.deepcopy(state.pages.get(key) or other[key]), cosine.get(key, 0.0)) for key in fused]
+
+
+def _rank_by_segments(
+    state: UserState,
+    settings: EngineSettings,
+    ctx: MemoryContext,
+    qvec: Vector,
+    query_keywords: list[str],
+    other: dict[str, DialoguePage],
+) -> list[ScoredPage]:
+    """The paper: top segments by F_score, then pages inside them (and other threads' STM) by cosine."""
+    config = settings.config
+    hits: list[tuple[DialoguePage, float]] = []
+    if state.segments:
+        cosines = state.segment_index.search(qvec, len(state.segment_index))
+        segments = [state.segments[key] for key, _ in cosines]
+        scores = [f_score(cos, state.segments[key].keywords, query_keywords) for key, cos in cosines]
+        chosen = top_k(segments, scores, config.top_segments)
+        ctx.segments = [ScoredSegment(copy.deepcopy(seg), score) for seg, score in chosen]
+        within = [pid for seg, _ in chosen for pid in seg.page_ids]
+        hits = [(state.pages[key], s) for key, s in state.page_index.search(qvec, config.top_pages, within=within)]
+    if other:
+        hits += [(other[k], s) for k, s in state.stm_index.search(qvec, config.top_pages, within=list(other))]
+    hits.sort(key=lambda hit: hit[1], reverse=True)
+    return [ScoredPage(copy.deepcopy(page), score) for page, score in hits]
+
+
+def _fill(ctx: MemoryContext, ranked: list[ScoredPage], top: int, budget: int | None) -> list[ScoredPage]:
+    """The ranked pages that fit: at most ``top``, and within the word budget.
+
+    The budget counts the whole rendered context: what is already in ``ctx``
+    (STM, persona, facts, agent traits) first, then the past-conversation
+    section as it would be rendered with each further page. A page that does
+    not fit is skipped and shorter pages further down may still fit.
+    """
+    if budget is None:
+        return ranked[:top]
+    used = context_words(ctx.to_prompt()) if ctx.sections() else context_words("# Memory")
+    used += context_words(f"## {PAST_CONVERSATION_TITLE}")
+    days: set[object] = set()
+    chosen: list[ScoredPage] = []
+    for hit in ranked:
+        if len(chosen) >= top:
+            break
+        day = hit.page.timestamp.date()
+        cost = page_words(hit.page) + (0 if day in days else 1)
+        if used + cost <= budget:
+            chosen.append(hit)
+            days.add(day)
+            used += cost
+    return chosen
+
+
+def _visit_segments(state: UserState, settings: EngineSettings, ctx: MemoryContext) -> None:
+    """Segments hit: ``N_visit + 1``, fresh recency, new heat.
+
+    With the paper's ranking these are the selected segments; with hybrid
+    ranking, the segments of the best-ranked pages, at most ``top_segments``
+    of them (as many as the paper visits), so heat grows at the paper's rate.
+    """
+    config = settings.config
+    scores = {hit.segment.id: hit.score for hit in ctx.segments}
+    if config.page_ranking == "segments":
+        hit_ids = list(scores)
+    else:
+        ranked = dict.fromkeys(h.page.segment_id for h in ctx.pages if h.page.segment_id in state.segments)
+        hit_ids = [seg_id for seg_id in ranked if seg_id is not None][: config.top_segments]
     clock = state.clock
-    for seg, score in chosen:
+    visited: list[ScoredSegment] = []
+    for seg_id in hit_ids:
+        seg = state.segments[seg_id]
         seg.n_visit += 1
         if clock is not None:
             seg.last_access = clock
         seg.heat = segment_heat(seg, clock, config)
         state.put_segment(seg)
-        ctx.segments.append(ScoredSegment(copy.deepcopy(seg), score))
-    ctx.pages = [ScoredPage(copy.deepcopy(state.pages[pid]), score) for pid, score in hits]
-
-
-def _recall_other_threads(
-    state: UserState, settings: EngineSettings, ctx: MemoryContext, qvec: Vector, page_ids: list[str]
-) -> None:
-    """Pages still in the STM of the user's *other* threads compete with MTM pages.
-
-    STM is per thread, so a page of an idle thread may never reach MTM; it is
-    still the user's memory and must be reachable from a new thread.
-    """
-    if not page_ids:
-        return
-    top = settings.config.top_pages
-    by_id = {p.id: p for t, pages in state.stm.items() if t != ctx.thread_id for p in pages}
-    hits = state.stm_index.search(qvec, top, within=page_ids)
-    merged = ctx.pages + [ScoredPage(copy.deepcopy(by_id[pid]), score) for pid, score in hits]
-    merged.sort(key=lambda hit: hit.score, reverse=True)
-    ctx.pages = merged[:top]
+        best = max((h.score for h in ctx.pages if h.page.segment_id == seg_id), default=0.0)
+        visited.append(ScoredSegment(copy.deepcopy(seg), scores.get(seg_id, best)))
+    ctx.segments = visited

@@ -23,6 +23,7 @@ __all__ = [
     "MemoryContext",
     "MemoryRecord",
     "MemoryStats",
+    "PAST_CONVERSATION_TITLE",
     "Persona",
     "Relation",
     "RelationLabel",
@@ -35,6 +36,8 @@ __all__ = [
     "WriteEvent",
     "WriteReport",
     "ensure_utc",
+    "page_words",
+    "past_conversation",
 ]
 
 Aspect = Literal["personal_profile", "social_relationship", "activity", "health", "preference", "other"]
@@ -654,6 +657,54 @@ class ScoredRecord:
     score: float
 
 
+#: Title of the context section that holds mid-term pages.
+PAST_CONVERSATION_TITLE = "Relevant past conversation"
+
+
+def past_conversation(pages: Iterable[DialoguePage]) -> str:
+    """Mid-term pages as context text: in time order, one date line per day.
+
+    Each day appears once (``[2023-05-08]``), then its exchanges as ``User:`` /
+    ``Assistant:`` lines, so the date costs one word per day, not per page.
+
+    Example:
+        >>> import datetime as dt
+        >>> d = dt.datetime(2023, 5, 8, 13, 56, tzinfo=dt.UTC)
+        >>> print(past_conversation([DialoguePage(id="p", user_input="I paint.", agent_response="Nice!", timestamp=d)]))
+        [2023-05-08]
+        User: I paint.
+        Assistant: Nice!
+    """
+    lines: list[str] = []
+    day = None
+    for page in sorted(pages, key=lambda p: p.timestamp):
+        if page.timestamp.date() != day:
+            day = page.timestamp.date()
+            lines.append(f"[{day.isoformat()}]")
+        lines.extend(_page_lines(page))
+    return "\n".join(lines)
+
+
+def _page_lines(page: DialoguePage) -> list[str]:
+    lines = [f"User: {_quote(page.user_input)}"] if page.user_input else []
+    if page.agent_response:
+        lines.append(f"Assistant: {_quote(page.agent_response)}")
+    return lines
+
+
+def page_words(page: DialoguePage) -> int:
+    """Words a page adds to :func:`past_conversation`, not counting its day's date line.
+
+    So the section's words are the sum of its pages' ``page_words`` plus one per
+    distinct day.
+
+    Example:
+        >>> page_words(DialoguePage(id="p", user_input="I paint.", agent_response="Nice!"))
+        5
+    """
+    return sum(len(line.split()) for line in _page_lines(page))
+
+
 def _fmt_time(value: _dt.datetime) -> str:
     return value.strftime("%Y-%m-%d %H:%M")
 
@@ -735,21 +786,7 @@ class MemoryContext:
                 for p in self.stm
             )
         if self.pages:
-            by_segment: dict[str | None, list[DialoguePage]] = {}
-            for hit in self.pages:
-                by_segment.setdefault(hit.page.segment_id, []).append(hit.page)
-            summaries = {s.segment.id: s.segment.summary for s in self.segments}
-            lines: list[str] = []
-            for seg_id, pages in by_segment.items():
-                summary = summaries.get(seg_id or "", "")
-                if summary:
-                    lines.append(f"Topic: {_quote(summary)}")
-                for p in sorted(pages, key=lambda page: page.timestamp):
-                    line = f"- [{_fmt_time(p.timestamp)}] User: {_quote(p.user_input)}"
-                    if p.agent_response:
-                        line += f" | Assistant: {_quote(p.agent_response)}"
-                    lines.append(line)
-            out["Relevant past conversation"] = "\n".join(lines)
+            out[PAST_CONVERSATION_TITLE] = past_conversation([hit.page for hit in self.pages])
         profile_lines = [f"{k}: {v}" for k, v in sorted(self.persona.user_profile.items())]
         profile_lines += [f"{k}: {', '.join(v)}" for k, v in sorted(self.persona.user_traits.items()) if v]
         if profile_lines:

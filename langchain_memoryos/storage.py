@@ -31,6 +31,7 @@ import numpy as np
 from langgraph.store.base import Item, Op, PutOp, SearchOp
 
 from langchain_memoryos.effects import Step, StoreBatch
+from langchain_memoryos.lexical import LexicalIndex, page_tokens
 from langchain_memoryos.schema import (
     DialoguePage,
     FactKind,
@@ -150,12 +151,41 @@ class UserState:
     segment_index: VectorIndex = field(init=False)
     fact_index: dict[str, VectorIndex] = field(init=False)
     stm_index: VectorIndex = field(init=False)
+    _lexicon: LexicalIndex | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.stm_index = VectorIndex(self.dimension)
         self.page_index = VectorIndex(self.dimension)
         self.segment_index = VectorIndex(self.dimension)
         self.fact_index = {"user": VectorIndex(self.dimension), "agent": VectorIndex(self.dimension)}
+
+    @property
+    def lexicon(self) -> LexicalIndex:
+        """BM25 index over every page (MTM and every thread's STM), built on first use.
+
+        Example:
+            >>> s = UserState(user_id="u", label="u", dimension=2)
+            >>> s.put_page(DialoguePage(id="p", user_input="pottery class", agent_response=""),
+            ...            np.ones(2, dtype=np.float32))
+            >>> [k for k, _ in s.lexicon.search(tokenize("pottery"), 3)]
+            ['p']
+        """
+        if self._lexicon is None:
+            self._lexicon = LexicalIndex()
+            for page in self.pages.values():
+                self._lexicon.add(page.id, page_tokens(page))
+            for pages in self.stm.values():
+                for page in pages:
+                    self._lexicon.add(page.id, page_tokens(page))
+        return self._lexicon
+
+    def _lexicon_add(self, page: DialoguePage) -> None:
+        if self._lexicon is not None:
+            self._lexicon.add(page.id, page_tokens(page))
+
+    def _lexicon_remove(self, page_ids: list[str]) -> None:
+        if self._lexicon is not None:
+            self._lexicon.remove(page_ids)
 
     # -- namespaces ----------------------------------------------------------
     def ns(self, *parts: str) -> tuple[str, ...]:
@@ -261,6 +291,7 @@ class UserState:
         self.stm.setdefault(page.thread_id, []).append(page)
         self.stm_vectors[page.id] = vector
         self.stm_index.add(page.id, vector)
+        self._lexicon_add(page)
         value = page.to_dict()
         value["vector"] = encode_vector(vector)
         value["seq"] = seq
@@ -303,6 +334,7 @@ class UserState:
         """
         removed = [p.id for p in self.stm.get(thread_id, [])]
         self.stm_index.remove(removed)
+        self._lexicon_remove(removed)
         for pid in removed:
             self.stm_vectors.pop(pid, None)
             self._put(self.stm_ns(thread_id), pid, None)
@@ -321,6 +353,7 @@ class UserState:
         """
         self.pages[page.id] = page
         self.page_index.add(page.id, vector)
+        self._lexicon_add(page)
         value = page.to_dict()
         value["vector"] = encode_vector(vector)
         self._put(self.ns("pages"), page.id, value)
@@ -332,6 +365,7 @@ class UserState:
             >>> UserState(user_id="u", label="u", dimension=2).delete_pages(["x"])
         """
         self.page_index.remove(page_ids)
+        self._lexicon_remove(page_ids)
         for pid in page_ids:
             self.pages.pop(pid, None)
             self._put(self.ns("pages"), pid, None)

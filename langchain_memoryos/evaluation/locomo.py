@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,7 +23,11 @@ if TYPE_CHECKING:
     from langchain_memoryos.memory import MemoryOS
 
 __all__ = [
+    "LocomoPage",
+    "LocomoQuestion",
     "LocomoTurn",
+    "conversation_pages",
+    "load_questions",
     "cited_turns",
     "ingest_conversation",
     "iter_locomo_turns",
@@ -108,11 +112,17 @@ def session_turns(sample: Mapping[str, Any]) -> list[tuple[_dt.datetime | None, 
         >>> [(d.date().isoformat(), len(t)) for d, t in session_turns(sample)]
         [('2023-05-08', 1)]
     """
+    return [session for _, session in _numbered_sessions(sample)]
+
+
+def _numbered_sessions(
+    sample: Mapping[str, Any],
+) -> list[tuple[int, tuple[_dt.datetime | None, list[dict[str, Any]]]]]:
     conv = sample["conversation"]
     keys = sorted(
         (int(k.split("_")[1]), k) for k in conv if re.fullmatch(r"session_\d+", k) and isinstance(conv[k], list)
     )
-    return [(_session_date(conv.get(f"{key}_date_time")), list(conv[key])) for _, key in keys]
+    return [(n, (_session_date(conv.get(f"{key}_date_time")), list(conv[key]))) for n, key in keys]
 
 
 def iter_locomo_turns(path: str | Path) -> Iterator[LocomoTurn]:
@@ -150,13 +160,21 @@ def cited_turns(path: str | Path) -> set[tuple[str, str]]:
     }
 
 
-def ingest_conversation(memory: MemoryOS, sample: Mapping[str, Any], *, user_id: str, thread_id: str = "locomo") -> int:
+def ingest_conversation(
+    memory: MemoryOS,
+    sample: Mapping[str, Any],
+    *,
+    user_id: str,
+    thread_id: str = "locomo",
+    on_page: Callable[[], object] | None = None,
+) -> int:
     """Feed one conversation into ``memory`` by the ingestion protocol; return the pages added.
 
-    A speaker_a turn followed by a speaker_b turn is one page; any other turn
-    (two speaker_a turns in a row, a session that opens with speaker_b) is a
-    page of its own, so no turn is dropped or overwritten. Turns are one
-    minute apart from the session date.
+    The pages are those of :func:`conversation_pages`: a speaker_a turn
+    followed by a speaker_b turn is one page; any other turn (two speaker_a
+    turns in a row, a session that opens with speaker_b) is a page of its own,
+    so no turn is dropped or overwritten. Turns are one minute apart from the
+    session date. ``on_page`` is called after each page (for progress bars).
 
     Example:
         >>> from langchain_memoryos import MemoryOS
@@ -170,40 +188,172 @@ def ingest_conversation(memory: MemoryOS, sample: Mapping[str, Any], *, user_id:
         >>> sorted(m.retrieve("Where does A live?", user_id="a", thread_id="locomo").source_ids())
         ['D1:1', 'D1:2', 'D1:3']
     """
-    conv = sample["conversation"]
-    speaker_a = conv.get("speaker_a")
     added = 0
-    clock: _dt.datetime | None = None
-    for date, turns in session_turns(sample):
-        start = date or (clock + _dt.timedelta(days=1) if clock else _dt.datetime(2023, 1, 1, tzinfo=_dt.UTC))
-        i = 0
-        minute = 0
-        while i < len(turns):
-            turn = turns[i]
-            nxt = turns[i + 1] if i + 1 < len(turns) else None
-            if turn.get("speaker") == speaker_a and nxt is not None and nxt.get("speaker") != speaker_a:
-                user_text, agent_text, group = _turn_text(turn), _turn_text(nxt), [turn, nxt]
-                i += 2
-            elif turn.get("speaker") == speaker_a:
-                user_text, agent_text, group = _turn_text(turn), "", [turn]
-                i += 1
-            else:
-                user_text, agent_text, group = "", _turn_text(turn), [turn]
-                i += 1
-            ids = [d for t in group for d in normalize_evidence(t.get("dia_id", ""))]
-            clock = start + _dt.timedelta(minutes=minute)
-            minute += 1
-            report = memory.add_turn(
-                user_text,
-                agent_text,
-                user_id=user_id,
-                thread_id=thread_id,
-                timestamp=clock,
-                metadata={"source_id": ids},
-                turn_id="+".join(ids) or None,
-            )
-            added += report.added
+    for page in conversation_pages(sample):
+        report = memory.add_turn(
+            page.user_input,
+            page.agent_response,
+            user_id=user_id,
+            thread_id=thread_id,
+            timestamp=page.timestamp,
+            metadata={"source_id": list(page.dia_ids)},
+            turn_id="+".join(page.dia_ids) or None,
+        )
+        added += report.added
+        if on_page is not None:
+            on_page()
     return added
+
+
+@dataclass(frozen=True)
+class LocomoPage:
+    """One page of the ingestion protocol: a speaker_a turn and the speaker_b answer (or a lone turn).
+
+    Attributes:
+        user_input: speaker_a's text ("" when the page is a lone speaker_b turn).
+        agent_response: speaker_b's text ("" when unanswered).
+        user_speaker: speaker_a's name.
+        agent_speaker: speaker_b's name.
+        dia_ids: the dia ids of the page's turns, in order.
+        timestamp: the session date plus one minute per page.
+        session: the session number.
+
+    Example:
+        >>> import datetime as dt
+        >>> p = LocomoPage("I moved.", "Nice!", "Ana", "Ben", ("D1:1", "D1:2"), dt.datetime(2023, 5, 8), 1)
+        >>> p.text()
+        '[8 May 2023] Ana: I moved. Ben: Nice!'
+    """
+
+    user_input: str
+    agent_response: str
+    user_speaker: str
+    agent_speaker: str
+    dia_ids: tuple[str, ...]
+    timestamp: _dt.datetime
+    session: int
+
+    def text(self) -> str:
+        """The page as the flat baselines index and show it: session date, then who said what."""
+        parts = [f"[{self.timestamp.day} {self.timestamp:%B %Y}]"]
+        if self.user_input:
+            parts.append(f"{self.user_speaker}: {self.user_input}")
+        if self.agent_response:
+            parts.append(f"{self.agent_speaker}: {self.agent_response}")
+        return " ".join(parts)
+
+
+def conversation_pages(sample: Mapping[str, Any]) -> list[LocomoPage]:
+    """The pages of one conversation by the ingestion protocol (DESIGN §6).
+
+    Every turn lands in exactly one page, in order. A session without a
+    parsable date starts one day after the previous page (2023-01-01 for the
+    first).
+
+    Example:
+        >>> sample = {"conversation": {"speaker_a": "A", "speaker_b": "B",
+        ...     "session_1_date_time": "1:56 pm on 8 May, 2023", "session_1": [
+        ...     {"speaker": "B", "dia_id": "D1:1", "text": "Hi A"},
+        ...     {"speaker": "A", "dia_id": "D1:2", "text": "I moved to Oslo."},
+        ...     {"speaker": "B", "dia_id": "D1:3", "text": "Nice!"}]}}
+        >>> [p.dia_ids for p in conversation_pages(sample)]
+        [('D1:1',), ('D1:2', 'D1:3')]
+    """
+    conv = sample["conversation"]
+    speaker_a, speaker_b = str(conv.get("speaker_a", "")), str(conv.get("speaker_b", ""))
+    pages: list[LocomoPage] = []
+    clock: _dt.datetime | None = None
+    for number, (date, turns) in _numbered_sessions(sample):
+        start = date or (clock + _dt.timedelta(days=1) if clock else _dt.datetime(2023, 1, 1, tzinfo=_dt.UTC))
+        for minute, group in enumerate(_pair_turns(turns, speaker_a)):
+            clock = start + _dt.timedelta(minutes=minute)
+            first, second = group[0], group[1] if len(group) > 1 else None
+            from_a = first.get("speaker") == speaker_a
+            pages.append(
+                LocomoPage(
+                    user_input=_turn_text(first) if from_a else "",
+                    agent_response=_turn_text(second) if second is not None else ("" if from_a else _turn_text(first)),
+                    user_speaker=speaker_a,
+                    agent_speaker=speaker_b,
+                    dia_ids=tuple(d for t in group for d in normalize_evidence(t.get("dia_id", ""))),
+                    timestamp=clock,
+                    session=number,
+                )
+            )
+    return pages
+
+
+def _pair_turns(turns: list[dict[str, Any]], speaker_a: str) -> list[list[dict[str, Any]]]:
+    """Group a session's turns: speaker_a + the next speaker_b turn, else one turn alone."""
+    groups: list[list[dict[str, Any]]] = []
+    i = 0
+    while i < len(turns):
+        turn = turns[i]
+        nxt = turns[i + 1] if i + 1 < len(turns) else None
+        if turn.get("speaker") == speaker_a and nxt is not None and nxt.get("speaker") != speaker_a:
+            groups.append([turn, nxt])
+            i += 2
+        else:
+            groups.append([turn])
+            i += 1
+    return groups
+
+
+@dataclass(frozen=True)
+class LocomoQuestion:
+    """One LoCoMo question.
+
+    Attributes:
+        sample_id: the conversation.
+        question: the question text.
+        category: 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial.
+        evidence: the normalised dia ids it cites (see :func:`normalize_evidence`).
+        answer: the gold answer as text ("" for category 5, integers as text).
+        adversarial_answer: category 5's distractor answer ("" otherwise).
+
+    Example:
+        >>> LocomoQuestion("conv-1", "When?", 2, ("D1:3",), "2022", "").category
+        2
+    """
+
+    sample_id: str
+    question: str
+    category: int
+    evidence: tuple[str, ...]
+    answer: str
+    adversarial_answer: str
+
+
+def load_questions(sample: Mapping[str, Any]) -> list[LocomoQuestion]:
+    """The questions of one conversation, quirks handled.
+
+    Integer answers become text, category 5 keeps ``adversarial_answer``
+    apart, malformed evidence ids are normalised and repeated ones dropped.
+    A question without a valid category raises ``ValueError``.
+
+    Example:
+        >>> s = {"sample_id": "c", "qa": [{"question": "When?", "answer": 2022, "evidence": ["D:1:3"], "category": 2}]}
+        >>> q = load_questions(s)[0]
+        >>> q.answer, q.evidence
+        ('2022', ('D1:3',))
+    """
+    out: list[LocomoQuestion] = []
+    for i, qa in enumerate(sample.get("qa", [])):
+        category = qa.get("category")
+        if category not in (1, 2, 3, 4, 5):
+            raise ValueError(f"{sample.get('sample_id', '?')} question {i}: category must be 1-5, got {category!r}")
+        answer = qa.get("answer", "")
+        out.append(
+            LocomoQuestion(
+                sample_id=str(sample.get("sample_id", "")),
+                question=str(qa.get("question", "")),
+                category=int(category),
+                evidence=tuple(dict.fromkeys(normalize_evidence(qa.get("evidence", [])))),
+                answer="" if answer is None else str(answer),
+                adversarial_answer=str(qa.get("adversarial_answer", "") or ""),
+            )
+        )
+    return out
 
 
 def _turn_text(turn: Mapping[str, Any]) -> str:

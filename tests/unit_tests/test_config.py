@@ -14,10 +14,21 @@ def test_paper_defaults() -> None:
     assert (c.heat_alpha, c.heat_beta, c.heat_gamma) == (1.0, 1.0, 1.0)
     assert c.recency_tau_seconds == 1e7
     assert c.promotion_heat == 5.0
-    assert (c.top_segments, c.top_pages, c.top_facts) == (5, 10, 10)
+    assert (c.top_segments, c.top_facts) == (5, 10)
     assert (c.user_kb_capacity, c.agent_traits_capacity) == (100, 100)
     t = c.thresholds("all-MiniLM-L6-v2")
     assert t.write_similarity == 0.6
+    # measured default for MTM pages: hybrid ranking within a word budget
+    assert (c.page_ranking, c.top_pages, c.context_words) == ("hybrid", 40, 1000)
+
+
+def test_paper_preset_is_the_paper() -> None:
+    p = MemoryOSConfig.paper()
+    assert (p.page_ranking, p.top_segments, p.top_pages, p.top_facts, p.context_words) == ("segments", 5, 10, 10, None)
+    assert MemoryOSConfig.preset("paper") == p
+    assert MemoryOSConfig.preset("paper", stm_capacity=3).stm_capacity == 3
+    with pytest.raises(ValueError, match="preset"):
+        MemoryOSConfig.preset("fast")
 
 
 @pytest.mark.parametrize(
@@ -33,6 +44,10 @@ def test_paper_defaults() -> None:
         {"segment_threshold": 3.0},
         {"gate_threshold": 1.5},
         {"write_similarity": 2.0},
+        {"page_ranking": "bm25"},
+        {"rrf_k": -1.0},
+        {"lexical_weight": float("nan")},
+        {"context_words": 0},
     ],
 )
 def test_invalid_values_are_clear_value_errors(kwargs: dict[str, float]) -> None:
