@@ -46,7 +46,7 @@ def context_words(text: str) -> int:
     r"""Words of a context text, as the budget counts them (whitespace-separated).
 
     Example:
-        >>> context_words("## Recent conversation\\nUser: hi")
+        >>> context_words("## Recent conversation\nUser: hi")
         5
     """
     return len(text.split())

@@ -164,6 +164,7 @@ class UserState:
         """BM25 index over every page (MTM and every thread's STM), built on first use.
 
         Example:
+            >>> from langchain_memoryos.lexical import tokenize
             >>> s = UserState(user_id="u", label="u", dimension=2)
             >>> s.put_page(DialoguePage(id="p", user_input="pottery class", agent_response=""),
             ...            np.ones(2, dtype=np.float32))
