@@ -106,7 +106,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
         None,
     ),
     ("age", re.compile(r"^(?i:the user is\s+)(\d{1,2})\.?$"), None),
-    ("name", re.compile(r"^([A-Z][a-z]+)(?i:\s+here\b)"), None),
+    # "Ana here!" introduces a name; "And here's a pic" does not
+    ("name", re.compile(r"^(?!(?:" + _NOT_A_NAME + r")\b)([A-Z][a-z]+)(?i:\s+here)\s*(?:[,!.:;-]|$)"), None),
     ("allergy", re.compile(r"(?i:\ballerg\w*\b[^.]*?\bonly\s+)([a-z][a-z ]*?)(?=,|\.|$| are| is)"), None),
     (
         "allergy",
@@ -223,7 +224,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
         "occupation",
         re.compile(
             r"(?i:\b(?:works as|is employed as|is working as|job is|trained as|became|is now|is)\s+"
-            rf"(?:an?\s+)?)((?:[a-z-]+\s+){{0,2}}?(?i:{_OCCUPATIONS}))\b"
+            rf"(?:an?\s+)?)((?:(?!the\b|a\b|an\b)[a-z-]+\s+){{0,2}}?(?i:{_OCCUPATIONS}))\b"
         ),
         None,
     ),
