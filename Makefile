@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-amu install clean
+.PHONY: demo test lint bench bench-amu bench-locomo install clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,10 @@ bench: $(STAMP)
 LOCOMO ?= ../shared/data/locomo_dev.json
 bench-amu: $(STAMP)
 	$(PY) benchmarks/bench_amu.py all $(LOCOMO)
+
+# LoCoMo retrieval benchmark: the memory (default and paper presets) and flat baselines; report in locomo-report/
+bench-locomo: $(STAMP)
+	$(VENV)/bin/memoryos bench locomo $(LOCOMO) --out locomo-report
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -63,7 +63,7 @@ def tokenize(text: str) -> list[str]:
 
 
 def page_tokens(page: DialoguePage) -> list[str]:
-    """The tokens a page is indexed under: both sides of the exchange and its month and year.
+    """The tokens a page is indexed under: its embedding text (speaker names included) and its month and year.
 
     Example:
         >>> import datetime as dt
@@ -72,7 +72,7 @@ def page_tokens(page: DialoguePage) -> list[str]:
         ...                          timestamp=dt.datetime(2023, 5, 8, tzinfo=dt.UTC)))
         ['potteri', 'fun', 'may', '2023']
     """
-    return tokenize(f"{page.user_input}\n{page.agent_response}\n{page.timestamp:%B %Y}")
+    return tokenize(f"{page.embedding_text}\n{page.timestamp:%B %Y}")
 
 
 class LexicalIndex:

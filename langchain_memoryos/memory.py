@@ -370,7 +370,9 @@ class MemoryOS:
             timestamp: when it happened (``datetime``, ISO string or POSIX seconds;
                 default now). The conversation clock is the latest timestamp.
             metadata: kept on the page; ``source_id`` (a string or a list) is
-                returned by ``MemoryContext.source_ids()``.
+                returned by ``MemoryContext.source_ids()``; ``user_name`` and
+                ``agent_name`` name the speakers: the page is then embedded,
+                indexed and shown as "Ana: …" instead of "User: …".
             turn_id: an id that makes the write idempotent (default: derived from
                 thread, timestamp and text).
 

@@ -17,6 +17,7 @@ recency (the user's conversation clock), which is the only write.
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 
 from langchain_memoryos.controllers.rules import query_aspects
 from langchain_memoryos.effects import Embed, Step, StoreBatch
@@ -92,6 +93,8 @@ def retrieve(
     else:
         ranked = _rank_hybrid(state, settings, qvec, tokenize(query), other)
     ctx.pages = _fill(ctx, ranked, config.top_pages, config.context_words)
+    if config.page_ranking == "hybrid" and _drop_covered_facts(ctx):
+        ctx.pages = _fill(ctx, ranked, config.top_pages, config.context_words, keep=ctx.pages)
     _visit_segments(state, settings, ctx)
     yield StoreBatch(state.take_ops())
     return ctx
@@ -172,30 +175,67 @@ def _rank_by_segments(
     return [ScoredPage(copy.deepcopy(page), score) for page, score in hits]
 
 
-def _fill(ctx: MemoryContext, ranked: list[ScoredPage], top: int, budget: int | None) -> list[ScoredPage]:
+def _fill(
+    ctx: MemoryContext,
+    ranked: list[ScoredPage],
+    top: int,
+    budget: int | None,
+    *,
+    keep: Sequence[ScoredPage] = (),
+) -> list[ScoredPage]:
     """The ranked pages that fit: at most ``top``, and within the word budget.
 
-    The budget counts the whole rendered context: what is already in ``ctx``
-    (STM, persona, facts, agent traits) first, then the past-conversation
-    section as it would be rendered with each further page. A page that does
-    not fit is skipped and shorter pages further down may still fit.
+    The budget counts the whole rendered context: what is in ``ctx`` besides
+    its pages (STM, persona, facts, agent traits) first, then the
+    past-conversation section as it would be rendered with each further page.
+    A page that does not fit is skipped and shorter pages further down may
+    still fit. Pages in ``keep`` are taken first (a refill after facts were
+    dropped never loses a page). The result is in rank order.
     """
     if budget is None:
         return ranked[:top]
-    used = context_words(ctx.to_prompt()) if ctx.sections() else context_words("# Memory")
+    without_pages = MemoryContext(
+        query=ctx.query,
+        user_id=ctx.user_id,
+        thread_id=ctx.thread_id,
+        stm=ctx.stm,
+        persona=ctx.persona,
+        user_facts=ctx.user_facts,
+        agent_facts=ctx.agent_facts,
+    )
+    used = context_words(without_pages.to_prompt()) if without_pages.sections() else context_words("# Memory")
     used += context_words(f"## {PAST_CONVERSATION_TITLE}")
     days: set[object] = set()
-    chosen: list[ScoredPage] = []
-    for hit in ranked:
+    chosen: dict[str, ScoredPage] = {}
+    for hit in [*keep, *ranked]:
         if len(chosen) >= top:
             break
+        if hit.page.id in chosen:
+            continue
         day = hit.page.timestamp.date()
         cost = page_words(hit.page) + (0 if day in days else 1)
         if used + cost <= budget:
-            chosen.append(hit)
+            chosen[hit.page.id] = hit
             days.add(day)
             used += cost
-    return chosen
+    order = {hit.page.id: i for i, hit in enumerate(ranked)}
+    return sorted(chosen.values(), key=lambda hit: order.get(hit.page.id, -1))
+
+
+def _drop_covered_facts(ctx: MemoryContext) -> bool:
+    """Drop facts whose every source page is already in the context; return whether any was dropped.
+
+    A fact distilled from a page says nothing the page itself does not, so
+    when that page is shown the fact only costs words. Facts without
+    provenance (``add_fact``, fused from several pages not all shown) stay.
+    """
+    shown = {p.id for p in ctx.stm} | {hit.page.id for hit in ctx.pages}
+    dropped = False
+    for facts in (ctx.user_facts, ctx.agent_facts):
+        kept = [h for h in facts if not (h.record.source_page_ids and set(h.record.source_page_ids) <= shown)]
+        dropped |= len(kept) < len(facts)
+        facts[:] = kept
+    return dropped
 
 
 def _visit_segments(state: UserState, settings: EngineSettings, ctx: MemoryContext) -> None:

@@ -234,25 +234,64 @@ class DialoguePage:
     candidates: list[MemoryRecord] = field(default_factory=list)
 
     @property
+    def user_label(self) -> str:
+        """Who speaks the user side: ``metadata["user_name"]`` when given, else ``"User"``.
+
+        Example:
+            >>> DialoguePage(id="p", user_input="a", agent_response="b", metadata={"user_name": "Ana"}).user_label
+            'Ana'
+        """
+        return _label(self.metadata.get("user_name"), "User")
+
+    @property
+    def agent_label(self) -> str:
+        """Who speaks the agent side: ``metadata["agent_name"]`` when given, else ``"Assistant"``.
+
+        Example:
+            >>> DialoguePage(id="p", user_input="a", agent_response="b").agent_label
+            'Assistant'
+        """
+        return _label(self.metadata.get("agent_name"), "Assistant")
+
+    @property
     def text(self) -> str:
-        """The page as dialogue text (what is embedded and shown).
+        """The page as dialogue text, one line per side, with the speakers' labels.
 
         Example:
             >>> DialoguePage(id="p", user_input="a", agent_response="").text
             'User: a'
         """
+        return "\n".join(self.lines())
+
+    def lines(self) -> list[str]:
+        """The page's lines as shown in a context: ``<label>: <text>`` per non-empty side.
+
+        Example:
+            >>> DialoguePage(id="p", user_input="I  paint.", agent_response="Nice!").lines()
+            ['User: I paint.', 'Assistant: Nice!']
+        """
+        lines = [f"{self.user_label}: {_quote(self.user_input)}"] if self.user_input else []
         if self.agent_response:
-            return f"User: {self.user_input}\nAssistant: {self.agent_response}"
-        return f"User: {self.user_input}"
+            lines.append(f"{self.agent_label}: {_quote(self.agent_response)}")
+        return lines
 
     @property
     def embedding_text(self) -> str:
-        r"""What is embedded: both sides of the exchange, without speaker labels.
+        r"""What is embedded: both sides of the exchange; speaker names when the page has them.
+
+        Without names the generic labels are left out (they carry nothing);
+        with ``user_name`` / ``agent_name`` in the metadata each side is
+        prefixed by its speaker, so "what did Ana say" meets Ana's words.
 
         Example:
             >>> DialoguePage(id="p", user_input="I run.", agent_response="Nice.").embedding_text
             'I run.\nNice.'
+            >>> DialoguePage(id="p", user_input="I run.", agent_response="Nice.",
+            ...              metadata={"user_name": "Ana", "agent_name": "Ben"}).embedding_text
+            'Ana: I run.\nBen: Nice.'
         """
+        if self.metadata.get("user_name") or self.metadata.get("agent_name"):
+            return self.text
         return f"{self.user_input}\n{self.agent_response}" if self.agent_response else self.user_input
 
     def source_ids(self) -> list[str]:
@@ -681,15 +720,8 @@ def past_conversation(pages: Iterable[DialoguePage]) -> str:
         if page.timestamp.date() != day:
             day = page.timestamp.date()
             lines.append(f"[{day.isoformat()}]")
-        lines.extend(_page_lines(page))
+        lines.extend(page.lines())
     return "\n".join(lines)
-
-
-def _page_lines(page: DialoguePage) -> list[str]:
-    lines = [f"User: {_quote(page.user_input)}"] if page.user_input else []
-    if page.agent_response:
-        lines.append(f"Assistant: {_quote(page.agent_response)}")
-    return lines
 
 
 def page_words(page: DialoguePage) -> int:
@@ -702,7 +734,12 @@ def page_words(page: DialoguePage) -> int:
         >>> page_words(DialoguePage(id="p", user_input="I paint.", agent_response="Nice!"))
         5
     """
-    return sum(len(line.split()) for line in _page_lines(page))
+    return sum(len(line.split()) for line in page.lines())
+
+
+def _label(value: Any, default: str) -> str:
+    text = " ".join(str(value).split()) if value is not None else ""
+    return text or default
 
 
 def _fmt_time(value: _dt.datetime) -> str:
@@ -781,9 +818,7 @@ class MemoryContext:
         out: dict[str, str] = {}
         if self.stm:
             out["Recent conversation"] = "\n".join(
-                f"[{_fmt_time(p.timestamp)}] User: {_quote(p.user_input)}"
-                + (f" | Assistant: {_quote(p.agent_response)}" if p.agent_response else "")
-                for p in self.stm
+                f"[{_fmt_time(p.timestamp)}] " + " | ".join(p.lines()) for p in self.stm
             )
         if self.pages:
             out[PAST_CONVERSATION_TITLE] = past_conversation([hit.page for hit in self.pages])
@@ -793,7 +828,7 @@ class MemoryContext:
             out["User profile and traits"] = "\n".join(profile_lines)
         if self.user_facts:
             out["User facts"] = "\n".join(
-                f"- [{_fmt_time(h.record.updated_at)}] {_quote(h.record.summary)}" for h in self.user_facts
+                f"- [{h.record.updated_at.date().isoformat()}] {_quote(h.record.summary)}" for h in self.user_facts
             )
         agent_lines: list[str] = []
         if self.persona.agent_profile:

@@ -112,20 +112,27 @@ class Baseline:
     Attributes:
         kind: ``last``, ``bm25``, ``dense``, ``hybrid`` or ``full``.
         k: pages kept (ignored for ``full``).
+        words: instead of ``k`` pages, fill a word budget: pages in rank order
+            while the rendered context stays within this many words (a page that
+            does not fit is skipped, as the memory does) — for comparisons at
+            equal cost.
 
     Example:
-        >>> Baseline("bm25", 10).name, Baseline("full").name
-        ('bm25 top-10', 'full context')
+        >>> Baseline("bm25", 10).name, Baseline("full").name, Baseline("hybrid", words=1000).name
+        ('bm25 top-10', 'full context', 'hybrid ≤1000 words')
     """
 
     kind: BaselineKind
     k: int = 10
+    words: int | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in ("last", "bm25", "dense", "hybrid", "full"):
             raise ValueError(f"unknown baseline kind {self.kind!r}")
         if self.k < 1:
             raise ValueError(f"baseline k must be >= 1, got {self.k}")
+        if self.words is not None and (self.words < 1 or self.kind in ("full", "last")):
+            raise ValueError(f"a word budget needs a ranking baseline (bm25, dense, hybrid) and >= 1 word, got {self}")
 
     @property
     def name(self) -> str:
@@ -134,6 +141,8 @@ class Baseline:
             return "full context"
         if self.kind == "last":
             return f"last-{self.k}"
+        if self.words is not None:
+            return f"{self.kind} ≤{self.words} words"
         return f"{self.kind} top-{self.k}"
 
     def select(self, flat: FlatPages, question: str) -> list[LocomoPage]:
@@ -158,18 +167,31 @@ class Baseline:
                 k=flat.rrf_k,
             )
             order = [int(i) for i in fused]
-        return [pages[i] for i in order[: self.k]]
+        if self.words is None:
+            return [pages[i] for i in order[: self.k]]
+        chosen: list[LocomoPage] = []
+        used = 0
+        for i in order:
+            cost = len(flat.texts[i].split())
+            if used + cost <= self.words:
+                chosen.append(pages[i])
+                used += cost
+        return chosen
 
 
-#: The baselines of a default run: a window, BM25 and dense at the paper's k=10 and at 20, their fusion, everything.
+#: The baselines of a default run: a window; BM25, dense and their fusion at the paper's k=10, at 20 and at the
+#: memory's default budget of 1,000 words; everything.
 DEFAULT_BASELINES: tuple[Baseline, ...] = (
     Baseline("last", 10),
     Baseline("bm25", 10),
     Baseline("bm25", 20),
+    Baseline("bm25", words=1000),
     Baseline("dense", 10),
     Baseline("dense", 20),
+    Baseline("dense", words=1000),
     Baseline("hybrid", 10),
     Baseline("hybrid", 20),
+    Baseline("hybrid", words=1000),
     Baseline("full"),
 )
 

@@ -174,7 +174,9 @@ def ingest_conversation(
     followed by a speaker_b turn is one page; any other turn (two speaker_a
     turns in a row, a session that opens with speaker_b) is a page of its own,
     so no turn is dropped or overwritten. Turns are one minute apart from the
-    session date. ``on_page`` is called after each page (for progress bars).
+    session date. The speakers' names go with each page (``user_name`` /
+    ``agent_name`` metadata), so the memory shows and matches "Ana:" rather
+    than "User:". ``on_page`` is called after each page (for progress bars).
 
     Example:
         >>> from langchain_memoryos import MemoryOS
@@ -196,7 +198,11 @@ def ingest_conversation(
             user_id=user_id,
             thread_id=thread_id,
             timestamp=page.timestamp,
-            metadata={"source_id": list(page.dia_ids)},
+            metadata={
+                "source_id": list(page.dia_ids),
+                "user_name": page.user_speaker,
+                "agent_name": page.agent_speaker,
+            },
             turn_id="+".join(page.dia_ids) or None,
         )
         added += report.added

@@ -1,0 +1,95 @@
+"""The read path's context budget, speaker names and the dedupe of facts already shown as pages."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from langchain_memoryos import MemoryOS, MemoryOSConfig
+from langchain_memoryos.lexical import page_tokens, tokenize
+from langchain_memoryos.schema import DialoguePage, page_words, past_conversation
+
+T0 = dt.datetime(2024, 3, 1, 9, tzinfo=dt.UTC)
+
+
+def _feed(memory: MemoryOS, turns: list[tuple[str, str]], *, names: bool = False, hours: int = 1) -> None:
+    meta = {"user_name": "Ana", "agent_name": "Ben"} if names else {}
+    for i, (user, agent) in enumerate(turns):
+        memory.add_turn(
+            user, agent, user_id="u", thread_id="t", timestamp=T0 + dt.timedelta(hours=hours * i), metadata=dict(meta)
+        )
+
+
+def test_past_conversation_words_are_page_words_plus_one_per_day() -> None:
+    pages = [
+        DialoguePage(
+            id=f"p{i}",
+            user_input=f"Turn number {i} here",
+            agent_response="Sure thing." if i % 2 else "",
+            timestamp=T0 + dt.timedelta(hours=10 * i),
+        )
+        for i in range(6)
+    ]
+    days = len({p.timestamp.date() for p in pages})
+    assert days == 3
+    assert len(past_conversation(pages).split()) == sum(page_words(p) for p in pages) + days
+
+
+def test_named_speakers_are_shown_embedded_and_indexed() -> None:
+    memory = MemoryOS(config=MemoryOSConfig(stm_capacity=1))
+    _feed(memory, [("I joined a pottery class.", "Lovely!"), ("ok", "ok"), ("ok", "ok")], names=True)
+    page = next(p for p in memory.list_pages("u") if "pottery" in p.user_input)
+    assert page.text == "Ana: I joined a pottery class.\nBen: Lovely!"
+    assert page.embedding_text == page.text
+    assert {"ana", "ben"} <= set(page_tokens(page))
+    ctx = memory.retrieve("What class did Ana join?", user_id="u", thread_id="other")
+    assert "Ana: I joined a pottery class." in ctx.to_prompt()
+    # without names the generic labels are shown and not indexed
+    plain = DialoguePage(id="p", user_input="I joined a pottery class.", agent_response="Lovely!")
+    assert plain.lines() == ["User: I joined a pottery class.", "Assistant: Lovely!"]
+    assert "user" not in page_tokens(plain) and tokenize("Ana") == ["ana"]
+
+
+TURNS = [
+    ("I live in Lisbon and I work as a nurse at the city hospital.", "Nice!"),
+    ("My sister Lena studies marine biology in Porto.", "Cool."),
+    ("I started learning the guitar this spring.", "Fun!"),
+    ("I adopted a dog named Pico last year.", "Cute!"),
+    ("I am allergic to peanuts.", "Noted."),
+    ("I go surfing every weekend at Carcavelos.", "Great."),
+] * 2 + [(f"Filler chat number {i}, nothing much.", "ok") for i in range(12)]
+
+
+def test_facts_already_shown_as_pages_are_dropped_and_their_words_refilled() -> None:
+    memory = MemoryOS(config=MemoryOSConfig(stm_capacity=2, promotion_heat=2.0, context_words=400))
+    _feed(memory, TURNS)
+    facts = memory.list_facts("u")
+    assert facts and all(f.source_page_ids for f in facts)  # promoted facts carry their pages
+    ctx = memory.retrieve("Where does the user live and work?", user_id="u", thread_id="q")
+    shown = {h.page.id for h in ctx.pages}
+    assert shown
+    for hit in ctx.user_facts:
+        assert not set(hit.record.source_page_ids) <= shown  # no fact repeats a page in the context
+    assert len(ctx.to_prompt().split()) <= 400
+    # the paper preset keeps every fact (no dedupe, no budget)
+    paper = MemoryOS(store=memory.store, config=MemoryOSConfig.paper(stm_capacity=2, promotion_heat=2.0))
+    pctx = paper.retrieve("Where does the user live and work?", user_id="u", thread_id="q")
+    assert len(pctx.user_facts) >= len(ctx.user_facts)
+
+
+def test_a_fact_without_provenance_is_never_dropped() -> None:
+    memory = MemoryOS(config=MemoryOSConfig(stm_capacity=2, context_words=400))
+    _feed(memory, TURNS[:6])
+    memory.add_fact("The user lives in Lisbon.", user_id="u")
+    ctx = memory.retrieve("Where does the user live?", user_id="u", thread_id="q")
+    assert any("Lisbon" in h.record.summary for h in ctx.user_facts)
+
+
+def test_the_budget_counts_everything_and_fills_in_rank_order() -> None:
+    for budget in (60, 150, 300):
+        memory = MemoryOS(config=MemoryOSConfig(stm_capacity=2, context_words=budget))
+        _feed(memory, TURNS)
+        ctx = memory.retrieve("surfing at Carcavelos", user_id="u", thread_id="t")  # same thread: STM counts too
+        words = len(ctx.to_prompt().split())
+        assert words <= budget
+        if ctx.pages:
+            assert "Carcavelos" in ctx.pages[0].page.user_input
