@@ -19,7 +19,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 
-from langchain_memoryos.controllers.rules import query_aspects
+from langchain_memoryos.controllers.rules import query_aspects, third_person
 from langchain_memoryos.effects import Embed, Step, StoreBatch
 from langchain_memoryos.engine import EngineSettings, embedding_text, segment_heat
 from langchain_memoryos.keywords import extract_keywords
@@ -84,10 +84,13 @@ def retrieve(
     other = {p.id: p for t, pages in state.stm.items() if t != thread_id for p in pages}
     if not query.strip() or not (state.segments or other or state.facts["user"] or state.facts["agent"]):
         return ctx
-    qvec: Vector = (yield Embed((embedding_text(query, config.max_embedding_chars),)))[0]
+    fact_query = _fact_query(query)
+    texts = (query,) if fact_query == query else (query, fact_query)
+    vectors = yield Embed(tuple(embedding_text(t, config.max_embedding_chars) for t in texts))
+    qvec: Vector = vectors[0]
     aspects = query_aspects(query)
     for kind, target in (("user", ctx.user_facts), ("agent", ctx.agent_facts)):
-        target.extend(_recall_facts(state, settings, kind, qvec, aspects))
+        target.extend(_recall_facts(state, settings, kind, list(vectors), aspects))
     if config.page_ranking == "segments":
         ranked = _rank_by_segments(state, settings, ctx, qvec, extract_keywords(query, config.page_keywords), other)
     else:
@@ -100,21 +103,42 @@ def retrieve(
     return ctx
 
 
+def _fact_query(query: str) -> str:
+    """The query as facts are written: first person to third ("Where do I live?" → "…the user live…").
+
+    Facts are stored in the third person ("The user lives in Denver."), and
+    MiniLM scores a first-person question against them far lower than the
+    same question about "the user" (0.27 against 0.63 for that pair), so
+    facts are matched with both forms and keep the better cosine.
+    """
+    try:
+        return third_person(query) or query
+    except Exception:  # noqa: BLE001 - a rewrite must never break retrieval
+        return query
+
+
 def _recall_facts(
-    state: UserState, settings: EngineSettings, kind: str, qvec: Vector, aspects: frozenset[str]
+    state: UserState, settings: EngineSettings, kind: str, qvecs: list[Vector], aspects: frozenset[str]
 ) -> list[ScoredRecord]:
     """LPM facts: aspect pre-filter, then vector search, then ``tau_r``.
 
-    The facts of the aspects the query is about (:func:`query_aspects`) come
-    first, best first; when they are fewer than ``top_facts`` (or none, or the
-    query names no aspect) the best facts of the other aspects fill the rest,
-    so a wrong guess of the aspect never hides a relevant fact. Only facts with
-    cosine ``>= tau_r`` are returned.
+    Each fact's score is its best cosine against the query vectors (the
+    query as asked and in the third person). The facts of the aspects the
+    query is about (:func:`query_aspects`) come first, best first; when they
+    are fewer than ``top_facts`` (or none, or the query names no aspect) the
+    best facts of the other aspects fill the rest, so a wrong guess of the
+    aspect never hides a relevant fact. Only facts with cosine ``>= tau_r``
+    are returned.
     """
     top = settings.config.top_facts
     threshold = settings.thresholds.retrieval_similarity
     index = state.fact_index[kind]
-    hits = [(state.facts[kind][key], score) for key, score in index.search(qvec, len(index)) if score >= threshold]
+    best: dict[str, float] = {}
+    for qvec in qvecs:
+        for key, score in index.search(qvec, len(index)):
+            best[key] = max(score, best.get(key, -1.0))
+    ranked = sorted(best.items(), key=lambda item: item[1], reverse=True)
+    hits = [(state.facts[kind][key], score) for key, score in ranked if score >= threshold]
     preferred = [hit for hit in hits if hit[0].aspect in aspects]
     rest = [hit for hit in hits if hit[0].aspect not in aspects]
     return [ScoredRecord(copy.deepcopy(record), score) for record, score in (preferred + rest)[:top]]
