@@ -29,7 +29,7 @@ from langchain_memoryos.evaluation.metrics import (
 __all__ = ["markdown_table", "plot_recall_vs_words", "write_report"]
 
 _MISSING = "n/a"
-_FAMILY = re.compile(r"[ @]")
+_SIZE_SUFFIX = re.compile(r"(?:\s+top-\d+|\s+≤\s*\d+\s+words|@.*|-\d+)$")
 
 
 def _is_missing(value: float | None) -> bool:
@@ -108,8 +108,12 @@ def markdown_table(summaries: Sequence[SystemSummary]) -> str:
 
 
 def _family(system: str) -> str:
-    """A system's family: its name up to the first space or ``@`` (``bm25 top-10`` -> ``bm25``)."""
-    return _FAMILY.split(system, maxsplit=1)[0]
+    """A system's family: its name without its size (``bm25 top-10``, ``bm25 ≤1000 words`` -> ``bm25``).
+
+    The size is a trailing `` top-N``, `` ≤N words``, ``-N`` or ``@…``; other
+    names are families of their own (``memoryos (paper)`` is not ``memoryos``).
+    """
+    return _SIZE_SUFFIX.sub("", system) or system
 
 
 def _families(summaries: Sequence[SystemSummary]) -> dict[str, list[SystemSummary]]:
@@ -137,8 +141,9 @@ def plot_recall_vs_words(
 
     Renders with matplotlib's Agg canvas, so no display is needed and the pyplot
     backend of the caller is left alone. Systems of one family (the name up to the
-    first space or ``@``, e.g. ``bm25 top-10`` and ``bm25 top-20``) are joined by a
-    line, ordered by words.
+    size, e.g. ``bm25 top-10`` and ``bm25 ≤1000 words``) are joined by a
+    line, ordered by words. The word axis is logarithmic, so a full-context
+    baseline does not squeeze the others into one corner.
 
     Args:
         summaries: the systems.
@@ -182,6 +187,8 @@ def plot_recall_vs_words(
             axes.annotate(
                 s.system, (s.words_mean, s.recall * 100), textcoords="offset points", xytext=(5, 5), fontsize=8
             )
+    if summaries and all(s.words_mean > 0 for s in summaries):
+        axes.set_xscale("log")
     axes.set_xlabel("context words (mean, categories 1–4)")
     axes.set_ylabel("evidence recall, categories 1–4 (%)")
     axes.set_title(title)

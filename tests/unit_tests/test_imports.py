@@ -55,3 +55,62 @@ def test_import_needs_no_optional_extra() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ""
+
+
+EXPECTED_EVALUATION_ALL = [
+    "DEFAULT_ANSWER_PROMPT",
+    "DEFAULT_BASELINES",
+    "DEFAULT_MEMORY_SYSTEMS",
+    "GOLD_ACTIONS",
+    "Baseline",
+    "FlatPages",
+    "LocomoPage",
+    "LocomoQuestion",
+    "LocomoRun",
+    "MemorySystem",
+    "QuestionOutcome",
+    "SuiteWrite",
+    "SystemSummary",
+    "WriteControlResult",
+    "conversation_pages",
+    "ingest_conversation",
+    "load_locomo",
+    "load_questions",
+    "load_write_control_suite",
+    "markdown_table",
+    "normalize_evidence",
+    "plot_recall_vs_words",
+    "predicted_action",
+    "redundancy",
+    "run_locomo",
+    "run_write_control",
+    "summarize",
+    "write_report",
+]
+
+
+def test_evaluation_all_is_pinned() -> None:
+    import langchain_memoryos.evaluation as evaluation
+
+    assert sorted(evaluation.__all__) == sorted(EXPECTED_EVALUATION_ALL)
+    for name in evaluation.__all__:
+        assert hasattr(evaluation, name), name
+
+
+def test_benchmark_and_cli_import_without_the_bench_extra() -> None:
+    # bm25s, nltk, matplotlib and tqdm are the 'bench' extra: importing must not need them
+    code = (
+        "import sys\n"
+        "for m in ('bm25s', 'nltk', 'matplotlib', 'tqdm'): sys.modules[m] = None\n"
+        "import langchain_memoryos.evaluation, langchain_memoryos.cli\n"
+        "import datetime as dt\n"
+        "from langchain_memoryos.evaluation import FlatPages, LocomoPage\n"
+        "page = LocomoPage('hi', '', 'A', 'B', ('D1:1',), dt.datetime(2023, 1, 1), 1)\n"
+        "try:\n"
+        "    FlatPages([page], embeddings=None)\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "install the 'bench' extra" in out.stdout

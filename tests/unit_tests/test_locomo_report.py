@@ -129,15 +129,20 @@ def test_plot_joins_families(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
         make_summary("bm25 top-10", words_mean=200.0, recall=0.7, recall_ci=(0.6, 0.8)),
         make_summary("dense", words_mean=300.0, recall=0.65, recall_ci=(0.6, 0.7)),
         make_summary("memoryos@k10", words_mean=250.0, recall=0.75, recall_ci=(0.7, 0.8)),
+        make_summary("memoryos (paper)", words_mean=120.0, recall=0.5, recall_ci=(0.4, 0.6)),
+        make_summary("bm25 ≤1000 words", words_mean=990.0, recall=0.85, recall_ci=(0.8, 0.9)),
+        make_summary("last-10", words_mean=500.0, recall=0.1, recall_ci=(0.05, 0.15)),
     ]
     path = plot_recall_vs_words(summaries, tmp_path / "sub" / "plot.png", title="t")
     assert path == tmp_path / "sub" / "plot.png"
     assert path.read_bytes().startswith(PNG_MAGIC)
     # one series per family, members ordered by words, recall in percent; a line only for several members
     assert calls == [
-        ("bm25", [200.0, 400.0], [70.0, 80.0], "o-"),
+        ("bm25", [200.0, 400.0, 990.0], [70.0, 80.0, 85.0], "o-"),
         ("memoryos", [150.0, 250.0], [60.0, pytest.approx(75.0)], "o-"),
         ("dense", [300.0], [65.0], "o"),
+        ("memoryos (paper)", [120.0], [50.0], "o"),
+        ("last", [500.0], [pytest.approx(10.0)], "o"),
     ]
 
 
