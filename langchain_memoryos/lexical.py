@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 __all__ = ["STOPWORDS", "LexicalIndex", "page_tokens", "rrf", "tokenize"]
 
+_IntArray = np.ndarray[Any, np.dtype[np.int64]]
+_FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
 
 #: English function words left out of lexical matching.
@@ -98,6 +100,9 @@ class LexicalIndex:
         self._lengths: list[int] = []
         self._terms: list[Counter[str]] = []
         self._postings: dict[str, list[tuple[int, int]]] = {}
+        self._arrays: dict[str, tuple[_IntArray, _FloatArray]] = {}
+        self._lengths_array: _FloatArray = np.zeros(0, dtype=np.float64)
+        self._alive: np.ndarray[Any, np.dtype[np.bool_]] = np.zeros(0, dtype=bool)
         self._df: Counter[str] = Counter()
         self._total_length = 0
         self._dead = 0
@@ -126,7 +131,16 @@ class LexicalIndex:
         self._total_length += len(tokens)
         for term, tf in counts.items():
             self._postings.setdefault(term, []).append((slot, tf))
+            self._arrays.pop(term, None)
             self._df[term] += 1
+        if slot >= len(self._alive):  # grow by doubling
+            size = max(64, 2 * len(self._alive))
+            self._alive = np.concatenate([self._alive, np.zeros(size - len(self._alive), dtype=bool)])
+            self._lengths_array = np.concatenate(
+                [self._lengths_array, np.zeros(size - len(self._lengths_array), dtype=np.float64)]
+            )
+        self._alive[slot] = True
+        self._lengths_array[slot] = len(tokens)
 
     def remove(self, keys: Iterable[str]) -> None:
         """Drop documents (unknown keys are ignored).
@@ -147,6 +161,8 @@ class LexicalIndex:
             self._keys[slot] = None
             self._terms[slot] = Counter()
             self._lengths[slot] = 0
+            self._alive[slot] = False
+            self._lengths_array[slot] = 0.0
             self._dead += 1
         if self._dead > 64 and self._dead > len(self._slot):
             self._compact()
@@ -173,26 +189,40 @@ class LexicalIndex:
         n = len(self._slot)
         if n == 0 or k <= 0:
             return []
-        scores = np.zeros(len(self._keys), dtype=np.float64)
-        lengths = np.asarray(self._lengths, dtype=np.float64)
+        size = len(self._keys)
+        scores = np.zeros(size, dtype=np.float64)
+        lengths = self._lengths_array[:size]
         avg = self._total_length / n if self._total_length else 1.0
         for term in dict.fromkeys(query):
             df = self._df.get(term, 0)
             if df == 0:
                 continue
             idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-            slots, tfs = np.asarray(self._postings[term], dtype=np.float64).T
-            idx = slots.astype(np.int64)
+            idx, tfs = self._posting_arrays(term)
             norm = self.k1 * (1.0 - self.b + self.b * lengths[idx] / avg)
             scores[idx] += idf * tfs / (norm + tfs)
         if within is not None:
-            mask = np.zeros(len(self._keys), dtype=bool)
+            mask = np.zeros(size, dtype=bool)
             mask[[self._slot[key] for key in within if key in self._slot]] = True
         else:
-            mask = np.fromiter((key is not None for key in self._keys), dtype=bool, count=len(self._keys))
+            mask = self._alive[:size]
         scores[~mask] = 0.0  # removed documents keep their postings until compaction
-        top = np.argsort(-scores, kind="stable")[:k]
-        return [(str(self._keys[i]), float(scores[i])) for i in top if scores[i] > 0 and self._keys[i] is not None]
+        positive = int(np.count_nonzero(scores > 0))
+        if positive == 0:
+            return []
+        k = min(k, positive)
+        top = np.argpartition(-scores, k - 1)[:k] if k < size else np.arange(size)
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [(str(self._keys[i]), float(scores[i])) for i in top if scores[i] > 0]
+
+    def _posting_arrays(self, term: str) -> tuple[_IntArray, _FloatArray]:
+        """A term's postings as (slots, term frequencies) arrays, cached until the term gets a new document."""
+        cached = self._arrays.get(term)
+        if cached is None:
+            pairs = np.asarray(self._postings[term], dtype=np.int64).reshape(-1, 2)
+            cached = (pairs[:, 0], pairs[:, 1].astype(np.float64))
+            self._arrays[term] = cached
+        return cached
 
 
 def rrf(rankings: Sequence[Sequence[str]], *, k: float = 20.0, weights: Sequence[float] | None = None) -> list[str]:

@@ -98,6 +98,7 @@ def retrieve(
     ctx.pages = _fill(ctx, ranked, config.top_pages, config.context_words)
     if config.page_ranking == "hybrid" and _drop_covered_facts(ctx):
         ctx.pages = _fill(ctx, ranked, config.top_pages, config.context_words, keep=ctx.pages)
+    ctx.pages = [ScoredPage(copy.deepcopy(hit.page), hit.score) for hit in ctx.pages]
     _visit_segments(state, settings, ctx)
     yield StoreBatch(state.take_ops())
     return ctx
@@ -171,7 +172,8 @@ def _rank_hybrid(
         weights=[config.dense_weight, config.lexical_weight],
     )
     cosine = {page.id: score for page, score in dense}
-    return [ScoredPage(copy.deepcopy(state.pages.get(key) or other[key]), cosine.get(key, 0.0)) for key in fused]
+    # not copied yet: only the pages that fit are (see retrieve)
+    return [ScoredPage(state.pages.get(key) or other[key], cosine.get(key, 0.0)) for key in fused]
 
 
 def _rank_by_segments(
@@ -196,7 +198,7 @@ def _rank_by_segments(
     if other:
         hits += [(other[k], s) for k, s in state.stm_index.search(qvec, config.top_pages, within=list(other))]
     hits.sort(key=lambda hit: hit[1], reverse=True)
-    return [ScoredPage(copy.deepcopy(page), score) for page, score in hits]
+    return [ScoredPage(page, score) for page, score in hits]
 
 
 def _fill(

@@ -63,9 +63,10 @@ logger = logging.getLogger("langchain_memoryos")
 
 #: The answer prompt (LoCoMo's short-phrase QA instruction, with the speakers named).
 DEFAULT_ANSWER_PROMPT = (
-    "You answer questions about a long conversation between {user} (shown as 'User') and {agent} "
-    "(shown as 'Assistant'), using only the memory below. Dates in square brackets are when each part was "
-    "said; resolve relative times ('last week') against them and answer with absolute dates. "
+    "You answer questions about a long conversation between {user} and {agent}, using only the memory "
+    "below, where 'User' and 'the user' mean {user} and 'Assistant' means {agent}. Dates in square "
+    "brackets are when each part was said; resolve relative times ('last week') against them and "
+    "answer with absolute dates. "
     "Answer with a short phrase, using exact words from the memory whenever possible. If the memory does "
     "not contain the answer, reply 'Not mentioned in the conversation'.\n\n{context}"
 )
@@ -122,9 +123,6 @@ class LocomoRun:
             True
         """
         return next((s for s in self.summaries if s.system == system), None)
-
-
-Progress = Callable[[int, str], Any]
 
 
 def _progress_bar(enabled: bool) -> Callable[[int, str], Any]:
@@ -307,6 +305,7 @@ def run_locomo(
             for name, s in ingest.items()
         },
         "configs": {s.name: _config_dict(s.config) for s in systems},
+        "answers": {"llm_calls": int(answer_cost["calls"]), "llm_tokens": int(answer_cost["tokens"])},
     }
     return LocomoRun(summaries, outcomes, meta)
 
