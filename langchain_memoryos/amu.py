@@ -11,7 +11,7 @@ import datetime as _dt
 from dataclasses import dataclass
 
 from langchain_memoryos.config import MemoryOSConfig, ModelThresholds
-from langchain_memoryos.controllers.base import FuseResult, RelationJudgement
+from langchain_memoryos.controllers.base import FuseResult, RelationJudgement, count_usage
 from langchain_memoryos.effects import Control, Embed, Step
 from langchain_memoryos.schema import FactKind, MemoryRecord, Relation, WriteAction, WriteEvent
 from langchain_memoryos.scoring import decide_action, gate, select_candidates
@@ -136,7 +136,7 @@ def write_record(
     relations: list[Relation] = []
     if candidates:
         judgement: RelationJudgement = yield Control("judge_relations", (record, candidates))
-        state.count_usage(judgement.usage.llm_calls, judgement.usage.llm_tokens)
+        count_usage(state, "judge_relations", judgement.usage)
         fallback = judgement.usage.fallback
         known = {cand.id for cand, _ in candidates}
         relations = [r for r in judgement.relations if r.candidate_id in known]
@@ -149,7 +149,7 @@ def write_record(
     if action == "fuse":
         olds = [state.facts[kind][r.candidate_id] for r in relations if r.label == "update"]
         fused: FuseResult = yield Control("fuse", (record, olds))
-        state.count_usage(fused.usage.llm_calls, fused.usage.llm_tokens)
+        count_usage(state, "fuse", fused.usage)
         fallback = fallback or fused.usage.fallback
         new = fused.record
         new.kind = kind

@@ -214,9 +214,7 @@ class MemoryOSConfig:
         ):
             raise ValueError(f"MemoryOSConfig.stm_idle_seconds must be >= 0 or None, got {self.stm_idle_seconds}.")
         if self.page_ranking not in PAGE_RANKINGS:
-            raise ValueError(
-                f"MemoryOSConfig.page_ranking must be one of {PAGE_RANKINGS}, got {self.page_ranking!r}."
-            )
+            raise ValueError(f"MemoryOSConfig.page_ranking must be one of {PAGE_RANKINGS}, got {self.page_ranking!r}.")
         for name in ("rrf_k", "lexical_weight", "dense_weight"):
             value = float(getattr(self, name))
             if not math.isfinite(value) or value < 0:

@@ -12,7 +12,7 @@ import datetime as _dt
 
 from langgraph.store.base import PutOp
 
-from langchain_memoryos.controllers.base import ParsedRecords
+from langchain_memoryos.controllers.base import ParsedRecords, count_usage
 from langchain_memoryos.effects import Control, Embed, Step
 from langchain_memoryos.schema import FactKind, MemoryRecord, WriteEvent
 from langchain_memoryos.storage import MemoryRepository, UserState
@@ -78,7 +78,7 @@ def edit_fact(state: UserState, fact_id: str, summary: str, *, now: _dt.datetime
     """
     kind, old = find_fact(state, fact_id)
     parsed: ParsedRecords = yield Control("parse_records", (summary, kind))
-    state.count_usage(parsed.usage.llm_calls, parsed.usage.llm_tokens)
+    count_usage(state, "parse_records", parsed.usage)
     record = MemoryRecord.from_dict(old.to_dict())
     record.summary = summary
     entities = [e for r in parsed.records for e in r.entities]

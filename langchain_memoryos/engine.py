@@ -20,7 +20,7 @@ import numpy as np
 
 from langchain_memoryos.amu import AMUSettings, write_record
 from langchain_memoryos.config import MemoryOSConfig, ModelThresholds
-from langchain_memoryos.controllers.base import PageAnalysis, PromotionResult
+from langchain_memoryos.controllers.base import PageAnalysis, PromotionResult, count_usage
 from langchain_memoryos.effects import Control, Embed, Step, StoreBatch
 from langchain_memoryos.keywords import merge_keywords
 from langchain_memoryos.schema import DialoguePage, MemoryRecord, Segment, WriteReport, ensure_utc
@@ -200,7 +200,7 @@ def move_to_mtm(
     if previous is not None and previous.id in state.page_index:
         similarity = float(np.dot(state.page_index.get(previous.id), vector))
     analysis: PageAnalysis = yield Control("analyze_page", (page, previous, similarity))
-    state.count_usage(analysis.usage.llm_calls, analysis.usage.llm_tokens)
+    count_usage(state, "analyze_page", analysis.usage)
     page.linked = analysis.linked
     page.meta = analysis.chain_meta
     page.keywords = list(analysis.keywords)
@@ -324,7 +324,7 @@ def promote_hot_segments(state: UserState, settings: EngineSettings, report: Wri
     for seg in sorted(hot, key=lambda s: (s.created_at, s.id)):
         pages = [state.pages[p] for p in seg.pending_page_ids if p in state.pages]
         result: PromotionResult = yield Control("promote_segment", (seg, pages, state.persona))
-        state.count_usage(result.usage.llm_calls, result.usage.llm_tokens)
+        count_usage(state, "promote_segment", result.usage)
         now = clock or ensure_utc(None)
         state.persona.user_profile = dict(result.user_profile)
         state.persona.user_traits = {k: list(v) for k, v in result.user_traits.items()}

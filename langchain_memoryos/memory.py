@@ -20,7 +20,7 @@ from langgraph.store.memory import InMemoryStore
 
 from langchain_memoryos.amu import write_record
 from langchain_memoryos.config import MemoryOSConfig
-from langchain_memoryos.controllers.base import MemoryController, ParsedRecords
+from langchain_memoryos.controllers.base import MemoryController, ParsedRecords, count_usage
 from langchain_memoryos.controllers.heuristic import HeuristicController
 from langchain_memoryos.corrections import edit_fact, forget_fact
 from langchain_memoryos.effects import Control, Services, Step, StoreBatch, run_async, run_sync
@@ -91,6 +91,9 @@ class MemoryOS:
         controller: the judgement maker (default: :class:`HeuristicController`,
             offline and deterministic).
         config: every knob, with the papers' defaults.
+        model: a chat model (a ``BaseChatModel`` or an ``init_chat_model``
+            name) for an :class:`~langchain_memoryos.controllers.llm.LLMController`;
+            not together with ``controller``.
 
     Example:
         >>> memory = MemoryOS()
@@ -108,6 +111,7 @@ class MemoryOS:
         embeddings: Embeddings | None = None,
         controller: MemoryController | None = None,
         config: MemoryOSConfig | None = None,
+        model: Any = None,
     ) -> None:
         if store is not None and not isinstance(store, BaseStore):
             raise TypeError(
@@ -121,9 +125,15 @@ class MemoryOS:
         self.embeddings = resolve_embeddings(embeddings)
         model_name = getattr(self.embeddings, "model_name", None) or getattr(self.embeddings, "model", None)
         self.settings = EngineSettings.build(self.config, model_name if isinstance(model_name, str) else None)
+        if model is not None and controller is not None:
+            raise ValueError("pass either model= (an LLMController is built for it) or controller=, not both.")
+        if model is not None:
+            from langchain_memoryos.controllers.llm import LLMController
+
+            controller = LLMController(model)
         if controller is None:
             controller = HeuristicController(self.settings.thresholds, page_keywords=self.config.page_keywords)
-        elif isinstance(controller, HeuristicController):
+        elif hasattr(controller, "adopt_thresholds"):
             controller.adopt_thresholds(self.settings.thresholds)
         if not isinstance(controller, MemoryController):
             raise TypeError(
@@ -254,7 +264,7 @@ class MemoryOS:
         def step() -> Step[list[WriteEvent]]:
             state = yield from self.repository.load(user)
             parsed: ParsedRecords = yield Control("parse_records", (body, fact_kind))
-            state.count_usage(parsed.usage.llm_calls, parsed.usage.llm_tokens)
+            count_usage(state, "parse_records", parsed.usage)
             now = when or state.clock or ensure_utc(None)
             if when is not None:
                 state.advance_clock(when)

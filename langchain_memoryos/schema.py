@@ -906,3 +906,4 @@ class MemoryStats:
     agent_facts: int = 0
     llm_calls: int = 0
     llm_tokens: int = 0
+    llm_usage: dict[str, dict[str, int]] = field(default_factory=dict)

@@ -258,17 +258,23 @@ class UserState:
         self.save_meta()
         return seq
 
-    def count_usage(self, calls: int, tokens: int) -> None:
-        """Add model usage to the user's counters.
+    def count_usage(self, judgement: str, calls: int, tokens: int, *, fallback: bool = False) -> None:
+        """Add model usage to the user's counters, in total and per judgement type.
 
         Example:
-            >>> s = UserState(user_id="u", label="u", dimension=2); s.count_usage(1, 10); s.stats().llm_tokens
-            10
+            >>> s = UserState(user_id="u", label="u", dimension=2); s.count_usage("fuse", 1, 10)
+            >>> s.stats().llm_tokens, s.stats().llm_usage["fuse"]["calls"]
+            (10, 1)
         """
-        if calls or tokens:
-            self.meta["llm_calls"] = int(self.meta.get("llm_calls", 0)) + calls
-            self.meta["llm_tokens"] = int(self.meta.get("llm_tokens", 0)) + tokens
-            self.save_meta()
+        if not (calls or tokens or fallback):
+            return
+        self.meta["llm_calls"] = int(self.meta.get("llm_calls", 0)) + calls
+        self.meta["llm_tokens"] = int(self.meta.get("llm_tokens", 0)) + tokens
+        by = self.meta.setdefault("llm_usage", {}).setdefault(judgement, {"calls": 0, "tokens": 0, "fallbacks": 0})
+        by["calls"] += calls
+        by["tokens"] += tokens
+        by["fallbacks"] += int(fallback)
+        self.save_meta()
 
     def save_meta(self) -> None:
         """Buffer a write of the meta item (deduplicated within one flush)."""
@@ -464,6 +470,7 @@ class UserState:
             agent_facts=len(self.facts["agent"]),
             llm_calls=int(self.meta.get("llm_calls", 0)),
             llm_tokens=int(self.meta.get("llm_tokens", 0)),
+            llm_usage={k: dict(v) for k, v in self.meta.get("llm_usage", {}).items()},
         )
 
 

@@ -23,9 +23,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from langchain_memoryos.schema import DialoguePage, MemoryRecord, Persona, Relation, Segment
+
+if TYPE_CHECKING:
+    from langchain_memoryos.storage import UserState
 
 __all__ = [
     "BaseController",
@@ -36,6 +39,7 @@ __all__ = [
     "ParsedRecords",
     "PromotionResult",
     "RelationJudgement",
+    "count_usage",
 ]
 
 
@@ -58,6 +62,19 @@ class ControllerUsage:
     llm_tokens: int = 0
     fallback: bool = False
     note: str = ""
+
+
+def count_usage(state: UserState, judgement: str, usage: ControllerUsage) -> None:
+    """Add one judgement's model usage to the user's counters (``MemoryOS.stats()``).
+
+    Example:
+        >>> from langchain_memoryos.storage import UserState
+        >>> s = UserState(user_id="u", label="u", dimension=2)
+        >>> count_usage(s, "fuse", ControllerUsage(llm_calls=2, llm_tokens=30, fallback=True))
+        >>> s.stats().llm_usage["fuse"]
+        {'calls': 2, 'tokens': 30, 'fallbacks': 1}
+    """
+    state.count_usage(judgement, usage.llm_calls, usage.llm_tokens, fallback=usage.fallback)
 
 
 @dataclass

@@ -1,0 +1,117 @@
+"""The prompts of :class:`~langchain_memoryos.controllers.llm.LLMController`, one per judgement.
+
+Each is a ``str.format`` template. Every prompt asks for answers in the
+conversation's own language and gives dates, so that relative time ("last
+week") becomes an absolute date in what is stored. Override any of them with
+``LLMController(model, prompts=Prompts(analyze_page=...))``.
+
+Example:
+    >>> "{page}" in DEFAULT_ANALYZE_PAGE_PROMPT
+    True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "DEFAULT_ANALYZE_PAGE_PROMPT",
+    "DEFAULT_FUSE_PROMPT",
+    "DEFAULT_JUDGE_RELATIONS_PROMPT",
+    "DEFAULT_PARSE_RECORDS_PROMPT",
+    "DEFAULT_PROMOTE_SEGMENT_PROMPT",
+    "DEFAULT_SYSTEM_PROMPT",
+    "Prompts",
+]
+
+#: The system message of every judgement.
+DEFAULT_SYSTEM_PROMPT = (
+    "You maintain the long-term memory of an assistant about one user. You never answer the user; you "
+    "only fill in the requested structure. Write every text field in the language the conversation is "
+    "in. Resolve relative times ('yesterday', 'last week') to absolute dates using the dates given."
+)
+
+_RECORD_RULES = (
+    "Typed records: one record per distinct fact worth remembering across conversations (none for "
+    "small talk, greetings, questions or one-off tasks). For each: aspect (personal_profile, "
+    "social_relationship, activity, health, preference, other); intent (inform, request, express, "
+    "plan, reflect, other); personal (true if it is reusable information about the user); entities "
+    "(names, places, things that anchor it); summary (one self-contained, affect-neutral sentence in "
+    "the third person about 'the user', stating the current state: 'The user lives in Denver.'); "
+    "sentiment (positive, neutral, negative: the user's feeling, kept out of the summary); confidence "
+    "(1.0 explicit and stable; multiply by 0.6 for each hedge such as 'maybe' or 'I think', by 0.4 for "
+    "a passing state, by 0.7 if ambiguous); kind ('agent' when it says how the assistant should behave, "
+    "e.g. answer length or tone, else 'user')."
+)
+
+#: One call per page leaving short-term memory.
+DEFAULT_ANALYZE_PAGE_PROMPT = (
+    "A dialogue page is leaving short-term memory.\n\n"
+    "Previous page of this thread (said on {previous_date}):\n{previous}\n\n"
+    "Current chain summary (meta): {meta}\n\n"
+    "Current page (said on {date}):\n{page}\n\n"
+    "Decide: linked (does the current page continue the topic of the previous page?); chain_meta (if "
+    "linked, the chain summary updated with this page, else a summary of this page alone; at most two "
+    "sentences); keywords (up to 8 short topic keywords of this page); topic_summary (one line naming "
+    "the topic, used if this page starts a new topic segment); records (see below).\n\n" + _RECORD_RULES
+)
+
+#: One call per promotion of a hot segment.
+DEFAULT_PROMOTE_SEGMENT_PROMPT = (
+    "A topic segment of the user's conversations is being consolidated into long-term memory.\n\n"
+    "Segment summary so far: {summary}\n\n"
+    "Its new dialogue pages:\n{pages}\n\n"
+    "Current user profile: {profile}\n"
+    "Current user traits: {traits}\n\n"
+    "Return: segment_summary (the refreshed summary of the whole segment, at most three sentences); "
+    "segment_keywords (up to 12); user_profile (the full updated set of static attributes such as name, "
+    "age, location, occupation, employer, relationship_status, as key/value pairs; keep the current "
+    "ones unless the pages change them); user_traits (the full updated traits, as dimension/values "
+    "pairs, in three groups of dimensions: basic needs and personality (e.g. needs, personality, "
+    "values), AI-alignment preferences (e.g. answer_style, tone, format), and content interest tags "
+    "(e.g. interests, activities, dislikes)); records (user facts and agent traits from these pages "
+    "that are not already obvious from the profile).\n\n" + _RECORD_RULES
+)
+
+#: A fact given directly (``add_fact``, a memory tool).
+DEFAULT_PARSE_RECORDS_PROMPT = (
+    "Parse this statement, given on {date} as a {kind} memory, into typed records.\n\n"
+    "Statement: {text}\n\n" + _RECORD_RULES
+)
+
+#: One call per admitted record that has candidates.
+DEFAULT_JUDGE_RELATIONS_PROMPT = (
+    "A new memory record is about to be written. Existing records that may concern the same thing:\n"
+    "{candidates}\n\n"
+    "New record (from {date}): {record}\n\n"
+    "For every existing record, give its number and a label: 'duplicate' (the new record says the same "
+    "thing, nothing new), 'update' (same subject and property, and the new record changes or refines "
+    "it, e.g. a new city, employer or preference), or 'separate' (a different fact)."
+)
+
+#: One call per update.
+DEFAULT_FUSE_PROMPT = (
+    "Merge a new memory record with the older records it updates into one current record.\n\n"
+    "Older records:\n{updated}\n\n"
+    "New record (from {date}): {record}\n\n"
+    "Return the merged record: summary (one self-contained, third-person sentence with the current "
+    "state; the newer information wins; keep older details that are still true), entities, and "
+    "confidence (0-1)."
+)
+
+
+@dataclass(frozen=True)
+class Prompts:
+    """The prompt templates of one :class:`~langchain_memoryos.controllers.llm.LLMController`.
+
+    Example:
+        >>> Prompts(fuse="Merge: {record} {updated} {date}").fuse.startswith("Merge")
+        True
+    """
+
+    system: str = DEFAULT_SYSTEM_PROMPT
+    analyze_page: str = DEFAULT_ANALYZE_PAGE_PROMPT
+    promote_segment: str = DEFAULT_PROMOTE_SEGMENT_PROMPT
+    parse_records: str = DEFAULT_PARSE_RECORDS_PROMPT
+    judge_relations: str = DEFAULT_JUDGE_RELATIONS_PROMPT
+    fuse: str = DEFAULT_FUSE_PROMPT
