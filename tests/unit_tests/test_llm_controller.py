@@ -1,0 +1,240 @@
+"""LLMController with scripted chat models: parsing, retries, fallback, repair, accounting, nostream."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+from typing import Any, TypedDict
+
+import pytest
+from langchain_core.language_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage
+from langgraph.graph import END, START, StateGraph
+
+from langchain_memoryos import MemoryOS, MemoryOSConfig
+from langchain_memoryos.controllers.llm import LLMController
+from langchain_memoryos.schema import DialoguePage, MemoryRecord
+from tests.unit_tests.scripted_model import ScriptedToolModel, dumps, page_answer
+
+T0 = dt.datetime(2024, 5, 1, 9, tzinfo=dt.UTC)
+
+
+def _turns(memory: MemoryOS, turns: list[tuple[str, str]], user: str = "u") -> None:
+    for i, (a, b) in enumerate(turns):
+        memory.add_turn(a, b, user_id=user, thread_id="t", timestamp=T0 + dt.timedelta(minutes=i))
+
+
+def _stored_texts(memory: MemoryOS, user: str = "u") -> str:
+    parts = [p.text + " " + p.meta + " " + " ".join(p.keywords) for p in memory.list_pages(user)]
+    parts += [s.summary + " " + " ".join(s.keywords) for s in memory.list_segments(user)]
+    parts += [f.summary for f in memory.list_facts(user)]
+    parts += [e.reason for e in memory.write_log(user)]
+    return "\n".join(parts)
+
+
+def test_one_call_per_page_leaving_stm_parsed_into_records() -> None:
+    model = ScriptedToolModel(script={"PageAnalysisOutput": [page_answer("The user lives in Lisbon."), page_answer()]})
+    memory = MemoryOS(model=model, config=MemoryOSConfig(stm_capacity=1, promotion_heat=100.0))
+    _turns(memory, [("I live in Lisbon.", "Nice!"), ("ok", "ok"), ("cool", "cool")])
+    pages = sorted(memory.list_pages("u"), key=lambda p: p.timestamp)
+    assert len(pages) == 2 and model.count("PageAnalysisOutput") == 2  # one call per page leaving STM
+    first = pages[0]
+    assert first.keywords == ["topic", "chat"] and first.meta == "Talking about The user lives in Lisbon."
+    assert [r.summary for r in first.candidates] == ["The user lives in Lisbon."]
+    assert first.candidates[0].slot == "location" and first.candidates[0].aspect == "personal_profile"
+    segment = memory.list_segments("u")[0]
+    assert segment.summary.startswith("Topic:")
+    stats = memory.stats("u")
+    assert stats.llm_usage["analyze_page"] == {"calls": 2, "tokens": 240, "fallbacks": 0}
+    assert stats.llm_calls == 2
+    # the prompt carries the page's date, for relative times
+    assert "2024-05-01" in model.calls[0][1]
+    # retrieval makes no model call
+    memory.retrieve("Where do I live?", user_id="u", thread_id="t")
+    assert len(model.calls) == 2
+
+
+def test_a_failed_call_is_retried_then_succeeds() -> None:
+    model = ScriptedToolModel(
+        script={"PageAnalysisOutput": [TimeoutError("read timed out"), "{not json", page_answer("The user runs.")]}
+    )
+    memory = MemoryOS(model=model, config=MemoryOSConfig(stm_capacity=1, promotion_heat=100.0))
+    _turns(memory, [("I run every morning.", "Great"), ("ok", "ok")])
+    assert model.count("PageAnalysisOutput") == 3
+    usage = memory.stats("u").llm_usage["analyze_page"]
+    assert usage["calls"] == 3 and usage["fallbacks"] == 0
+    assert [r.summary for r in memory.list_pages("u")[0].candidates] == ["The user runs."]
+
+
+def test_repeated_failure_falls_back_stores_the_turn_and_writes_no_error_text(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    boom = RuntimeError("HTTP 500 Internal Server Error: upstream exploded")
+    model = ScriptedToolModel(script={"*": [boom]})
+    controller = LLMController(model, max_retries=1)
+    memory = MemoryOS(controller=controller, config=MemoryOSConfig(stm_capacity=1, promotion_heat=2.0))
+    turns = [("I live in Porto and I work as a nurse.", "Nice!")] + [(f"I love surfing {i}.", "Cool") for i in range(8)]
+    with caplog.at_level(logging.WARNING, logger="langchain_memoryos"):
+        _turns(memory, turns)
+    assert memory.stats("u").mtm_pages + memory.stats("u").stm_pages == len(turns)  # every turn stored
+    usage = memory.stats("u").llm_usage
+    assert usage["analyze_page"]["fallbacks"] == usage["analyze_page"]["calls"] // 2 > 0  # 2 attempts each
+    assert "fell back to the heuristic controller" in caplog.text
+    # the heuristic did the work: keywords and facts exist, and no error text is in memory
+    assert all(p.keywords for p in memory.list_pages("u"))
+    text = _stored_texts(memory)
+    assert "exploded" not in text and "HTTP 500" not in text and "RuntimeError" not in text
+    # promotions and relation judgements fell back too, and their write events say so
+    assert usage["promote_segment"]["fallbacks"] > 0 and usage["judge_relations"]["fallbacks"] > 0
+    assert any(e.fallback for e in memory.write_log("u"))
+
+
+def test_invalid_vocabulary_and_limits_are_repaired() -> None:
+    answer = page_answer("x")
+    answer["records"][0].update(
+        {
+            "aspect": "Personal Profile",
+            "intent": "telling",
+            "sentiment": "very happy",
+            "confidence": 1.7,
+            "summary": "The user " + "really " * 200 + "likes tea.",
+            "kind": "AGENT",
+        }
+    )
+    answer["keywords"] = ["  Tea  Time ", "tea time", ""] + [f"k{i}" for i in range(20)]
+    model = ScriptedToolModel(script={"PageAnalysisOutput": [answer]})
+    analysis = LLMController(model).analyze_page(DialoguePage(id="p", user_input="tea", agent_response=""), None, None)
+    record = analysis.records[0]
+    assert (record.aspect, record.intent, record.sentiment, record.kind) == (
+        "personal_profile",
+        "inform",
+        "neutral",
+        "agent",
+    )
+    assert record.confidence == 1.0 and len(record.summary) <= 400
+    assert analysis.keywords[0] == "tea time" and len(analysis.keywords) <= 8 and "" not in analysis.keywords
+    assert analysis.linked is False  # no previous page: never linked
+
+
+def test_json_mode_for_a_model_without_tool_calling() -> None:
+    fenced = "```json\n" + dumps(page_answer("The user has a cat named Miso.", aspect="social_relationship")) + ",\n```"
+    fake = GenericFakeChatModel(messages=iter([AIMessage(fenced.replace("]\n}", "],\n}"))]))
+    analysis = LLMController(fake).analyze_page(
+        DialoguePage(id="p", user_input="My cat Miso", agent_response=""), None, None
+    )
+    assert [r.summary for r in analysis.records] == ["The user has a cat named Miso."]
+    assert analysis.usage.llm_calls == 1 and analysis.usage.llm_tokens > 0  # estimated: no usage metadata
+
+
+def test_relations_for_all_candidates_in_one_call_and_fuse() -> None:
+    model = ScriptedToolModel(
+        script={
+            "RelationsOutput": [{"relations": [{"candidate": 2, "label": "Update"}, {"candidate": 9, "label": "x"}]}],
+            "FuseOutput": [{"summary": "The user lives in Denver.", "entities": ["Denver"], "confidence": 0.9}],
+        }
+    )
+    controller = LLMController(model)
+    new = MemoryRecord(summary="The user moved to Denver.", aspect="personal_profile", entities=["Denver"])
+    old = [
+        MemoryRecord(id="f1", summary="The user likes hiking."),
+        MemoryRecord(id="f2", summary="The user lives in Portland."),
+    ]
+    judged = controller.judge_relations(new, [(old[0], 0.4), (old[1], 0.7)])
+    assert [(r.candidate_id, r.label) for r in judged.relations] == [("f1", "separate"), ("f2", "update")]
+    assert judged.usage.llm_calls == 1
+    assert controller.judge_relations(new, []).relations == [] and model.count("RelationsOutput") == 1  # no call
+    fused = controller.fuse(new, [old[1]])
+    assert fused.record.summary == "The user lives in Denver." and fused.record.slot == "location"
+    assert "Portland" in model.calls[-1][1] and "Denver" in model.calls[-1][1]
+
+
+def test_an_end_to_end_update_through_the_amu_path() -> None:
+    model = ScriptedToolModel(
+        script={
+            "RecordsOutput": [
+                {
+                    "records": [
+                        {
+                            "aspect": "personal_profile",
+                            "intent": "inform",
+                            "personal": True,
+                            "entities": ["Portland"],
+                            "summary": "The user lives in Portland.",
+                            "confidence": 1,
+                        }
+                    ]
+                },
+                {
+                    "records": [
+                        {
+                            "aspect": "personal_profile",
+                            "intent": "inform",
+                            "personal": True,
+                            "entities": ["Denver"],
+                            "summary": "The user lives in Denver.",
+                            "confidence": 1,
+                        }
+                    ]
+                },
+            ],
+            "RelationsOutput": [{"relations": [{"candidate": 1, "label": "update"}]}],
+            "FuseOutput": [{"summary": "The user lives in Denver (moved from Portland).", "entities": ["Denver"]}],
+        }
+    )
+    memory = MemoryOS(model=model)
+    memory.add_fact("I live in Portland.", user_id="u")
+    events = memory.add_fact("I moved to Denver.", user_id="u")
+    assert [e.action for e in events] == ["updated"]
+    assert [f.summary for f in memory.list_facts("u")] == ["The user lives in Denver (moved from Portland)."]
+    usage = memory.stats("u").llm_usage
+    assert (
+        usage["parse_records"]["calls"] == 2 and usage["judge_relations"]["calls"] == 1 and usage["fuse"]["calls"] == 1
+    )
+
+
+def test_async_path_uses_the_same_judgements() -> None:
+    model = ScriptedToolModel(script={"PageAnalysisOutput": [page_answer("The user swims.")]})
+    memory = MemoryOS(model=model, config=MemoryOSConfig(stm_capacity=1, promotion_heat=100.0))
+
+    async def main() -> None:
+        for i, text in enumerate(["I swim on Sundays.", "ok"]):
+            await memory.aadd_turn(text, "Nice", user_id="u", thread_id="t", timestamp=T0 + dt.timedelta(minutes=i))
+
+    asyncio.run(main())
+    assert [r.summary for r in memory.list_pages("u")[0].candidates] == ["The user swims."]
+
+
+class _State(TypedDict):
+    messages: list[Any]
+
+
+def test_internal_calls_never_reach_the_message_stream() -> None:
+    model = ScriptedToolModel(script={"PageAnalysisOutput": [page_answer("The user skis.")]})
+    memory = MemoryOS(model=model, config=MemoryOSConfig(stm_capacity=1, promotion_heat=100.0))
+    chat = GenericFakeChatModel(messages=iter([AIMessage("Hello there friend")]))
+
+    def respond(state: _State) -> dict[str, Any]:
+        reply = chat.invoke(state["messages"])
+        memory.add_turn("I ski every winter.", str(reply.content), user_id="u", thread_id="t", timestamp=T0)
+        memory.add_turn("ok", "ok", user_id="u", thread_id="t", timestamp=T0 + dt.timedelta(minutes=1))
+        return {"messages": [*state["messages"], reply]}
+
+    graph = StateGraph(_State)
+    graph.add_node("respond", respond)
+    graph.add_edge(START, "respond")
+    graph.add_edge("respond", END)
+    chunks = list(graph.compile().stream({"messages": [HumanMessage("hi")]}, stream_mode="messages"))
+    assert model.count("PageAnalysisOutput") == 1  # the memory did call its model …
+    texts = [c.content for c, _ in chunks if isinstance(c, (AIMessage, AIMessageChunk))]
+    assert "".join(texts).replace(" ", "") == "Hellotherefriend"  # … but only the agent's tokens were streamed
+    assert all(meta.get("lc_source") != "memoryos" for _, meta in chunks)
+
+
+def test_constructor_errors_are_clear() -> None:
+    with pytest.raises(ValueError, match="max_retries"):
+        LLMController(ScriptedToolModel(script={}), max_retries=-1)
+    with pytest.raises(ValueError, match="not both"):
+        MemoryOS(model=ScriptedToolModel(script={}), controller=LLMController(ScriptedToolModel(script={})))
+    with pytest.raises(TypeError, match="BaseChatModel"):
+        LLMController(42)  # type: ignore[arg-type]
