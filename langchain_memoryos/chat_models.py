@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 
 from langchain_core.language_models import BaseChatModel
+from pydantic import SecretStr
 
 __all__ = ["resolve_chat_model"]
 
@@ -53,9 +54,8 @@ def resolve_chat_model(model: BaseChatModel | str, *, base_url: str | None = Non
                 "pip install 'langchain-memoryos[openai]'"
             ) from exc
         name = model.split(":", 1)[1] if model.startswith("openai:") else model
-        chat: BaseChatModel = ChatOpenAI(
-            model=name, base_url=url, api_key=os.environ.get("OPENAI_API_KEY") or "not-needed"
-        )
+        key = SecretStr(os.environ.get("OPENAI_API_KEY") or "not-needed")  # local servers take any key
+        chat: BaseChatModel = ChatOpenAI(model=name, base_url=url, api_key=key)
         return chat
     try:
         from langchain.chat_models import init_chat_model

@@ -352,11 +352,15 @@ class LLMController(BaseController):
             return None
         if schema not in self._structured:
             try:
-                self._structured[schema] = self.model.with_structured_output(schema, include_raw=True)
-                self._tool_calling = True
+                try:  # tool calling is what OpenAI-compatible servers (vLLM, Ollama …) support most widely
+                    runnable = self.model.with_structured_output(schema, include_raw=True, method="function_calling")
+                except (TypeError, ValueError):  # a model whose with_structured_output takes no ``method``
+                    runnable = self.model.with_structured_output(schema, include_raw=True)
             except NotImplementedError:
                 self._tool_calling = False
                 return None
+            self._structured[schema] = runnable
+            self._tool_calling = True
         return self._structured[schema]
 
     def _parse(self, call: _Call, result: Any) -> tuple[BaseModel, int]:
