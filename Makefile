@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-amu bench-locomo install clean
+.PHONY: demo test lint bench bench-amu bench-locomo bench-llm install clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,10 @@ bench-amu: $(STAMP)
 # LoCoMo retrieval benchmark: the memory (default and paper presets) and flat baselines; report in locomo-report/
 bench-locomo: $(STAMP)
 	$(VENV)/bin/memoryos bench locomo $(LOCOMO) --out locomo-report
+
+# LLMController: model calls and prompt tokens per turn on LoCoMo conv-26 (a counting scripted model, offline)
+bench-llm: $(STAMP)
+	$(PY) benchmarks/bench_llm_calls.py $(LOCOMO)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -17,7 +17,9 @@ from langchain_memoryos.controllers import (
     BaseController,
     ControllerUsage,
     HeuristicController,
+    LLMController,
     MemoryController,
+    Prompts,
 )
 from langchain_memoryos.embeddings import EmbeddingsNotAvailableError, MiniLMEmbeddings, resolve_embeddings
 from langchain_memoryos.memory import MemoryOS
@@ -48,6 +50,7 @@ __all__ = [
     "EmbeddingsNotAvailableError",
     "FactNotFoundError",
     "HeuristicController",
+    "LLMController",
     "MemoryContext",
     "MemoryController",
     "MemoryOS",
@@ -58,6 +61,7 @@ __all__ = [
     "MiniLMEmbeddings",
     "ModelThresholds",
     "Persona",
+    "Prompts",
     "Relation",
     "Segment",
     "WriteEvent",

@@ -11,15 +11,19 @@ from langchain_memoryos.controllers.base import (
     RelationJudgement,
 )
 from langchain_memoryos.controllers.heuristic import HeuristicController
+from langchain_memoryos.controllers.llm import LLMController
+from langchain_memoryos.controllers.prompts import Prompts
 
 __all__ = [
     "BaseController",
     "ControllerUsage",
     "FuseResult",
     "HeuristicController",
+    "LLMController",
     "MemoryController",
     "PageAnalysis",
     "ParsedRecords",
     "PromotionResult",
+    "Prompts",
     "RelationJudgement",
 ]

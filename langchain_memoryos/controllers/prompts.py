@@ -69,8 +69,8 @@ DEFAULT_PROMOTE_SEGMENT_PROMPT = (
     "ones unless the pages change them); user_traits (the full updated traits, as dimension/values "
     "pairs, in three groups of dimensions: basic needs and personality (e.g. needs, personality, "
     "values), AI-alignment preferences (e.g. answer_style, tone, format), and content interest tags "
-    "(e.g. interests, activities, dislikes)); records (user facts and agent traits from these pages "
-    "that are not already obvious from the profile).\n\n" + _RECORD_RULES
+    "(e.g. interests, activities, dislikes)); records (only facts that emerge from several pages "
+    "together, and agent traits; facts stated in a single page were already extracted).\n\n" + _RECORD_RULES
 )
 
 #: A fact given directly (``add_fact``, a memory tool).

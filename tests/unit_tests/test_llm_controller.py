@@ -238,3 +238,24 @@ def test_constructor_errors_are_clear() -> None:
         MemoryOS(model=ScriptedToolModel(script={}), controller=LLMController(ScriptedToolModel(script={})))
     with pytest.raises(TypeError, match="BaseChatModel"):
         LLMController(42)  # type: ignore[arg-type]
+
+
+def test_model_names_resolve_or_name_the_missing_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from langchain_openai import ChatOpenAI
+
+    from langchain_memoryos.chat_models import resolve_chat_model
+
+    local = resolve_chat_model("openai:qwen2.5", base_url="http://127.0.0.1:8000/v1")
+    assert isinstance(local, ChatOpenAI) and local.model_name == "qwen2.5"
+    assert str(local.openai_api_base) == "http://127.0.0.1:8000/v1"
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    assert isinstance(resolve_chat_model("llama3"), ChatOpenAI)
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    monkeypatch.setitem(sys.modules, "langchain.chat_models", None)
+    with pytest.raises(ImportError, match="'agents' extra"):
+        LLMController("openai:gpt-4o-mini")
+    monkeypatch.setitem(sys.modules, "langchain_openai", None)
+    with pytest.raises(ImportError, match="'openai' extra"):
+        resolve_chat_model("m", base_url="http://127.0.0.1:1/v1")
