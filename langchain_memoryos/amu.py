@@ -10,15 +10,17 @@ from __future__ import annotations
 import datetime as _dt
 from dataclasses import dataclass
 
+import numpy as np
+
 from langchain_memoryos.config import MemoryOSConfig, ModelThresholds
 from langchain_memoryos.controllers.base import FuseResult, RelationJudgement, count_usage
-from langchain_memoryos.effects import Control, Embed, Step
+from langchain_memoryos.effects import Control, Embed, Parallel, Step
 from langchain_memoryos.schema import FactKind, MemoryRecord, Relation, WriteAction, WriteEvent
 from langchain_memoryos.scoring import decide_action, gate, select_candidates
 from langchain_memoryos.storage import UserState
 from langchain_memoryos.vector_index import Vector
 
-__all__ = ["AMUSettings", "evict_over_capacity", "write_record"]
+__all__ = ["AMUSettings", "Prejudged", "evict_over_capacity", "prejudge_relations", "write_record"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,7 @@ def write_record(
     now: _dt.datetime,
     source: str,
     vector: Vector | None = None,
+    prejudged: Prejudged | None = None,
 ) -> Step[list[WriteEvent]]:
     """Step: pass one typed record through the AMU write path and log the decision.
 
@@ -72,6 +75,8 @@ def write_record(
         source: where the record came from (``promotion``, ``add_fact``, ``tool``).
         vector: the summary's embedding when the caller already has it (a
             promotion embeds all its records in one batch).
+        prejudged: a relation judgement made ahead (see :func:`prejudge_relations`);
+            used only if the record's candidates are still exactly those judged.
 
     Returns:
         The logged events: the decision (``stored``, ``discarded``, ``updated``
@@ -129,14 +134,15 @@ def write_record(
     if vector is None:
         vector = (yield Embed((record.summary,)))[0]
     kind = record.kind
-    index = state.fact_index[kind]
-    existing = [(state.facts[kind][key], score) for key, score in index.search(vector, len(index))]
-    candidates = select_candidates(record, existing, settings.write_similarity)
+    candidates = _candidates(state, record, vector, settings)
     fallback = False
     relations: list[Relation] = []
     if candidates:
-        judgement: RelationJudgement = yield Control("judge_relations", (record, candidates))
-        count_usage(state, "judge_relations", judgement.usage)
+        if prejudged is not None and prejudged[0] == [cand.id for cand, _ in candidates]:
+            judgement: RelationJudgement = prejudged[1]  # counted when it was made
+        else:
+            judgement = yield Control("judge_relations", (record, candidates))
+            count_usage(state, "judge_relations", judgement.usage)
         fallback = judgement.usage.fallback
         known = {cand.id for cand, _ in candidates}
         relations = [r for r in judgement.relations if r.candidate_id in known]
@@ -178,6 +184,68 @@ def write_record(
         why = f"capacity {capacity} reached: oldest record evicted (FIFO) to make room for {record.id}"
         events.append(logged("evicted", old, why, replaced=[old.id]))
     return events
+
+
+#: A relation judgement made ahead: the candidate ids it judged, and the judgement.
+Prejudged = tuple[list[str], RelationJudgement]
+
+
+def _candidates(
+    state: UserState, record: MemoryRecord, vector: Vector, settings: AMUSettings
+) -> list[tuple[MemoryRecord, float]]:
+    index = state.fact_index[record.kind]
+    existing = [(state.facts[record.kind][key], score) for key, score in index.search(vector, len(index))]
+    return select_candidates(record, existing, settings.write_similarity)
+
+
+def prejudge_relations(
+    state: UserState,
+    records: list[MemoryRecord],
+    vectors: dict[str, Vector],
+    settings: AMUSettings,
+) -> Step[dict[int, Prejudged]]:
+    """Step: judge the *independent* records of a batch at once (concurrently in the async path).
+
+    A record is independent when no earlier admitted record of the batch
+    would be its candidate and it shares no candidate with an earlier judged
+    record: writing the batch in order cannot change what it is judged
+    against. Those with candidates are judged in one :class:`Parallel`
+    effect; the others are left to :func:`write_record`, which also re-judges
+    any record whose candidates did change after all (e.g. through FIFO
+    eviction). With fewer than two such records nothing is judged ahead.
+
+    Returns:
+        ``{index in records: (candidate ids, judgement)}``.
+
+    Example:
+        >>> prejudge_relations  # doctest: +ELLIPSIS
+        <function prejudge_relations at ...>
+    """
+    plans: list[tuple[int, MemoryRecord, list[tuple[MemoryRecord, float]]]] = []
+    earlier: list[tuple[MemoryRecord, Vector]] = []
+    claimed: set[str] = set()
+    for i, record in enumerate(records):
+        vector = vectors.get(record.summary)
+        if vector is None or not gate(record, settings.gate_threshold).admitted:
+            continue
+        batch = [(r, float(np.dot(v, vector))) for r, v in earlier if r.kind == record.kind]
+        earlier.append((record, vector))
+        if select_candidates(record, batch, settings.write_similarity):
+            continue  # an earlier record of this batch may be its candidate: judge it in order
+        candidates = _candidates(state, record, vector, settings)
+        ids = {cand.id for cand, _ in candidates}
+        if not candidates or ids & claimed:
+            continue
+        claimed |= ids
+        plans.append((i, record, candidates))
+    if len(plans) < 2:
+        return {}
+    results = yield Parallel(tuple(Control("judge_relations", (rec, cands)) for _, rec, cands in plans))
+    out: dict[int, Prejudged] = {}
+    for (i, _, cands), judgement in zip(plans, results, strict=True):
+        count_usage(state, "judge_relations", judgement.usage)
+        out[i] = ([cand.id for cand, _ in cands], judgement)
+    return out
 
 
 def evict_over_capacity(state: UserState, kind: FactKind, capacity: int, *, keep: str) -> list[MemoryRecord]:

@@ -23,7 +23,7 @@ from langgraph.store.base import BaseStore, Op
 from langchain_memoryos.controllers.base import MemoryController
 from langchain_memoryos.embeddings import aencode_texts, encode_texts
 
-__all__ = ["Control", "Effect", "Embed", "Services", "Step", "StoreBatch", "run_async", "run_sync"]
+__all__ = ["Control", "Effect", "Embed", "Parallel", "Services", "Step", "StoreBatch", "run_async", "run_sync"]
 
 T = TypeVar("T")
 
@@ -65,7 +65,22 @@ class Control:
     args: tuple[Any, ...] = field(default_factory=tuple)
 
 
-Effect = StoreBatch | Embed | Control
+@dataclass(frozen=True)
+class Parallel:
+    """Several independent controller calls; the result is their results, in order.
+
+    The sync driver makes them one after another; the async driver runs them
+    concurrently (``asyncio.gather``), so a model's latency is paid once.
+
+    Example:
+        >>> len(Parallel((Control("fuse", ()), Control("fuse", ()))).controls)
+        2
+    """
+
+    controls: tuple[Control, ...]
+
+
+Effect = StoreBatch | Embed | Control | Parallel
 Step = Generator[Effect, Any, T]
 
 
@@ -121,6 +136,8 @@ def _perform_sync(effect: Effect, services: Services) -> Any:
         if not effect.texts:
             return np.zeros((0, 1), dtype=np.float32)
         return encode_texts(services.embeddings, effect.texts)
+    if isinstance(effect, Parallel):
+        return [getattr(services.controller, c.method)(*c.args) for c in effect.controls]
     method = getattr(services.controller, effect.method)
     return method(*effect.args)
 
@@ -176,5 +193,8 @@ async def _perform_async(effect: Effect, services: Services) -> Any:
         if not effect.texts:
             return np.zeros((0, 1), dtype=np.float32)
         return await aencode_texts(services.embeddings, effect.texts)
+    if isinstance(effect, Parallel):
+        calls = [getattr(services.controller, "a" + c.method)(*c.args) for c in effect.controls]
+        return list(await asyncio.gather(*calls))
     method = getattr(services.controller, "a" + effect.method)
     return await method(*effect.args)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from langchain_memoryos.amu import AMUSettings, write_record
+from langchain_memoryos.amu import AMUSettings, prejudge_relations, write_record
 from langchain_memoryos.config import MemoryOSConfig, ModelThresholds
 from langchain_memoryos.controllers.base import PageAnalysis, PromotionResult, count_usage
 from langchain_memoryos.effects import Control, Embed, Step, StoreBatch
@@ -336,9 +336,16 @@ def promote_hot_segments(state: UserState, settings: EngineSettings, report: Wri
             seg.keywords = list(result.segment_keywords)[: config.segment_keywords]
         records = [copy.deepcopy(c) for p in pages for c in p.candidates] + [copy.deepcopy(r) for r in result.records]
         vectors = yield from _embed_summaries(state, settings, records)
-        for record in records:
+        prejudged = yield from prejudge_relations(state, records, vectors, settings.amu)
+        for i, record in enumerate(records):
             events = yield from write_record(
-                state, record, settings.amu, now=now, source="promotion", vector=vectors.get(record.summary)
+                state,
+                record,
+                settings.amu,
+                now=now,
+                source="promotion",
+                vector=vectors.get(record.summary),
+                prejudged=prejudged.get(i),
             )
             report.events.extend(events)
         seg.pending_page_ids = []

@@ -259,3 +259,96 @@ def test_model_names_resolve_or_name_the_missing_extra(monkeypatch: pytest.Monke
     monkeypatch.setitem(sys.modules, "langchain_openai", None)
     with pytest.raises(ImportError, match="'openai' extra"):
         resolve_chat_model("m", base_url="http://127.0.0.1:1/v1")
+
+
+class SlowScriptedModel(ScriptedToolModel):
+    """Async calls take a while; records the most calls in flight at once."""
+
+    active: int = 0
+    peak: int = 0
+
+    async def _agenerate(self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any) -> Any:
+        self.active += 1
+        self.peak = max(self.peak, self.active)
+        try:
+            await asyncio.sleep(0.05)
+            return self._generate(messages, stop, None, **kwargs)
+        finally:
+            self.active -= 1
+
+
+def _record(summary: str, entity: str) -> dict[str, Any]:
+    return {
+        "aspect": "personal_profile",
+        "intent": "inform",
+        "personal": True,
+        "entities": [entity],
+        "summary": summary,
+        "confidence": 1,
+    }
+
+
+def _promotion_memory() -> tuple[MemoryOS, SlowScriptedModel]:
+    def page(messages: list[Any]) -> dict[str, Any]:
+        current = str(messages[-1].content).split("Current page", 1)[1]
+        answer = page_answer()
+        if "I moved to Porto" in current:
+            answer["records"] = [_record("The user lives in Porto.", "Porto")]
+        if "I work at Stripe" in current:
+            answer["records"] = [_record("The user works at Stripe.", "Stripe")]
+        return answer
+
+    model = SlowScriptedModel(
+        script={
+            "RecordsOutput": [
+                {"records": [_record("The user lives in Lisbon.", "Lisbon")]},
+                {"records": [_record("The user works at Google.", "Google")]},
+            ],
+            "PageAnalysisOutput": [page],
+            "PromotionOutput": [{"segment_summary": "Moves and jobs.", "records": []}],
+            "RelationsOutput": [{"relations": [{"candidate": 1, "label": "update"}]}],
+            "FuseOutput": [
+                lambda m: {
+                    "summary": "The user lives in Porto."
+                    if "Porto" in str(m[-1].content)
+                    else "The user works at Stripe."
+                }
+            ],
+        }
+    )
+    memory = MemoryOS(model=model, config=MemoryOSConfig(stm_capacity=1, promotion_heat=3.0, segment_threshold=0.0))
+    return memory, model
+
+
+TURNS = [("I moved to Porto.", "Nice!"), ("I work at Stripe now.", "Cool"), ("ok", "ok"), ("fine", "fine")]
+
+
+def test_independent_relation_judgements_run_concurrently_in_async() -> None:
+    memory, model = _promotion_memory()
+
+    async def main() -> None:
+        await memory.aadd_fact("I live in Lisbon.", user_id="u")
+        await memory.aadd_fact("I work at Google.", user_id="u")
+        for i, (a, b) in enumerate(TURNS):
+            await memory.aadd_turn(a, b, user_id="u", thread_id="t", timestamp=T0 + dt.timedelta(minutes=i))
+
+    asyncio.run(main())
+    assert sorted(f.summary for f in memory.list_facts("u")) == [
+        "The user lives in Porto.",
+        "The user works at Stripe.",
+    ]
+    assert model.count("RelationsOutput") == 2  # one per record, judged ahead together …
+    assert model.peak == 2  # … and in flight at the same time
+
+
+def test_sync_path_gives_the_same_result_one_call_at_a_time() -> None:
+    memory, model = _promotion_memory()
+    memory.add_fact("I live in Lisbon.", user_id="u")
+    memory.add_fact("I work at Google.", user_id="u")
+    for i, (a, b) in enumerate(TURNS):
+        memory.add_turn(a, b, user_id="u", thread_id="t", timestamp=T0 + dt.timedelta(minutes=i))
+    assert sorted(f.summary for f in memory.list_facts("u")) == [
+        "The user lives in Porto.",
+        "The user works at Stripe.",
+    ]
+    assert model.count("RelationsOutput") == 2 and model.peak == 0
