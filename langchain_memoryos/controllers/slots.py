@@ -41,6 +41,8 @@ _DIETS = r"vegan|vegetarian|pescatarian|keto|gluten-free|plant-based|lactose-fre
 _FOODS = r"meat|red meat|fish|seafood|dairy|pork|beef|chicken|gluten|sugar|eggs|animal products|alcohol"
 _STATUS = r"married|single|engaged|divorced|widowed|separated"
 _I = re.IGNORECASE
+#: Capitalised sentence openers that are not names ("And here's a pic", "So here we are").
+_NOT_A_NAME_LEAD = r"And|But|So|Oh|Well|Look|Right|Over|Out|In|Up|Hey|Okay|Ok|Yes|Yeah|Now|Then|Just|Also|Here|There"
 _NOT_A_NAME = (
     r"American|Canadian|Mexican|British|English|Irish|Scottish|Welsh|French|German|Italian|Spanish|Portuguese|"
     r"Dutch|Belgian|Swiss|Austrian|Swedish|Norwegian|Danish|Finnish|Polish|Russian|Ukrainian|Greek|Turkish|"
@@ -107,7 +109,14 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
     ),
     ("age", re.compile(r"^(?i:the user is\s+)(\d{1,2})\.?$"), None),
     # "Ana here!" introduces a name; "And here's a pic" does not
-    ("name", re.compile(r"^(?!(?:" + _NOT_A_NAME + r")\b)([A-Z][a-z]+)(?i:\s+here)\s*(?:[,!.:;-]|$)"), None),
+    (
+        "name",
+        re.compile(
+            r"^(?!(?:" + _NOT_A_NAME + r"|" + _NOT_A_NAME_LEAD + r")\b)([A-Z][a-z]+)"
+            r"(?i:\s+here\b)(?!['’]s|\s+(?:is|are|was|were|comes|goes)\b)"
+        ),
+        None,
+    ),
     ("allergy", re.compile(r"(?i:\ballerg\w*\b[^.]*?\bonly\s+)([a-z][a-z ]*?)(?=,|\.|$| are| is)"), None),
     (
         "allergy",

@@ -156,3 +156,21 @@ def test_third_person_fact_is_taken_as_given() -> None:
     record = HeuristicController().parse_records("The user lives in Oslo", "user").records[0]
     assert (record.summary, record.aspect, record.personal) == ("The user lives in Oslo.", "personal_profile", True)
     assert "Oslo" in record.entities
+
+
+@pytest.mark.parametrize(
+    ("sentence", "slot"),
+    [
+        ("Mateo here again, in case you forgot my name lol", ("name", "mateo")),
+        ("And here's one of the adoption agencies I'm looking into.", None),  # seen in LoCoMo: not a name
+        ("Oh, and here's a pic I got from my walk last week.", None),
+        ("I'm happy you found something that makes you happy.", None),  # not the occupation "happy the assistant"
+        ("I'm a high school teacher.", ("occupation", "high school teacher")),
+    ],
+)
+def test_slot_rules_on_chat_openers(sentence: str, slot: tuple[str, str] | None) -> None:
+    from langchain_memoryos.controllers.rules import analyze_sentence
+    from langchain_memoryos.controllers.slots import slot_of
+
+    summary = analyze_sentence(sentence).summary
+    assert (slot_of(summary) if summary else None) == slot
