@@ -1,0 +1,256 @@
+"""Drop-in LangGraph nodes (recall, remember) and a prebuilt agent built from them.
+
+* :func:`create_recall_node` retrieves the memory for the last human message
+  and writes the rendered context to ``state[output_key]``;
+* :func:`create_remember_node` stores the turn: the last human message and the
+  final AI message, with the tool calls and tool results of the turn in the
+  page metadata. Its page key derives from the message ids, so replaying a
+  checkpoint, resuming after an interrupt or retrying the node never adds a
+  page twice;
+* :func:`create_memoryos_agent` is recall → model/tools loop → remember.
+
+The user comes from the run (see :func:`~langchain_memoryos.graph.runtime.resolve_user_id`),
+the thread from ``config["configurable"]["thread_id"]``.
+
+Example:
+    >>> from langchain_memoryos import MemoryOS
+    >>> node = create_recall_node(MemoryOS())
+    >>> node.name
+    'memoryos_recall'
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langgraph.graph import END, START, MessagesState, StateGraph
+
+from langchain_memoryos.graph.runtime import resolve_thread_id, resolve_user_id
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.tools import BaseTool
+    from langgraph.graph.state import CompiledStateGraph
+
+    from langchain_memoryos.memory import MemoryOS
+
+__all__ = ["MemoryAgentState", "create_memoryos_agent", "create_recall_node", "create_remember_node"]
+
+#: The prebuilt agent's system prompt when none is given.
+DEFAULT_AGENT_SYSTEM_PROMPT = "You are a helpful assistant that remembers the user across conversations."
+
+
+def _text(message: BaseMessage) -> str:
+    content = message.content
+    if isinstance(content, str):
+        return content
+    parts = [p.get("text", "") if isinstance(p, Mapping) else str(p) for p in content]
+    return "".join(str(p) for p in parts)
+
+
+def _last_human(messages: Sequence[BaseMessage]) -> int | None:
+    for i in range(len(messages) - 1, -1, -1):
+        if isinstance(messages[i], HumanMessage):
+            return i
+    return None
+
+
+def _query(state: Mapping[str, Any], key: str) -> str:
+    messages = list(state.get(key) or [])
+    i = _last_human(messages)
+    return _text(messages[i]).strip() if i is not None else ""
+
+
+def _turn(messages: Sequence[BaseMessage]) -> tuple[str, str, dict[str, Any], str] | None:
+    """The turn to store: (user input, final answer, metadata, turn id), or ``None`` when the turn is not done."""
+    h = _last_human(messages)
+    if h is None:
+        return None
+    human, after = messages[h], list(messages[h + 1 :])
+    answers = [m for m in after if isinstance(m, AIMessage)]
+    final = next((m for m in reversed(answers) if not m.tool_calls), None)
+    if final is None:
+        return None
+    metadata: dict[str, Any] = {}
+    calls = [dict(tc) for m in answers for tc in m.tool_calls]
+    if calls:
+        metadata["tool_calls"] = [{"name": c.get("name"), "args": c.get("args"), "id": c.get("id")} for c in calls]
+    results = [m for m in after if isinstance(m, ToolMessage)]
+    if results:
+        metadata["tool_results"] = [
+            {"tool_call_id": m.tool_call_id, "name": m.name, "content": _text(m)} for m in results
+        ]
+    if human.id and final.id:
+        turn_id = f"lg:{human.id}:{final.id}"
+    else:  # messages without ids: the content identifies the turn
+        digest = hashlib.sha256(f"{_text(human)}\x1f{_text(final)}".encode("utf-8", "surrogatepass")).hexdigest()
+        turn_id = f"lg:{digest[:24]}"
+    return _text(human), _text(final), metadata, turn_id
+
+
+def create_recall_node(
+    memory: MemoryOS, *, messages_key: str = "messages", output_key: str = "memory_context"
+) -> RunnableLambda[Any, dict[str, Any]]:
+    """A node that retrieves the memory for the last human message into ``state[output_key]``.
+
+    Args:
+        memory: the memory.
+        messages_key: where the conversation's messages are in the state.
+        output_key: where to write the rendered memory context (a string, "" when empty).
+
+    Returns:
+        A node for ``StateGraph.add_node`` (sync and async).
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> create_recall_node(MemoryOS(), output_key="memory").name
+        'memoryos_recall'
+    """
+
+    def recall(state: Mapping[str, Any], config: RunnableConfig) -> dict[str, Any]:
+        query = _query(state, messages_key)
+        if not query:
+            return {output_key: ""}
+        ctx = memory.retrieve(query, user_id=resolve_user_id(config), thread_id=resolve_thread_id(config))
+        return {output_key: ctx.to_prompt()}
+
+    async def arecall(state: Mapping[str, Any], config: RunnableConfig) -> dict[str, Any]:
+        query = _query(state, messages_key)
+        if not query:
+            return {output_key: ""}
+        ctx = await memory.aretrieve(query, user_id=resolve_user_id(config), thread_id=resolve_thread_id(config))
+        return {output_key: ctx.to_prompt()}
+
+    return RunnableLambda(recall, afunc=arecall, name="memoryos_recall")
+
+
+def create_remember_node(memory: MemoryOS, *, messages_key: str = "messages") -> RunnableLambda[Any, dict[str, Any]]:
+    """A node that stores the turn that just ended (idempotent under replay, resume and retry).
+
+    The page is the last human message and the final AI message after it; the
+    tool calls and tool results in between go to the page metadata. A turn
+    still waiting for its final answer is not stored.
+
+    Args:
+        memory: the memory.
+        messages_key: where the conversation's messages are in the state.
+
+    Returns:
+        A node for ``StateGraph.add_node`` (sync and async); it changes no state.
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> create_remember_node(MemoryOS()).name
+        'memoryos_remember'
+    """
+
+    def remember(state: Mapping[str, Any], config: RunnableConfig) -> dict[str, Any]:
+        turn = _turn(list(state.get(messages_key) or []))
+        if turn is not None:
+            user_input, answer, metadata, turn_id = turn
+            memory.add_turn(
+                user_input,
+                answer,
+                user_id=resolve_user_id(config),
+                thread_id=resolve_thread_id(config),
+                metadata=metadata,
+                turn_id=turn_id,
+            )
+        return {}
+
+    async def aremember(state: Mapping[str, Any], config: RunnableConfig) -> dict[str, Any]:
+        turn = _turn(list(state.get(messages_key) or []))
+        if turn is not None:
+            user_input, answer, metadata, turn_id = turn
+            await memory.aadd_turn(
+                user_input,
+                answer,
+                user_id=resolve_user_id(config),
+                thread_id=resolve_thread_id(config),
+                metadata=metadata,
+                turn_id=turn_id,
+            )
+        return {}
+
+    return RunnableLambda(remember, afunc=aremember, name="memoryos_remember")
+
+
+class MemoryAgentState(MessagesState):
+    """The prebuilt agent's state: the messages and the recalled memory context."""
+
+    memory_context: str
+
+
+def create_memoryos_agent(
+    model: BaseChatModel | str,
+    tools: Sequence[BaseTool] = (),
+    *,
+    memory: MemoryOS,
+    system_prompt: str | None = None,
+    checkpointer: Any = None,
+    store: Any = None,
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """A compiled agent: recall → model (and tools, in a loop) → remember.
+
+    The recalled memory is given to the model as a system message, after
+    ``system_prompt``.
+
+    Args:
+        model: a chat model or an ``init_chat_model`` name.
+        tools: tools the model may call.
+        memory: the memory.
+        system_prompt: the agent's instructions (default :data:`DEFAULT_AGENT_SYSTEM_PROMPT`).
+        checkpointer: a LangGraph checkpointer for the conversation state.
+        store: a LangGraph store for the graph (the memory has its own).
+
+    Returns:
+        The compiled graph (``invoke`` / ``ainvoke`` / ``stream`` / ``astream``).
+
+    Example:
+        >>> from langchain_core.language_models import GenericFakeChatModel
+        >>> from langchain_memoryos import MemoryOS
+        >>> agent = create_memoryos_agent(GenericFakeChatModel(messages=iter([])), memory=MemoryOS())
+        >>> sorted(n for n in agent.get_graph().nodes if not n.startswith("__"))
+        ['agent', 'recall', 'remember']
+    """
+    from langchain_memoryos.chat_models import resolve_chat_model
+
+    chat = resolve_chat_model(model)
+    bound: Any = chat.bind_tools(list(tools)) if tools else chat
+    instructions = system_prompt or DEFAULT_AGENT_SYSTEM_PROMPT
+
+    def prompt(state: Mapping[str, Any]) -> list[BaseMessage]:
+        memory_text = state.get("memory_context") or ""
+        system = f"{instructions}\n\n{memory_text}" if memory_text else instructions
+        return [SystemMessage(system), *state["messages"]]
+
+    def call_model(state: Any, config: RunnableConfig) -> dict[str, Any]:
+        return {"messages": [bound.invoke(prompt(state), config)]}
+
+    async def acall_model(state: Any, config: RunnableConfig) -> dict[str, Any]:
+        return {"messages": [await bound.ainvoke(prompt(state), config)]}
+
+    def route(state: Mapping[str, Any]) -> str:
+        last = state["messages"][-1]
+        return "tools" if isinstance(last, AIMessage) and last.tool_calls and tools else "remember"
+
+    graph = StateGraph(MemoryAgentState)
+    graph.add_node("recall", create_recall_node(memory))
+    graph.add_node("agent", RunnableLambda(call_model, afunc=acall_model, name="agent"))
+    graph.add_node("remember", create_remember_node(memory))
+    graph.add_edge(START, "recall")
+    graph.add_edge("recall", "agent")
+    if tools:
+        from langgraph.prebuilt import ToolNode
+
+        graph.add_node("tools", ToolNode(list(tools)))
+        graph.add_conditional_edges("agent", route, ["tools", "remember"])
+        graph.add_edge("tools", "agent")
+    else:
+        graph.add_edge("agent", "remember")
+    graph.add_edge("remember", END)
+    return graph.compile(checkpointer=checkpointer, store=store)

@@ -1,0 +1,121 @@
+"""Memory tools for agents: search the memory, and add, correct or delete a fact through the AMU path.
+
+The user is taken from the run (:func:`~langchain_memoryos.graph.runtime.resolve_user_id`),
+never from the model's arguments, so a model cannot read or write another
+user's memory.
+
+Example:
+    >>> from langchain_memoryos import MemoryOS
+    >>> create_search_memory_tool(MemoryOS()).name
+    'search_memory'
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool, StructuredTool
+
+from langchain_memoryos.corrections import FactNotFoundError
+from langchain_memoryos.graph.runtime import resolve_thread_id, resolve_user_id
+from langchain_memoryos.schema import WriteEvent
+
+if TYPE_CHECKING:
+    from langchain_memoryos.memory import MemoryOS
+
+__all__ = ["create_manage_memory_tool", "create_search_memory_tool"]
+
+Action = Literal["add", "update", "delete"]
+
+
+def _events(events: list[WriteEvent]) -> str:
+    lines = [f"{e.action}: {e.record.summary} (id {e.record.id or '-'}; {e.reason})" for e in events]
+    return "\n".join(lines) or "nothing changed"
+
+
+def create_search_memory_tool(memory: MemoryOS, *, name: str = "search_memory") -> BaseTool:
+    """A tool that searches the user's memory (no model call) and returns the context as text.
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> create_search_memory_tool(MemoryOS(), name="recall").name
+        'recall'
+    """
+
+    def search(query: str, config: RunnableConfig) -> str:
+        ctx = memory.retrieve(query, user_id=resolve_user_id(config), thread_id=resolve_thread_id(config))
+        return ctx.to_prompt() or "No memory about this yet."
+
+    async def asearch(query: str, config: RunnableConfig) -> str:
+        ctx = await memory.aretrieve(query, user_id=resolve_user_id(config), thread_id=resolve_thread_id(config))
+        return ctx.to_prompt() or "No memory about this yet."
+
+    return StructuredTool.from_function(
+        func=search,
+        coroutine=asearch,
+        name=name,
+        description="Search your long-term memory of this user (facts, past conversations) for a query.",
+    )
+
+
+def create_manage_memory_tool(memory: MemoryOS, *, name: str = "manage_memory") -> BaseTool:
+    """A tool that adds a fact (through the AMU write path), corrects one, or deletes one.
+
+    ``add`` takes ``content``; ``update`` takes ``fact_id`` and ``content``;
+    ``delete`` takes ``fact_id``. Fact ids appear in the memory context and in
+    the tool's answers. Mistakes (an unknown id, missing content) come back as
+    a short message for the model, not an exception.
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> create_manage_memory_tool(MemoryOS()).name
+        'manage_memory'
+    """
+
+    def check(action: Action, content: str | None, fact_id: str | None) -> str | None:
+        if action in ("add", "update") and not (content or "").strip():
+            return f"'{action}' needs the fact as 'content'."
+        if action in ("update", "delete") and not (fact_id or "").strip():
+            return f"'{action}' needs the 'fact_id' of the fact to change."
+        return None
+
+    def manage(action: Action, config: RunnableConfig, content: str | None = None, fact_id: str | None = None) -> str:
+        problem = check(action, content, fact_id)
+        if problem:
+            return problem
+        user = resolve_user_id(config)
+        try:
+            if action == "add":
+                return _events(memory.add_fact(str(content), user_id=user, source="tool"))
+            if action == "update":
+                return _events([memory.update_fact(user, str(fact_id), str(content))])
+            return _events([memory.delete_fact(user, str(fact_id))])
+        except FactNotFoundError:
+            return f"No fact with id {fact_id!r}; search the memory for the right id."
+
+    async def amanage(
+        action: Action, config: RunnableConfig, content: str | None = None, fact_id: str | None = None
+    ) -> str:
+        problem = check(action, content, fact_id)
+        if problem:
+            return problem
+        user = resolve_user_id(config)
+        try:
+            if action == "add":
+                return _events(await memory.aadd_fact(str(content), user_id=user, source="tool"))
+            if action == "update":
+                return _events([await memory.aupdate_fact(user, str(fact_id), str(content))])
+            return _events([await memory.adelete_fact(user, str(fact_id))])
+        except FactNotFoundError:
+            return f"No fact with id {fact_id!r}; search the memory for the right id."
+
+    return StructuredTool.from_function(
+        func=manage,
+        coroutine=amanage,
+        name=name,
+        description=(
+            "Manage long-term memory of this user: action 'add' stores a fact (content), 'update' "
+            "corrects a fact (fact_id, content), 'delete' forgets a fact (fact_id)."
+        ),
+    )

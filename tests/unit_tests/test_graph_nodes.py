@@ -1,0 +1,264 @@
+"""Drop-in recall/remember nodes, the prebuilt agent and the memory tools in real LangGraph graphs."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.tools import tool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.types import RetryPolicy
+
+from langchain_memoryos import MemoryOS, MemoryOSConfig
+from langchain_memoryos.graph import (
+    MissingUserIdError,
+    create_manage_memory_tool,
+    create_memoryos_agent,
+    create_recall_node,
+    create_remember_node,
+    create_search_memory_tool,
+    resolve_user_id,
+)
+
+
+class RecordingModel(BaseChatModel):
+    """Replies from a list (cycling) and records every prompt; can call a tool on request."""
+
+    replies: list[str] = ["Got it."]
+    prompts: list[list[BaseMessage]] = []
+    tool_on: str = ""
+
+    @property
+    def _llm_type(self) -> str:
+        return "recording"
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Runnable[Any, BaseMessage]:
+        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        self.prompts.append(list(messages))
+        last = messages[-1]
+        if self.tool_on and isinstance(last, HumanMessage) and self.tool_on in str(last.content):
+            call = {"name": "lookup", "args": {"q": "weather"}, "id": f"call_{len(self.prompts)}", "type": "tool_call"}
+            return ChatResult(generations=[ChatGeneration(message=AIMessage("", tool_calls=[call]))])
+        reply = self.replies[(len(self.prompts) - 1) % len(self.replies)]
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(reply))])
+
+
+class State(MessagesState):
+    memory_context: str
+
+
+def user_graph(memory: MemoryOS, model: BaseChatModel, checkpointer: Any = None, remember: Any = None) -> Any:
+    def respond(state: State) -> dict[str, Any]:
+        return {"messages": [model.invoke(state["messages"])]}
+
+    graph = StateGraph(State)
+    graph.add_node("recall", create_recall_node(memory))
+    graph.add_node("respond", respond)
+    graph.add_node("remember", remember or create_remember_node(memory))
+    graph.add_edge(START, "recall")
+    graph.add_edge("recall", "respond")
+    graph.add_edge("respond", "remember")
+    graph.add_edge("remember", END)
+    return graph.compile(checkpointer=checkpointer)
+
+
+def cfg(thread: str, user: str = "ana") -> dict[str, Any]:
+    return {"configurable": {"thread_id": thread, "user_id": user}}
+
+
+def _pages(memory: MemoryOS, user: str = "ana") -> list[Any]:
+    stm = [p for t in ("a", "b", "t") for p in memory.get_stm(user, t)]
+    return memory.list_pages(user) + stm
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def checkpointer(request: pytest.FixtureRequest) -> Iterator[Any]:
+    if request.param == "memory":
+        yield InMemorySaver()
+    else:
+        with SqliteSaver.from_conn_string(":memory:") as saver:
+            yield saver
+
+
+def test_nodes_in_a_user_graph_over_several_turns(checkpointer: Any) -> None:
+    memory = MemoryOS(config=MemoryOSConfig(stm_capacity=2))
+    graph = user_graph(memory, RecordingModel(replies=["Nice!", "Cool.", "Sure."]), checkpointer)
+    texts = ["My sister Lena lives in Oslo.", "I play the cello.", "I like green tea.", "What does my sister do?"]
+    for text in texts:
+        out = graph.invoke({"messages": [HumanMessage(text)]}, cfg("t"))
+    assert len(_pages(memory)) == 4  # one page per turn
+    assert "Lena" in out["memory_context"]  # recalled before the last answer
+    stored = {p.user_input: p.agent_response for p in _pages(memory)}
+    assert stored["I play the cello."] in ("Nice!", "Cool.", "Sure.")
+
+
+def test_replay_and_retry_never_add_a_page_twice() -> None:
+    memory = MemoryOS()
+    saver = InMemorySaver()
+    graph = user_graph(memory, RecordingModel(), saver)
+    for text in ["I moved to Denver.", "I started climbing."]:
+        graph.invoke({"messages": [HumanMessage(text)]}, cfg("t"))
+    assert len(_pages(memory)) == 2
+    # replay from the checkpoint taken just before "remember" ran for the second turn
+    before_remember = next(s for s in graph.get_state_history(cfg("t")) if s.next == ("remember",))
+    graph.invoke(None, {"configurable": {**before_remember.config["configurable"], "user_id": "ana"}})
+    assert len(_pages(memory)) == 2
+
+    # a remember node that fails after storing, retried by LangGraph
+    failures = {"left": 1}
+    remember = create_remember_node(memory)
+
+    def flaky(state: State, config: RunnableConfig) -> dict[str, Any]:
+        remember.invoke(state, config)
+        if failures["left"]:
+            failures["left"] -= 1
+            raise ConnectionError("network blip after the write")
+        return {}
+
+    graph2 = StateGraph(State)
+    graph2.add_node("respond", lambda s: {"messages": [AIMessage("Noted.")]})
+    graph2.add_node("remember", flaky, retry_policy=RetryPolicy(max_attempts=2, initial_interval=0.01))
+    graph2.add_edge(START, "respond")
+    graph2.add_edge("respond", "remember")
+    graph2.add_edge("remember", END)
+    graph2.compile(checkpointer=InMemorySaver()).invoke({"messages": [HumanMessage("I adopted a cat.")]}, cfg("t2"))
+    assert failures["left"] == 0
+    assert [p.user_input for p in memory.get_stm("ana", "t2")] == ["I adopted a cat."]
+
+
+def test_two_threads_share_mtm_and_lpm_not_stm() -> None:
+    memory = MemoryOS(config=MemoryOSConfig(stm_capacity=2))
+    graph = user_graph(memory, RecordingModel(), InMemorySaver())
+    for text in ["My dog is called Biscuit.", "I work as a nurse.", "ok", "fine", "sure"]:
+        graph.invoke({"messages": [HumanMessage(text)]}, cfg("a"))
+    out = graph.invoke({"messages": [HumanMessage("What is my dog called?")]}, cfg("b"))
+    assert "Biscuit" in out["memory_context"]
+    assert [p.user_input for p in memory.get_stm("ana", "b")] == ["What is my dog called?"]
+    assert "Biscuit" not in " ".join(p.user_input for p in memory.get_stm("ana", "b"))
+    # another user sees nothing of it
+    other = graph.invoke({"messages": [HumanMessage("What is my dog called?")]}, cfg("c", user="ben"))
+    assert "Biscuit" not in other["memory_context"]
+
+
+def test_missing_user_id_fails_closed() -> None:
+    memory = MemoryOS()
+    graph = user_graph(memory, RecordingModel())
+    with pytest.raises(MissingUserIdError, match="context_schema"):
+        graph.invoke({"messages": [HumanMessage("hi")]}, {"configurable": {"thread_id": "t"}})
+    with pytest.raises(MissingUserIdError):
+        resolve_user_id({"configurable": {}}, context={"user_id": ""})
+
+
+def test_user_id_from_the_runtime_context() -> None:
+    from dataclasses import dataclass
+
+    @dataclass
+    class Ctx:
+        user_id: str
+
+    memory = MemoryOS()
+
+    def respond(state: State) -> dict[str, Any]:
+        return {"messages": [AIMessage("ok")]}
+
+    graph = StateGraph(State, context_schema=Ctx)
+    graph.add_node("recall", create_recall_node(memory))
+    graph.add_node("respond", respond)
+    graph.add_node("remember", create_remember_node(memory))
+    graph.add_edge(START, "recall")
+    graph.add_edge("recall", "respond")
+    graph.add_edge("respond", "remember")
+    graph.add_edge("remember", END)
+    graph.compile().invoke(
+        {"messages": [HumanMessage("I love jazz.")]}, {"configurable": {"thread_id": "t"}}, context=Ctx(user_id="zoe")
+    )
+    assert [p.user_input for p in memory.get_stm("zoe", "t")] == ["I love jazz."]
+
+
+def _chat(agent: Any, text: str, thread: str) -> dict[str, Any]:
+    return agent.invoke({"messages": [HumanMessage(text)]}, cfg(thread))  # type: ignore[no-any-return]
+
+
+def test_prebuilt_agent_recalls_a_fact_from_20_turns_earlier_in_another_thread() -> None:
+    memory = MemoryOS()
+    model = RecordingModel()
+    agent = create_memoryos_agent(model, memory=memory, system_prompt="Be brief.", checkpointer=InMemorySaver())
+    _chat(agent, "My dog's name is Biscuit, he is a beagle.", "a")
+    for i in range(19):
+        _chat(agent, f"Random chat number {i} about the weather and traffic.", "a")
+    _chat(agent, "What is my dog's name?", "b")
+    system = model.prompts[-1][0]
+    assert system.type == "system" and system.content.startswith("Be brief.") and "Biscuit" in system.content
+    assert len(_pages(memory)) == 21
+
+
+def test_prebuilt_agent_with_tools_keeps_tool_calls_in_the_page() -> None:
+    @tool
+    def lookup(q: str) -> str:
+        """Look something up."""
+        return "sunny, 21 C"
+
+    memory = MemoryOS()
+    model = RecordingModel(replies=["It is sunny."], tool_on="weather")
+    agent = create_memoryos_agent(model, [lookup], memory=memory)
+    out = _chat(agent, "What's the weather like?", "t")
+    assert out["messages"][-1].content == "It is sunny."
+    page = memory.get_stm("ana", "t")[0]
+    assert page.agent_response == "It is sunny."
+    assert page.metadata["tool_calls"][0]["name"] == "lookup"
+    assert page.metadata["tool_results"][0]["content"] == "sunny, 21 C"
+
+
+def test_async_and_streaming_variants() -> None:
+    memory = MemoryOS()
+    model = RecordingModel(replies=["Noted!"])
+    agent = create_memoryos_agent(model, memory=memory, checkpointer=InMemorySaver())
+
+    async def main() -> list[Any]:
+        await agent.ainvoke({"messages": [HumanMessage("I speak Portuguese.")]}, cfg("a"))
+        chunks = [c async for c in agent.astream({"messages": [HumanMessage("I have two kids.")]}, cfg("a"))]
+        return chunks
+
+    chunks = asyncio.run(main())
+    assert [list(c)[0] for c in chunks] == ["recall", "agent", "remember"]
+    list(agent.stream({"messages": [HumanMessage("Which language do I speak?")]}, cfg("b")))
+    assert "Portuguese" in model.prompts[-1][0].content
+    assert len(_pages(memory)) == 3
+
+
+def test_memory_tools_use_the_runs_user() -> None:
+    memory = MemoryOS()
+    search, manage = create_search_memory_tool(memory), create_manage_memory_tool(memory)
+    config = cfg("t", user="ana")
+    added = manage.invoke({"action": "add", "content": "I am allergic to peanuts."}, config)
+    assert added.startswith("stored: The user is allergic to peanuts.")
+    fact_id = memory.list_facts("ana")[0].id
+    assert "peanuts" in search.invoke({"query": "What am I allergic to?"}, config)
+    assert "peanuts" not in search.invoke({"query": "What am I allergic to?"}, cfg("t", user="ben"))
+    edited = manage.invoke({"action": "update", "fact_id": fact_id, "content": "I am allergic to shellfish."}, config)
+    assert edited.startswith("edited:") and "shellfish" in memory.list_facts("ana")[0].summary
+    assert manage.invoke({"action": "delete", "fact_id": "nope"}, config).startswith("No fact with id")
+    assert "needs the fact" in manage.invoke({"action": "add"}, config)
+    assert asyncio.run(manage.ainvoke({"action": "delete", "fact_id": fact_id}, config)).startswith("deleted:")
+    assert memory.list_facts("ana") == []
+    assert "user_id" not in manage.args  # the model cannot choose whose memory
+    with pytest.raises(MissingUserIdError):
+        search.invoke({"query": "x"}, {"configurable": {}})
