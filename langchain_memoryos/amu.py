@@ -8,7 +8,7 @@ The decisions themselves are the pure functions of :mod:`langchain_memoryos.scor
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -20,7 +20,19 @@ from langchain_memoryos.scoring import decide_action, gate, select_candidates
 from langchain_memoryos.storage import UserState
 from langchain_memoryos.vector_index import Vector
 
-__all__ = ["AMUSettings", "Prejudged", "evict_over_capacity", "prejudge_relations", "write_record"]
+__all__ = [
+    "AMUSettings",
+    "Prejudged",
+    "RecordWrite",
+    "evict_over_capacity",
+    "fuse",
+    "lpm_commit",
+    "next_stage",
+    "prejudge_relations",
+    "relation_judge",
+    "write_gate",
+    "write_record",
+]
 
 
 @dataclass(frozen=True)
@@ -55,6 +67,162 @@ class AMUSettings:
         )
 
 
+@dataclass
+class RecordWrite:
+    """One record on its way through the AMU write path (the stages share it).
+
+    Attributes:
+        record: the record (replaced by the fused record after ``fuse``).
+        now: the decision time (conversation clock).
+        source: where the record came from (``promotion``, ``add_fact``, ``tool``).
+        vector: the summary's embedding (given, or computed by :func:`write_gate`).
+        prejudged: a relation judgement made ahead (see :func:`prejudge_relations`).
+        gate_score: the write-gate's score.
+        candidates: duplicate/update candidates with their cosine.
+        relations: the judge's labels, for known candidates only.
+        action: ``store``, ``discard`` or ``fuse`` (``None`` before judging; ``"filtered"`` when gated out).
+        fallback: a fallback controller made a judgement.
+        replaced: ids deleted by a fuse.
+        events: the events logged so far.
+        fused: the fuse stage ran.
+        committed: the record was stored.
+
+    Example:
+        >>> RecordWrite(MemoryRecord(summary="x"), now=_dt.datetime(2024, 1, 1), source="doc").action is None
+        True
+    """
+
+    record: MemoryRecord
+    now: _dt.datetime
+    source: str
+    vector: Vector | None = None
+    prejudged: Prejudged | None = None
+    gate_score: float = 0.0
+    candidates: list[tuple[MemoryRecord, float]] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+    action: str | None = None
+    fallback: bool = False
+    replaced: list[str] = field(default_factory=list)
+    events: list[WriteEvent] = field(default_factory=list)
+    fused: bool = False
+    committed: bool = False
+
+    def log(self, state: UserState, action: WriteAction, record: MemoryRecord, reason: str, **kw: object) -> None:
+        """Log one write event (and keep it in :attr:`events`)."""
+        event = WriteEvent(
+            action,
+            record,
+            list(kw.get("relations", []) or []),  # type: ignore[call-overload]
+            list(kw.get("replaced", []) or []),  # type: ignore[call-overload]
+            reason,
+            self.now,
+            source=self.source,
+            gate_score=self.gate_score,
+            fallback=bool(kw.get("fallback", False)),
+        )
+        state.log_event(event)
+        self.events.append(event)
+
+
+def write_gate(state: UserState, w: RecordWrite, settings: AMUSettings) -> Step[None]:
+    """Stage 1 (``write_gate``): the gate, then the candidates of an admitted record.
+
+    A gated-out record is logged ``filtered`` (``w.action = "filtered"``).
+    """
+    record = w.record
+    record.created_at = record.created_at if record.created_at.year > 1970 else w.now
+    record.updated_at = w.now
+    verdict = gate(record, settings.gate_threshold)
+    w.gate_score = verdict.score
+    if not verdict.admitted:
+        w.action = "filtered"
+        w.log(state, "filtered", record, f"write-gate: {verdict.reason}")
+        return
+    if w.vector is None:
+        w.vector = (yield Embed((record.summary,)))[0]
+    w.candidates = _candidates(state, record, w.vector, settings)
+    if not w.candidates:
+        w.action = "store"
+
+
+def relation_judge(state: UserState, w: RecordWrite) -> Step[None]:
+    """Stage 2 (``relation_judge``): duplicate / update / separate for all candidates, then the action rule.
+
+    A record whose action is ``discard`` is logged here.
+    """
+    ids = [cand.id for cand, _ in w.candidates]
+    if w.prejudged is not None and w.prejudged[0] == ids:
+        judgement: RelationJudgement = w.prejudged[1]  # counted when it was made
+    else:
+        judgement = yield Control("judge_relations", (w.record, w.candidates))
+        count_usage(state, "judge_relations", judgement.usage)
+    w.fallback = judgement.usage.fallback
+    known = set(ids)
+    w.relations = [r for r in judgement.relations if r.candidate_id in known]
+    w.action = decide_action(w.relations)
+    if w.action == "discard":
+        dups = [r.candidate_id for r in w.relations if r.label == "duplicate"]
+        reason = f"duplicate of {', '.join(dups)}"
+        w.log(state, "discarded", w.record, reason, relations=w.relations, fallback=w.fallback)
+
+
+def fuse(state: UserState, w: RecordWrite) -> Step[None]:
+    """Stage 3 (``fuse``): one current record from the new one and those it updates; they are deleted."""
+    kind = w.record.kind
+    olds = [state.facts[kind][r.candidate_id] for r in w.relations if r.label == "update"]
+    fused: FuseResult = yield Control("fuse", (w.record, olds))
+    count_usage(state, "fuse", fused.usage)
+    w.fallback = w.fallback or fused.usage.fallback
+    new = fused.record
+    new.kind = kind
+    new.updated_at = w.now
+    if new.summary != w.record.summary:
+        w.vector = (yield Embed((new.summary,)))[0]
+    # the update candidates are fused; duplicates of the new record go too
+    w.replaced = [r.candidate_id for r in w.relations if r.label in ("update", "duplicate")]
+    for old_id in w.replaced:
+        state.delete_fact(kind, old_id)
+    w.record = new
+    w.fused = True
+
+
+def lpm_commit(state: UserState, w: RecordWrite, settings: AMUSettings) -> None:
+    """Stage 4 (``lpm_commit``): store the record, log ``stored`` / ``updated``, evict over capacity (FIFO)."""
+    record, kind = w.record, w.record.kind
+    record.id = record.id or f"f_{state.next_seq():012d}"
+    assert w.vector is not None  # set by write_gate (or fuse)
+    state.put_fact(record, w.vector)
+    if w.action == "fuse":
+        olds_text = ", ".join(r.candidate_id for r in w.relations if r.label == "update")
+        dups_text = ", ".join(r.candidate_id for r in w.relations if r.label == "duplicate")
+        reason = f"updates {olds_text}: fused into one current record"
+        if dups_text:
+            reason += f"; duplicates {dups_text} removed"
+        w.log(state, "updated", record, reason, relations=w.relations, replaced=w.replaced, fallback=w.fallback)
+    else:
+        reason = "new fact" if not w.relations else "separate from every candidate"
+        w.log(state, "stored", record, reason, relations=w.relations, fallback=w.fallback)
+    capacity = settings.user_capacity if kind == "user" else settings.agent_capacity
+    for old in evict_over_capacity(state, kind, capacity, keep=record.id):
+        why = f"capacity {capacity} reached: oldest record evicted (FIFO) to make room for {record.id}"
+        w.log(state, "evicted", old, why, replaced=[old.id])
+    w.committed = True
+
+
+def next_stage(w: RecordWrite) -> str:
+    """Where a record goes next: ``relation_judge``, ``fuse``, ``lpm_commit`` or ``done``.
+
+    Example:
+        >>> next_stage(RecordWrite(MemoryRecord(), now=_dt.datetime(2024, 1, 1), source="x", action="filtered"))
+        'done'
+    """
+    if w.action in ("filtered", "discard") or w.committed:
+        return "done"
+    if w.action is None:
+        return "relation_judge"
+    return "fuse" if w.action == "fuse" and not w.fused else "lpm_commit"
+
+
 def write_record(
     state: UserState,
     record: MemoryRecord,
@@ -66,6 +234,10 @@ def write_record(
     prejudged: Prejudged | None = None,
 ) -> Step[list[WriteEvent]]:
     """Step: pass one typed record through the AMU write path and log the decision.
+
+    The stages are :func:`write_gate`, :func:`relation_judge`, :func:`fuse` and
+    :func:`lpm_commit`, routed by :func:`next_stage` — the same functions the
+    write graph's nodes run.
 
     Args:
         state: the user's state (mutations are buffered for the caller's flush).
@@ -103,87 +275,16 @@ def write_record(
         >>> [e.action for e in run_sync(step("The user is vegan."), services)]
         ['discarded']
     """
-    record.created_at = record.created_at if record.created_at.year > 1970 else now
-    record.updated_at = now
-    verdict = gate(record, settings.gate_threshold)
-
-    def logged(
-        action: WriteAction,
-        rec: MemoryRecord,
-        reason: str,
-        relations: list[Relation] | None = None,
-        replaced: list[str] | None = None,
-        fallback: bool = False,
-    ) -> WriteEvent:
-        event = WriteEvent(
-            action,
-            rec,
-            relations or [],
-            replaced or [],
-            reason,
-            now,
-            source=source,
-            gate_score=verdict.score,
-            fallback=fallback,
-        )
-        state.log_event(event)
-        return event
-
-    if not verdict.admitted:
-        return [logged("filtered", record, f"write-gate: {verdict.reason}")]
-    if vector is None:
-        vector = (yield Embed((record.summary,)))[0]
-    kind = record.kind
-    candidates = _candidates(state, record, vector, settings)
-    fallback = False
-    relations: list[Relation] = []
-    if candidates:
-        if prejudged is not None and prejudged[0] == [cand.id for cand, _ in candidates]:
-            judgement: RelationJudgement = prejudged[1]  # counted when it was made
+    w = RecordWrite(record, now=now, source=source, vector=vector, prejudged=prejudged)
+    yield from write_gate(state, w, settings)
+    while (stage := next_stage(w)) != "done":
+        if stage == "relation_judge":
+            yield from relation_judge(state, w)
+        elif stage == "fuse":
+            yield from fuse(state, w)
         else:
-            judgement = yield Control("judge_relations", (record, candidates))
-            count_usage(state, "judge_relations", judgement.usage)
-        fallback = judgement.usage.fallback
-        known = {cand.id for cand, _ in candidates}
-        relations = [r for r in judgement.relations if r.candidate_id in known]
-    action = decide_action(relations)
-    if action == "discard":
-        dups = [r.candidate_id for r in relations if r.label == "duplicate"]
-        reason = f"duplicate of {', '.join(dups)}"
-        return [logged("discarded", record, reason, relations, fallback=fallback)]
-    replaced: list[str] = []
-    if action == "fuse":
-        olds = [state.facts[kind][r.candidate_id] for r in relations if r.label == "update"]
-        fused: FuseResult = yield Control("fuse", (record, olds))
-        count_usage(state, "fuse", fused.usage)
-        fallback = fallback or fused.usage.fallback
-        new = fused.record
-        new.kind = kind
-        new.updated_at = now
-        if new.summary != record.summary:
-            vector = (yield Embed((new.summary,)))[0]
-        # the update candidates are fused; duplicates of the new record go too
-        replaced = [r.candidate_id for r in relations if r.label in ("update", "duplicate")]
-        for old_id in replaced:
-            state.delete_fact(kind, old_id)
-        record = new
-    record.id = record.id or f"f_{state.next_seq():012d}"
-    state.put_fact(record, vector)
-    if action == "fuse":
-        olds_text = ", ".join(r.candidate_id for r in relations if r.label == "update")
-        dups_text = ", ".join(r.candidate_id for r in relations if r.label == "duplicate")
-        reason = f"updates {olds_text}: fused into one current record"
-        if dups_text:
-            reason += f"; duplicates {dups_text} removed"
-        events = [logged("updated", record, reason, relations, replaced, fallback)]
-    else:
-        reason = "new fact" if not relations else "separate from every candidate"
-        events = [logged("stored", record, reason, relations, fallback=fallback)]
-    capacity = settings.user_capacity if kind == "user" else settings.agent_capacity
-    for old in evict_over_capacity(state, kind, capacity, keep=record.id):
-        why = f"capacity {capacity} reached: oldest record evicted (FIFO) to make room for {record.id}"
-        events.append(logged("evicted", old, why, replaced=[old.id]))
-    return events
+            lpm_commit(state, w, settings)
+    return w.events
 
 
 #: A relation judgement made ahead: the candidate ids it judged, and the judgement.
