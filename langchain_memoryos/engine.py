@@ -13,12 +13,21 @@ import copy
 import datetime as _dt
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from langchain_memoryos.amu import AMUSettings, prejudge_relations, write_record
+from langchain_memoryos.amu import (
+    AMUSettings,
+    RecordWrite,
+    fuse,
+    lpm_commit,
+    next_stage,
+    prejudge_relations,
+    relation_judge,
+    write_gate,
+)
 from langchain_memoryos.config import MemoryOSConfig, ModelThresholds
 from langchain_memoryos.controllers.base import PageAnalysis, PromotionResult, count_usage
 from langchain_memoryos.effects import Control, Embed, Step, StoreBatch
@@ -28,7 +37,7 @@ from langchain_memoryos.scoring import f_score, gate, heat, recency
 from langchain_memoryos.storage import MemoryRepository, UserState, page_key
 from langchain_memoryos.vector_index import Vector
 
-__all__ = ["EngineSettings", "add_turn", "segment_heat"]
+__all__ = ["WRITE_STAGES", "EngineSettings", "TurnWrite", "add_turn", "run_stage", "segment_heat"]
 
 logger = logging.getLogger("langchain_memoryos")
 
@@ -99,76 +108,135 @@ def embedding_text(text: str, limit: int) -> str:
     return text[:limit]
 
 
-def add_turn(
-    repo: MemoryRepository,
-    settings: EngineSettings,
-    *,
-    user_id: str,
-    thread_id: str,
-    user_input: str,
-    agent_response: str,
-    timestamp: Any,
-    metadata: Mapping[str, Any] | None,
-    turn_id: str | None,
-) -> Step[WriteReport]:
-    """Step: store one exchange and run everything it triggers.
+#: Where a write goes next (the write graph's node names; ``"done"`` ends the turn).
+WRITE_STAGES = (
+    "stm_append",
+    "chain_link",
+    "mtm_insert",
+    "heat_evict",
+    "persona_promote",
+    "write_gate",
+    "relation_judge",
+    "fuse",
+    "lpm_commit",
+)
 
-    The page goes to the thread's STM; while STM is over capacity its oldest
-    page moves to MTM (chain link, keywords, segment join or creation, heat
-    eviction); the STM of the user's idle threads moves too
-    (``stm_idle_seconds``); then every hot segment is promoted. All writes are flushed in
-    one store batch. Re-adding the same turn (same ``turn_id``, or same thread,
-    timestamp and text) changes nothing.
+
+@dataclass
+class TurnWrite:
+    """One ``add_turn`` on its way through the write stages (the write graph's nodes share it).
+
+    Attributes:
+        user_id, thread_id, user_input, agent_response, timestamp, metadata, turn_id: the request.
+        report: what happened (returned by ``add_turn``).
+        state: the user's state (loaded by ``stm_append``).
+        moving: pages leaving STM (overflow, then idle threads), oldest first.
+        current: the page being moved (after ``chain_link``).
+        created: the segment ``mtm_insert`` just created ("" when it joined one).
+        records: the promoted segment's records still to write.
+        write: the record going through the AMU stages.
+        next: the next stage (a node name, or ``"done"``).
 
     Example:
-        >>> add_turn  # doctest: +ELLIPSIS
-        <function add_turn at ...>
+        >>> TurnWrite("u", "t", "hi", "hello", None, None, None).next
+        'stm_append'
+    """
+
+    user_id: str
+    thread_id: str
+    user_input: str
+    agent_response: str
+    timestamp: Any
+    metadata: Mapping[str, Any] | None
+    turn_id: str | None
+    report: WriteReport = field(default_factory=lambda: WriteReport(page_id=""))
+    state: UserState | None = None
+    moving: list[tuple[DialoguePage, Vector]] = field(default_factory=list)
+    current: tuple[DialoguePage, Vector, PageAnalysis] | None = None
+    created: str = ""
+    records: list[RecordWrite] = field(default_factory=list)
+    write: RecordWrite | None = None
+    next: str = "stm_append"
+
+    @property
+    def user(self) -> UserState:
+        """The loaded user state (after ``stm_append``)."""
+        assert self.state is not None, "stm_append loads the user state first"
+        return self.state
+
+
+def _after_mtm(t: TurnWrite, settings: EngineSettings) -> str:
+    """After a page reached MTM: the next page to move, else a hot segment to promote, else done."""
+    if t.moving:
+        return "chain_link"
+    return "persona_promote" if _hot_segments(t.user, settings) else "done"
+
+
+def _after_record(t: TurnWrite, settings: EngineSettings) -> str:
+    """After a record's AMU path: the next record, else the next hot segment, else done."""
+    return "write_gate" if t.records else ("persona_promote" if _hot_segments(t.user, settings) else "done")
+
+
+def _hot_segments(state: UserState, settings: EngineSettings) -> list[Segment]:
+    config = settings.config
+    clock = state.clock
+    hot = [
+        s
+        for s in state.segments.values()
+        if s.pending_page_ids and segment_heat(s, clock, config) >= config.promotion_heat
+    ]
+    return sorted(hot, key=lambda s: (s.created_at, s.id))
+
+
+def stage_stm_append(repo: MemoryRepository, settings: EngineSettings, t: TurnWrite) -> Step[None]:
+    """``stm_append``: the page joins its thread's STM; overflow and idle threads' pages queue for MTM.
+
+    Re-adding the same turn (same ``turn_id``, or same thread, timestamp and
+    text) changes nothing (``report.added`` is ``False``).
     """
     config = settings.config
-    ts = ensure_utc(timestamp)
-    state = yield from repo.load(user_id)
-    stm = yield from repo.load_thread(state, thread_id)
-    pid = page_key(thread_id, turn_id, ts.isoformat(), user_input, agent_response)
-    report = WriteReport(page_id=pid)
+    ts = ensure_utc(t.timestamp)
+    state = yield from repo.load(t.user_id)
+    t.state = state
+    stm = yield from repo.load_thread(state, t.thread_id)
+    pid = page_key(t.thread_id, t.turn_id, ts.isoformat(), t.user_input, t.agent_response)
+    t.report.page_id = pid
     if pid in state.pages or any(p.id == pid for p in stm):
-        report.added = False
-        return report
+        t.report.added = False
+        t.next = "done"
+        return
     page = DialoguePage(
         id=pid,
-        user_input=user_input,
-        agent_response=agent_response,
+        user_input=t.user_input,
+        agent_response=t.agent_response,
         timestamp=ts,
-        thread_id=thread_id,
-        metadata=dict(metadata or {}),
+        thread_id=t.thread_id,
+        metadata=dict(t.metadata or {}),
     )
-    if turn_id is not None:
-        page.metadata.setdefault("turn_id", turn_id)
+    if t.turn_id is not None:
+        page.metadata.setdefault("turn_id", t.turn_id)
     vector = (yield Embed((embedding_text(page.embedding_text, config.max_embedding_chars),)))[0]
     state.stm_append(page, vector)
     state.advance_clock(ts)
-    while len(state.stm[thread_id]) > config.stm_capacity:
-        old, old_vector = state.stm_pop_oldest(thread_id)
-        yield from move_to_mtm(state, settings, old, old_vector, report)
-    yield from flush_idle_threads(state, settings, report, current=thread_id)
-    yield from promote_hot_segments(state, settings, report)
-    yield StoreBatch(state.take_ops())
-    return report
+    while len(state.stm[t.thread_id]) > config.stm_capacity:
+        t.moving.append(state.stm_pop_oldest(t.thread_id))
+    t.moving.extend(_idle_thread_pages(state, settings, current=t.thread_id))
+    t.next = "chain_link" if t.moving else "done"
 
 
-def flush_idle_threads(state: UserState, settings: EngineSettings, report: WriteReport, *, current: str) -> Step[None]:
-    """Step: move the STM of the user's idle threads to MTM (oldest page first).
+def _idle_thread_pages(
+    state: UserState, settings: EngineSettings, *, current: str
+) -> list[tuple[DialoguePage, Vector]]:
+    """The STM pages of the user's idle threads, popped oldest first (``stm_idle_seconds``).
 
     A thread is idle when its newest page is older than ``stm_idle_seconds`` on
     the conversation clock. The current thread is never flushed.
-
-    Example:
-        >>> flush_idle_threads  # doctest: +ELLIPSIS
-        <function flush_idle_threads at ...>
     """
     idle = settings.config.stm_idle_seconds
     clock = state.clock
+    out: list[tuple[DialoguePage, Vector]] = []
     if idle is None or clock is None:
-        return
+        return out
     for thread, pages in list(state.stm.items()):
         if thread == current or not pages:
             continue
@@ -176,24 +244,14 @@ def flush_idle_threads(state: UserState, settings: EngineSettings, report: Write
         if (clock - newest).total_seconds() <= idle:
             continue
         while state.stm[thread]:
-            page, vector = state.stm_pop_oldest(thread)
-            yield from move_to_mtm(state, settings, page, vector, report)
+            out.append(state.stm_pop_oldest(thread))
+    return out
 
 
-def move_to_mtm(
-    state: UserState,
-    settings: EngineSettings,
-    page: DialoguePage,
-    vector: Vector,
-    report: WriteReport,
-) -> Step[None]:
-    """Step: a page leaving STM joins the best segment or starts a new one.
-
-    Example:
-        >>> move_to_mtm  # doctest: +ELLIPSIS
-        <function move_to_mtm at ...>
-    """
-    config = settings.config
+def stage_chain_link(settings: EngineSettings, t: TurnWrite) -> Step[None]:
+    """``chain_link``: the controller's page analysis (chain link and meta, keywords, topic, records)."""
+    state = t.user
+    page, vector = t.moving.pop(0)
     tails: dict[str, str] = state.meta.setdefault("chain_tails", {})
     previous = state.pages.get(tails.get(page.thread_id, ""))
     similarity = None
@@ -212,8 +270,18 @@ def move_to_mtm(
         page.candidates.append(rec)
     tails[page.thread_id] = page.id
     state.save_meta()
-    report.moved_to_mtm.append(page.id)
+    t.report.moved_to_mtm.append(page.id)
+    t.current = (page, vector, analysis)
+    t.next = "mtm_insert"
 
+
+def stage_mtm_insert(settings: EngineSettings, t: TurnWrite) -> None:
+    """``mtm_insert``: the page joins the best segment (``F_score > theta``) or starts a new one."""
+    config = settings.config
+    state = t.user
+    assert t.current is not None
+    page, vector, analysis = t.current
+    t.current, t.created = None, ""
     best: Segment | None = None
     best_score = -np.inf
     for seg_id, cos in state.segment_index.search(vector, len(state.segment_index)):
@@ -232,26 +300,178 @@ def move_to_mtm(
         best.keywords = merge_keywords([p.keywords for p in pages], config.segment_keywords)
         best.heat = segment_heat(best, clock, config)
         state.put_segment(best, _centroid(state, best))
-        if best.id not in report.segments_joined:
-            report.segments_joined.append(best.id)
-        return
-    seg = Segment(
-        id="s_" + page.id[2:],
-        summary=analysis.topic_summary,
-        keywords=list(page.keywords)[: config.segment_keywords],
-        page_ids=[page.id],
-        n_visit=0,
-        l_interaction=1,
-        last_access=clock,
-        created_at=page.timestamp,
-        pending_page_ids=[page.id],
-    )
+        if best.id not in t.report.segments_joined:
+            t.report.segments_joined.append(best.id)
+    else:
+        seg = Segment(
+            id="s_" + page.id[2:],
+            summary=analysis.topic_summary,
+            keywords=list(page.keywords)[: config.segment_keywords],
+            page_ids=[page.id],
+            n_visit=0,
+            l_interaction=1,
+            last_access=clock,
+            created_at=page.timestamp,
+            pending_page_ids=[page.id],
+        )
+        seg.heat = segment_heat(seg, clock, config)
+        page.segment_id = seg.id
+        state.put_page(page, vector)
+        state.put_segment(seg, vector)
+        t.report.segments_created.append(seg.id)
+        t.created = seg.id
+    over = t.created and len(state.segments) > config.mtm_max_segments
+    t.next = "heat_evict" if over else _after_mtm(t, settings)
+
+
+def stage_heat_evict(settings: EngineSettings, t: TurnWrite) -> None:
+    """``heat_evict``: over ``mtm_max_segments``, the coldest segment (never the new one) and its pages go."""
+    evict_coldest(t.user, settings, t.report, keep=t.created)
+    t.next = _after_mtm(t, settings)
+
+
+def stage_persona_promote(settings: EngineSettings, t: TurnWrite) -> Step[None]:
+    """``persona_promote``: the first hot segment updates the persona and queues its records for AMU.
+
+    Its new pages' candidate records and the controller's further records are
+    embedded in one batch and their independent relation judgements made ahead
+    (concurrently in the async path); then ``L_interaction`` resets to 0.
+    """
+    config = settings.config
+    state = t.user
+    seg = _hot_segments(state, settings)[0]
+    clock = state.clock
+    pages = [state.pages[p] for p in seg.pending_page_ids if p in state.pages]
+    result: PromotionResult = yield Control("promote_segment", (seg, pages, state.persona))
+    count_usage(state, "promote_segment", result.usage)
+    now = clock or ensure_utc(None)
+    state.persona.user_profile = dict(result.user_profile)
+    state.persona.user_traits = {k: list(v) for k, v in result.user_traits.items()}
+    state.persona.updated_at = now
+    state.save_persona()
+    if result.segment_summary:
+        seg.summary = result.segment_summary
+    if result.segment_keywords:
+        seg.keywords = list(result.segment_keywords)[: config.segment_keywords]
+    records = [copy.deepcopy(c) for p in pages for c in p.candidates] + [copy.deepcopy(r) for r in result.records]
+    vectors = yield from _embed_summaries(state, settings, records)
+    prejudged = yield from prejudge_relations(state, records, vectors, settings.amu)
+    t.records = [
+        RecordWrite(r, now=now, source="promotion", vector=vectors.get(r.summary), prejudged=prejudged.get(i))
+        for i, r in enumerate(records)
+    ]
+    seg.pending_page_ids = []
+    seg.l_interaction = 0
+    seg.promotions += 1
     seg.heat = segment_heat(seg, clock, config)
-    page.segment_id = seg.id
-    state.put_page(page, vector)
-    state.put_segment(seg, vector)
-    report.segments_created.append(seg.id)
-    evict_coldest(state, settings, report, keep=seg.id)
+    state.put_segment(seg)
+    t.report.segments_promoted.append(seg.id)
+    t.next = _after_record(t, settings)
+
+
+def _record_done(t: TurnWrite, settings: EngineSettings) -> None:
+    assert t.write is not None
+    stage = next_stage(t.write)
+    if stage == "done":
+        t.report.events.extend(t.write.events)
+        t.write = None
+        t.next = _after_record(t, settings)
+    else:
+        t.next = stage
+
+
+def stage_write_gate(settings: EngineSettings, t: TurnWrite) -> Step[None]:
+    """``write_gate``: the next record's gate score and candidates (AMU)."""
+    t.write = t.records.pop(0)
+    yield from write_gate(t.user, t.write, settings.amu)
+    _record_done(t, settings)
+
+
+def stage_relation_judge(settings: EngineSettings, t: TurnWrite) -> Step[None]:
+    """``relation_judge``: duplicate / update / separate for all candidates, then the action rule (AMU)."""
+    assert t.write is not None
+    yield from relation_judge(t.user, t.write)
+    _record_done(t, settings)
+
+
+def stage_fuse(settings: EngineSettings, t: TurnWrite) -> Step[None]:
+    """``fuse``: one current record from the new record and those it updates (AMU)."""
+    assert t.write is not None
+    yield from fuse(t.user, t.write)
+    _record_done(t, settings)
+
+
+def stage_lpm_commit(settings: EngineSettings, t: TurnWrite) -> Step[None]:
+    """``lpm_commit``: store the record, log it, FIFO capacity (AMU)."""
+    assert t.write is not None
+    lpm_commit(t.user, t.write, settings.amu)
+    _record_done(t, settings)
+    return
+    yield  # pragma: no cover - a step like the others
+
+
+def run_stage(repo: MemoryRepository, settings: EngineSettings, t: TurnWrite) -> Step[None]:
+    """Step: run the stage ``t.next`` names; the turn's writes are flushed when the turn is done.
+
+    Example:
+        >>> run_stage  # doctest: +ELLIPSIS
+        <function run_stage at ...>
+    """
+    stage = t.next
+    if stage == "stm_append":
+        yield from stage_stm_append(repo, settings, t)
+    elif stage == "chain_link":
+        yield from stage_chain_link(settings, t)
+    elif stage == "mtm_insert":
+        stage_mtm_insert(settings, t)
+    elif stage == "heat_evict":
+        stage_heat_evict(settings, t)
+    elif stage == "persona_promote":
+        yield from stage_persona_promote(settings, t)
+    elif stage == "write_gate":
+        yield from stage_write_gate(settings, t)
+    elif stage == "relation_judge":
+        yield from stage_relation_judge(settings, t)
+    elif stage == "fuse":
+        yield from stage_fuse(settings, t)
+    elif stage == "lpm_commit":
+        yield from stage_lpm_commit(settings, t)
+    else:
+        raise ValueError(f"unknown write stage {stage!r}")
+    if t.next == "done" and t.state is not None:
+        yield StoreBatch(t.state.take_ops())
+
+
+def add_turn(
+    repo: MemoryRepository,
+    settings: EngineSettings,
+    *,
+    user_id: str,
+    thread_id: str,
+    user_input: str,
+    agent_response: str,
+    timestamp: Any,
+    metadata: Mapping[str, Any] | None,
+    turn_id: str | None,
+) -> Step[WriteReport]:
+    """Step: store one exchange and run everything it triggers, stage by stage.
+
+    The page goes to the thread's STM; while STM is over capacity its oldest
+    page moves to MTM (chain link, keywords, segment join or creation, heat
+    eviction); the STM of the user's idle threads moves too
+    (``stm_idle_seconds``); then every hot segment is promoted and its records
+    go through the AMU stages. The stages are those of the write graph
+    (:data:`WRITE_STAGES`), run here directly; all writes are flushed in one
+    store batch. Re-adding the same turn changes nothing.
+
+    Example:
+        >>> add_turn  # doctest: +ELLIPSIS
+        <function add_turn at ...>
+    """
+    t = TurnWrite(user_id, thread_id, user_input, agent_response, timestamp, metadata, turn_id)
+    while t.next != "done":
+        yield from run_stage(repo, settings, t)
+    return t.report
 
 
 def _centroid(state: UserState, segment: Segment) -> Vector:
@@ -302,55 +522,3 @@ def _embed_summaries(
     return vectors
 
 
-def promote_hot_segments(state: UserState, settings: EngineSettings, report: WriteReport) -> Step[None]:
-    """Persona-promote: every segment with heat ≥ ``promotion_heat`` and new pages.
-
-    Its new pages update the persona (profile and traits) and feed their
-    candidate records to the AMU write path; then ``L_interaction`` resets to 0.
-    A segment hot only from visits, with no page since its last promotion, has
-    nothing new to promote and is left alone.
-
-    Example:
-        >>> promote_hot_segments  # doctest: +ELLIPSIS
-        <function promote_hot_segments at ...>
-    """
-    config = settings.config
-    clock = state.clock
-    hot = [
-        s
-        for s in state.segments.values()
-        if s.pending_page_ids and segment_heat(s, clock, config) >= config.promotion_heat
-    ]
-    for seg in sorted(hot, key=lambda s: (s.created_at, s.id)):
-        pages = [state.pages[p] for p in seg.pending_page_ids if p in state.pages]
-        result: PromotionResult = yield Control("promote_segment", (seg, pages, state.persona))
-        count_usage(state, "promote_segment", result.usage)
-        now = clock or ensure_utc(None)
-        state.persona.user_profile = dict(result.user_profile)
-        state.persona.user_traits = {k: list(v) for k, v in result.user_traits.items()}
-        state.persona.updated_at = now
-        state.save_persona()
-        if result.segment_summary:
-            seg.summary = result.segment_summary
-        if result.segment_keywords:
-            seg.keywords = list(result.segment_keywords)[: config.segment_keywords]
-        records = [copy.deepcopy(c) for p in pages for c in p.candidates] + [copy.deepcopy(r) for r in result.records]
-        vectors = yield from _embed_summaries(state, settings, records)
-        prejudged = yield from prejudge_relations(state, records, vectors, settings.amu)
-        for i, record in enumerate(records):
-            events = yield from write_record(
-                state,
-                record,
-                settings.amu,
-                now=now,
-                source="promotion",
-                vector=vectors.get(record.summary),
-                prejudged=prejudged.get(i),
-            )
-            report.events.extend(events)
-        seg.pending_page_ids = []
-        seg.l_interaction = 0
-        seg.promotions += 1
-        seg.heat = segment_heat(seg, clock, config)
-        state.put_segment(seg)
-        report.segments_promoted.append(seg.id)
