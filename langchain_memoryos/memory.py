@@ -25,8 +25,8 @@ from langchain_memoryos.controllers.heuristic import HeuristicController
 from langchain_memoryos.corrections import edit_fact, forget_fact
 from langchain_memoryos.effects import Control, Services, Step, StoreBatch, run_async, run_sync
 from langchain_memoryos.embeddings import encode_texts, resolve_embeddings
-from langchain_memoryos.engine import EngineSettings, add_turn, segment_heat
-from langchain_memoryos.recall import retrieve
+from langchain_memoryos.engine import EngineSettings, TurnWrite, segment_heat
+from langchain_memoryos.recall import ReadRun
 from langchain_memoryos.schema import (
     DialoguePage,
     MemoryContext,
@@ -44,6 +44,10 @@ __all__ = ["MemoryOS"]
 
 T = TypeVar("T")
 FactKindArg = Literal["user", "agent"]
+
+
+#: How the memory's own graphs are run: many stages per turn are normal; never in a user's message stream.
+_GRAPH_CONFIG: dict[str, Any] = {"recursion_limit": 100_000, "tags": ["nostream", "memoryos"]}
 
 
 def _check_user(user_id: Any) -> str:
@@ -144,6 +148,8 @@ class MemoryOS:
         self.repository = MemoryRepository(_dimension(self.embeddings))
         self._services = Services(self.store, self.embeddings, self.controller)
         self._closers: list[Callable[[], None]] = []
+        self._write_graph: Any = None
+        self._read_graph: Any = None
 
     # -- construction ----------------------------------------------------------
     @classmethod
@@ -201,6 +207,44 @@ class MemoryOS:
     ) -> None:
         self.close()
 
+    # -- graphs ------------------------------------------------------------------
+    @property
+    def write_graph(self) -> Any:
+        """The write path as a compiled LangGraph ``StateGraph`` (``add_turn`` runs it).
+
+        Nodes: ``stm_append``, ``chain_link``, ``mtm_insert``, ``heat_evict``,
+        ``persona_promote``, ``write_gate``, ``relation_judge``, ``fuse``,
+        ``lpm_commit``; its state is ``{"turn": TurnWrite(...)}``. Use
+        ``add_turn`` / ``aadd_turn`` to write (they hold the user's lock and
+        validate the input); draw it with ``get_graph().draw_mermaid()``.
+
+        Example:
+            >>> "persona_promote" in MemoryOS().write_graph.get_graph().nodes
+            True
+        """
+        if self._write_graph is None:
+            from langchain_memoryos.graph.write import build_write_graph
+
+            self._write_graph = build_write_graph(self.repository, self.settings, self._services)
+        return self._write_graph
+
+    @property
+    def read_graph(self) -> Any:
+        """The read path as a compiled LangGraph ``StateGraph`` (``retrieve`` runs it).
+
+        Nodes: ``retrieve_stm``, ``retrieve_lpm``, ``retrieve_mtm``,
+        ``assemble_context``; its state is ``{"read": ReadRun(...)}``.
+
+        Example:
+            >>> "assemble_context" in MemoryOS().read_graph.get_graph().nodes
+            True
+        """
+        if self._read_graph is None:
+            from langchain_memoryos.graph.read import build_read_graph
+
+            self._read_graph = build_read_graph(self.repository, self.settings, self._services)
+        return self._read_graph
+
     # -- drivers -----------------------------------------------------------------
     def _run(self, user_id: str, step: Step[T]) -> T:
         with self.repository.locked(user_id):
@@ -228,7 +272,7 @@ class MemoryOS:
         timestamp: Any,
         metadata: Mapping[str, Any] | None,
         turn_id: str | None,
-    ) -> tuple[str, Step[WriteReport]]:
+    ) -> tuple[str, TurnWrite]:
         user = _check_user(user_id)
         thread = _check_thread(thread_id)
         ui = _check_text("user_input", user_input)
@@ -238,18 +282,7 @@ class MemoryOS:
         if metadata is not None and not isinstance(metadata, Mapping):
             raise TypeError("metadata must be a mapping (e.g. {'source_id': 'D1:3'}).")
         ts = ensure_utc(timestamp)
-        step = add_turn(
-            self.repository,
-            self.settings,
-            user_id=user,
-            thread_id=thread,
-            user_input=ui,
-            agent_response=ar,
-            timestamp=ts,
-            metadata=metadata,
-            turn_id=turn_id,
-        )
-        return user, step
+        return user, TurnWrite(user, thread, ui, ar, ts, metadata, turn_id)
 
     def _add_fact_step(
         self, text: Any, user_id: Any, kind: Any, timestamp: Any, source: str
@@ -396,8 +429,14 @@ class MemoryOS:
             >>> MemoryOS().add_turn("Hi", "Hello", user_id="u", turn_id="t1").added
             True
         """
-        user, step = self._add_turn_step(user_input, agent_response, user_id, thread_id, timestamp, metadata, turn_id)
-        return self._run(user, step)
+        user, turn = self._add_turn_step(user_input, agent_response, user_id, thread_id, timestamp, metadata, turn_id)
+        with self.repository.locked(user):
+            try:
+                self.write_graph.invoke({"turn": turn}, dict(_GRAPH_CONFIG))
+            except BaseException:
+                self.repository.invalidate(user)
+                raise
+        return turn.report
 
     async def aadd_turn(
         self,
@@ -417,8 +456,14 @@ class MemoryOS:
             >>> asyncio.run(MemoryOS().aadd_turn("Hi", "Hello", user_id="u")).added
             True
         """
-        user, step = self._add_turn_step(user_input, agent_response, user_id, thread_id, timestamp, metadata, turn_id)
-        return await self._arun(user, step)
+        user, turn = self._add_turn_step(user_input, agent_response, user_id, thread_id, timestamp, metadata, turn_id)
+        async with self.repository.alocked(user):
+            try:
+                await self.write_graph.ainvoke({"turn": turn}, dict(_GRAPH_CONFIG))
+            except BaseException:
+                self.repository.invalidate(user)
+                raise
+        return turn.report
 
     def add_fact(
         self, text: str, *, user_id: str, kind: FactKindArg = "user", timestamp: Any = None, source: str = "add_fact"
@@ -581,9 +626,15 @@ class MemoryOS:
             ([], [], [])
         """
         user = _check_user(user_id)
-        q = _check_text("query", query)
-        step = retrieve(self.repository, self.settings, user_id=user, thread_id=_check_thread(thread_id), query=q)
-        return self._run(user, step)
+        run = ReadRun(user, _check_thread(thread_id), _check_text("query", query))
+        with self.repository.locked(user):
+            try:
+                self.read_graph.invoke({"read": run}, dict(_GRAPH_CONFIG))
+            except BaseException:
+                self.repository.invalidate(user)
+                raise
+        assert run.ctx is not None
+        return run.ctx
 
     async def aretrieve(self, query: str, *, user_id: str, thread_id: str = "default") -> MemoryContext:
         """Async twin of :meth:`retrieve`.
@@ -594,9 +645,15 @@ class MemoryOS:
             []
         """
         user = _check_user(user_id)
-        q = _check_text("query", query)
-        step = retrieve(self.repository, self.settings, user_id=user, thread_id=_check_thread(thread_id), query=q)
-        return await self._arun(user, step)
+        run = ReadRun(user, _check_thread(thread_id), _check_text("query", query))
+        async with self.repository.alocked(user):
+            try:
+                await self.read_graph.ainvoke({"read": run}, dict(_GRAPH_CONFIG))
+            except BaseException:
+                self.repository.invalidate(user)
+                raise
+        assert run.ctx is not None
+        return run.ctx
 
     def _state(self, user_id: Any) -> UserState:
         user, step = self._state_step(user_id)

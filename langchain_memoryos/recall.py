@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from langchain_memoryos.controllers.rules import query_aspects, third_person
 from langchain_memoryos.effects import Embed, Step, StoreBatch
@@ -37,7 +38,7 @@ from langchain_memoryos.scoring import f_score, top_k
 from langchain_memoryos.storage import MemoryRepository, UserState
 from langchain_memoryos.vector_index import Vector
 
-__all__ = ["context_words", "retrieve"]
+__all__ = ["READ_STAGES", "ReadRun", "context_words", "retrieve", "run_read_stage"]
 
 #: How deep each ranking of the fusion looks (at least this many pages).
 _FUSION_DEPTH = 100
@@ -53,6 +54,114 @@ def context_words(text: str) -> int:
     return len(text.split())
 
 
+#: The read stages, in order (the read graph's node names).
+READ_STAGES = ("retrieve_stm", "retrieve_lpm", "retrieve_mtm", "assemble_context")
+
+
+@dataclass
+class ReadRun:
+    """One retrieval on its way through the read stages (the read graph's nodes share it).
+
+    Attributes:
+        user_id, thread_id, query: the request.
+        ctx: the context being built (returned by ``retrieve``).
+        state: the user's state.
+        vectors: the query's embeddings (as asked, and in the third person for facts).
+        other: STM pages of the user's other threads, by id.
+        ranked: MTM pages in rank order, before the budget.
+        next: the next stage (a node name, or ``"done"``).
+
+    Example:
+        >>> ReadRun("u", "t", "hi").next
+        'retrieve_stm'
+    """
+
+    user_id: str
+    thread_id: str
+    query: str
+    ctx: MemoryContext | None = None
+    state: UserState | None = None
+    vectors: list[Vector] = field(default_factory=list)
+    other: dict[str, DialoguePage] = field(default_factory=dict)
+    ranked: list[ScoredPage] = field(default_factory=list)
+    next: str = "retrieve_stm"
+
+
+def stage_retrieve_stm(repo: MemoryRepository, settings: EngineSettings, r: ReadRun) -> Step[None]:
+    """``retrieve_stm``: the thread's STM and the persona; the query embedded (nothing else when memory is empty)."""
+    config = settings.config
+    state = yield from repo.load(r.user_id)
+    r.state = state
+    stm = yield from repo.load_thread(state, r.thread_id)
+    persona = copy.deepcopy(state.persona)
+    if not persona.agent_profile:
+        persona.agent_profile = config.agent_profile
+    r.ctx = MemoryContext(query=r.query, user_id=r.user_id, thread_id=r.thread_id, stm=list(stm), persona=persona)
+    r.other = {p.id: p for t, pages in state.stm.items() if t != r.thread_id for p in pages}
+    if not r.query.strip() or not (state.segments or r.other or state.facts["user"] or state.facts["agent"]):
+        r.next = "done"
+        return
+    fact_query = _fact_query(r.query)
+    texts = (r.query,) if fact_query == r.query else (r.query, fact_query)
+    r.vectors = list((yield Embed(tuple(embedding_text(t, config.max_embedding_chars) for t in texts))))
+    r.next = "retrieve_lpm"
+
+
+def stage_retrieve_lpm(settings: EngineSettings, r: ReadRun) -> None:
+    """``retrieve_lpm``: user facts and agent traits above ``tau_r``, the query's aspects first."""
+    assert r.state is not None and r.ctx is not None
+    aspects = query_aspects(r.query)
+    r.ctx.user_facts.extend(_recall_facts(r.state, settings, "user", r.vectors, aspects))
+    r.ctx.agent_facts.extend(_recall_facts(r.state, settings, "agent", r.vectors, aspects))
+    r.next = "retrieve_mtm"
+
+
+def stage_retrieve_mtm(settings: EngineSettings, r: ReadRun) -> None:
+    """``retrieve_mtm``: MTM pages ranked (hybrid or the paper's segments), filling the word budget."""
+    assert r.state is not None and r.ctx is not None
+    config = settings.config
+    qvec = r.vectors[0]
+    if config.page_ranking == "segments":
+        keywords = extract_keywords(r.query, config.page_keywords)
+        r.ranked = _rank_by_segments(r.state, settings, r.ctx, qvec, keywords, r.other)
+    else:
+        r.ranked = _rank_hybrid(r.state, settings, qvec, tokenize(r.query), r.other)
+    r.ctx.pages = _fill(r.ctx, r.ranked, config.top_pages, config.context_words)
+    r.next = "assemble_context"
+
+
+def stage_assemble_context(settings: EngineSettings, r: ReadRun) -> Step[None]:
+    """``assemble_context``: no fact that repeats a shown page, freed words refilled; segment visits saved."""
+    assert r.state is not None and r.ctx is not None
+    config = settings.config
+    ctx = r.ctx
+    if config.page_ranking == "hybrid" and _drop_covered_facts(ctx):
+        ctx.pages = _fill(ctx, r.ranked, config.top_pages, config.context_words, keep=ctx.pages)
+    ctx.pages = [ScoredPage(copy.deepcopy(hit.page), hit.score) for hit in ctx.pages]
+    _visit_segments(r.state, settings, ctx)
+    yield StoreBatch(r.state.take_ops())
+    r.next = "done"
+
+
+def run_read_stage(repo: MemoryRepository, settings: EngineSettings, r: ReadRun) -> Step[None]:
+    """Step: run the read stage ``r.next`` names.
+
+    Example:
+        >>> run_read_stage  # doctest: +ELLIPSIS
+        <function run_read_stage at ...>
+    """
+    if r.next == "retrieve_stm":
+        yield from stage_retrieve_stm(repo, settings, r)
+    elif r.next == "retrieve_lpm":
+        stage_retrieve_lpm(settings, r)
+    elif r.next == "retrieve_mtm":
+        stage_retrieve_mtm(settings, r)
+    elif r.next == "assemble_context":
+        yield from stage_assemble_context(settings, r)
+    else:
+        raise ValueError(f"unknown read stage {r.next!r}")
+
+
 def retrieve(
     repo: MemoryRepository,
     settings: EngineSettings,
@@ -61,7 +170,7 @@ def retrieve(
     thread_id: str,
     query: str,
 ) -> Step[MemoryContext]:
-    """Step: the memory context for ``query``.
+    """Step: the memory context for ``query``, stage by stage (the read graph's stages, run directly).
 
     * STM: every page of the thread;
     * LPM: the persona in full, and the top ``top_facts`` user facts and agent
@@ -74,34 +183,11 @@ def retrieve(
         >>> retrieve  # doctest: +ELLIPSIS
         <function retrieve at ...>
     """
-    config = settings.config
-    state = yield from repo.load(user_id)
-    stm = yield from repo.load_thread(state, thread_id)
-    persona = copy.deepcopy(state.persona)
-    if not persona.agent_profile:
-        persona.agent_profile = config.agent_profile
-    ctx = MemoryContext(query=query, user_id=user_id, thread_id=thread_id, stm=list(stm), persona=persona)
-    other = {p.id: p for t, pages in state.stm.items() if t != thread_id for p in pages}
-    if not query.strip() or not (state.segments or other or state.facts["user"] or state.facts["agent"]):
-        return ctx
-    fact_query = _fact_query(query)
-    texts = (query,) if fact_query == query else (query, fact_query)
-    vectors = yield Embed(tuple(embedding_text(t, config.max_embedding_chars) for t in texts))
-    qvec: Vector = vectors[0]
-    aspects = query_aspects(query)
-    for kind, target in (("user", ctx.user_facts), ("agent", ctx.agent_facts)):
-        target.extend(_recall_facts(state, settings, kind, list(vectors), aspects))
-    if config.page_ranking == "segments":
-        ranked = _rank_by_segments(state, settings, ctx, qvec, extract_keywords(query, config.page_keywords), other)
-    else:
-        ranked = _rank_hybrid(state, settings, qvec, tokenize(query), other)
-    ctx.pages = _fill(ctx, ranked, config.top_pages, config.context_words)
-    if config.page_ranking == "hybrid" and _drop_covered_facts(ctx):
-        ctx.pages = _fill(ctx, ranked, config.top_pages, config.context_words, keep=ctx.pages)
-    ctx.pages = [ScoredPage(copy.deepcopy(hit.page), hit.score) for hit in ctx.pages]
-    _visit_segments(state, settings, ctx)
-    yield StoreBatch(state.take_ops())
-    return ctx
+    r = ReadRun(user_id, thread_id, query)
+    while r.next != "done":
+        yield from run_read_stage(repo, settings, r)
+    assert r.ctx is not None
+    return r.ctx
 
 
 def _fact_query(query: str) -> str:

@@ -1,0 +1,53 @@
+"""The read path as a compiled LangGraph ``StateGraph`` (``memory.read_graph``).
+
+Nodes: ``retrieve_stm`` (the thread's STM, the persona, the query embedded),
+``retrieve_lpm`` (facts and agent traits above ``tau_r``), ``retrieve_mtm``
+(pages ranked and fitted to the word budget) and ``assemble_context`` (no
+fact that repeats a shown page; segment visits saved). An empty memory or an
+empty query ends after ``retrieve_stm``. No node calls a model.
+``MemoryOS.retrieve`` runs this graph.
+
+Example:
+    >>> from langchain_memoryos import MemoryOS
+    >>> nodes = MemoryOS().read_graph.get_graph().nodes
+    >>> sorted(n for n in nodes if not n.startswith("__"))
+    ['assemble_context', 'retrieve_lpm', 'retrieve_mtm', 'retrieve_stm']
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from langgraph.graph import END, START, StateGraph
+
+from langchain_memoryos.effects import Services
+from langchain_memoryos.engine import EngineSettings
+from langchain_memoryos.graph.write import RECURSION_LIMIT, StageNode, _route
+from langchain_memoryos.recall import READ_STAGES, ReadRun, run_read_stage
+from langchain_memoryos.storage import MemoryRepository
+
+__all__ = ["ReadState", "build_read_graph"]
+
+
+class ReadState(TypedDict):
+    """The read graph's state: the retrieval being built (see :class:`~langchain_memoryos.recall.ReadRun`)."""
+
+    read: ReadRun
+
+
+def build_read_graph(repo: MemoryRepository, settings: EngineSettings, services: Services) -> Any:
+    """Compile the read graph for one memory's repository, settings and services.
+
+    Example:
+        >>> build_read_graph  # doctest: +ELLIPSIS
+        <function build_read_graph at ...>
+    """
+    graph = StateGraph(ReadState)
+    for name in READ_STAGES:
+        graph.add_node(name, StageNode(name, lambda r: run_read_stage(repo, settings, r), services))
+    graph.add_edge(START, "retrieve_stm")
+    graph.add_conditional_edges("retrieve_stm", _route, ["retrieve_lpm", END])
+    graph.add_edge("retrieve_lpm", "retrieve_mtm")
+    graph.add_edge("retrieve_mtm", "assemble_context")
+    graph.add_edge("assemble_context", END)
+    return graph.compile(checkpointer=False, name="memoryos_read").with_config(recursion_limit=RECURSION_LIMIT)

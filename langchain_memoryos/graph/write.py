@@ -1,0 +1,109 @@
+"""The write path as a compiled LangGraph ``StateGraph`` (``memory.write_graph``).
+
+Nodes, named as in the papers: ``stm_append``, ``chain_link``, ``mtm_insert``,
+``heat_evict``, ``persona_promote``, ``write_gate``, ``relation_judge``,
+``fuse``, ``lpm_commit``. Each node runs the engine stage of the same name
+(:mod:`langchain_memoryos.engine`) on the turn in the state; conditional
+edges follow the stage's own routing, so idle work is skipped: no STM
+overflow → done; no hot segment → no promotion; no candidates → no judge;
+no update → no fuse. ``MemoryOS.add_turn`` runs this graph.
+
+Example:
+    >>> from langchain_memoryos import MemoryOS
+    >>> nodes = MemoryOS().write_graph.get_graph().nodes
+    >>> sorted(n for n in nodes if not n.startswith("__"))  # doctest: +NORMALIZE_WHITESPACE
+    ['chain_link', 'fuse', 'heat_evict', 'lpm_commit', 'mtm_insert', 'persona_promote', 'relation_judge',
+     'stm_append', 'write_gate']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypedDict
+
+from langchain_core.runnables import Runnable, RunnableConfig
+from langgraph.graph import END, START, StateGraph
+
+from langchain_memoryos.effects import Services, Step, run_async, run_sync
+from langchain_memoryos.engine import EngineSettings, TurnWrite, run_stage
+from langchain_memoryos.storage import MemoryRepository
+
+__all__ = ["WriteState", "build_write_graph"]
+
+#: Where each node can go next (for the conditional edges and the drawn graph).
+_ROUTES: dict[str, tuple[str, ...]] = {
+    "stm_append": ("chain_link",),
+    "chain_link": ("mtm_insert",),
+    "mtm_insert": ("heat_evict", "chain_link", "persona_promote"),
+    "heat_evict": ("chain_link", "persona_promote"),
+    "persona_promote": ("write_gate", "persona_promote"),
+    "write_gate": ("relation_judge", "lpm_commit", "write_gate", "persona_promote"),
+    "relation_judge": ("fuse", "lpm_commit", "write_gate", "persona_promote"),
+    "fuse": ("lpm_commit",),
+    "lpm_commit": ("write_gate", "persona_promote"),
+}
+
+#: A turn may pass many stages (every record of a promotion takes 2–4).
+RECURSION_LIMIT = 100_000
+
+
+class WriteState(TypedDict):
+    """The write graph's state: the turn being written (see :class:`~langchain_memoryos.engine.TurnWrite`)."""
+
+    turn: TurnWrite
+
+
+class StageNode(Runnable[WriteState, dict[str, Any]]):
+    """A graph node that runs one step-based stage with the memory's services (sync or async).
+
+    A plain ``Runnable`` (no callbacks of its own), so a node costs LangGraph's
+    bookkeeping only.
+
+    Example:
+        >>> StageNode("stm_append", lambda t: iter(()), None).name  # type: ignore[arg-type]
+        'stm_append'
+    """
+
+    def __init__(self, name: str, stage: Callable[[Any], Step[None]], services: Services | None) -> None:
+        self.name = name
+        self._stage = stage
+        self._services = services
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
+        """Run the stage with blocking IO."""
+        run_sync(self._stage(_payload(input)), self._services)  # type: ignore[arg-type]
+        return {}
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
+        """Run the stage with async IO (``abatch``, ``a``-twins of the controller)."""
+        await run_async(self._stage(_payload(input)), self._services)  # type: ignore[arg-type]
+        return {}
+
+
+def _payload(state: Any) -> Any:
+    return state["turn"] if "turn" in state else state["read"]
+
+
+def _route(state: Any) -> str:
+    nxt: str = _payload(state).next
+    return END if nxt == "done" else nxt
+
+
+def build_write_graph(repo: MemoryRepository, settings: EngineSettings, services: Services) -> Any:
+    """Compile the write graph for one memory's repository, settings and services.
+
+    Example:
+        >>> build_write_graph  # doctest: +ELLIPSIS
+        <function build_write_graph at ...>
+    """
+    graph = StateGraph(WriteState)
+    for name in _ROUTES:
+        graph.add_node(name, StageNode(name, lambda t: run_stage(repo, settings, t), services))
+    graph.add_edge(START, "stm_append")
+    for name, targets in _ROUTES.items():
+        if len(targets) == 1 and name != "stm_append":
+            graph.add_edge(name, targets[0])  # always the same next stage: no routing step
+        else:
+            graph.add_conditional_edges(name, _route, [*targets, END])
+    # never checkpointed, even inside a user's checkpointed graph: its state is in-process only
+    return graph.compile(checkpointer=False, name="memoryos_write").with_config(recursion_limit=RECURSION_LIMIT)
