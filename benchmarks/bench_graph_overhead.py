@@ -20,6 +20,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -46,7 +47,7 @@ def main() -> int:
         turn = next(turns)
         kw = {"user_id": "u", "thread_id": turn.thread_id, "timestamp": turn.timestamp, "turn_id": turn.turn_id}
 
-        def run_graph() -> float:
+        def run_graph(turn: Any = turn, kw: dict[str, Any] = kw) -> float:
             start = time.perf_counter()
             report = via_graph.add_turn(turn.user_input, turn.agent_response, **kw)  # type: ignore[arg-type]
             elapsed = (time.perf_counter() - start) * 1000
@@ -55,11 +56,17 @@ def main() -> int:
             stages["records"] += len(report.events)
             return elapsed
 
-        def run_direct() -> float:
+        def run_direct(turn: Any = turn) -> float:
             step = add_turn(
-                direct.repository, direct.settings, user_id="u", thread_id=turn.thread_id,
-                user_input=turn.user_input, agent_response=turn.agent_response,
-                timestamp=ensure_utc(turn.timestamp), metadata=None, turn_id=turn.turn_id,
+                direct.repository,
+                direct.settings,
+                user_id="u",
+                thread_id=turn.thread_id,
+                user_input=turn.user_input,
+                agent_response=turn.agent_response,
+                timestamp=ensure_utc(turn.timestamp),
+                metadata=None,
+                turn_id=turn.turn_id,
             )
             start = time.perf_counter()
             direct._run("u", step)
@@ -86,8 +93,10 @@ def main() -> int:
     print(f"  add_turn via write_graph: p50 {result['graph_p50_ms']:.2f} ms")
     print(f"  same stages, direct loop: p50 {result['direct_p50_ms']:.2f} ms")
     ok = "OK" if result["overhead_p50_ms"] < 2 else "MISSED"
-    print(f"  graph overhead per turn: p50 {result['overhead_p50_ms']:.3f} ms, p90 {result['overhead_p90_ms']:.3f} ms "
-          f"(target p50 < 2 ms: {ok})")
+    print(
+        f"  graph overhead per turn: p50 {result['overhead_p50_ms']:.3f} ms, p90 {result['overhead_p90_ms']:.3f} ms "
+        f"(target p50 < 2 ms: {ok})"
+    )
     print(f"  both memories identical: {same}")
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))

@@ -313,7 +313,7 @@ class HeuristicController(BaseController):
         return RelationJudgement(relations)
 
     def fuse(self, record: MemoryRecord, updated: Sequence[MemoryRecord]) -> FuseResult:
-        """Keep the new state; merge provenance; keep the earliest creation time.
+        """Keep the new state (and its slot); merge provenance; keep the earliest creation time.
 
         Example:
             >>> new = MemoryRecord(summary="The user lives in Denver.", source_page_ids=["p2"])
@@ -340,6 +340,7 @@ class HeuristicController(BaseController):
             created_at=created,
             updated_at=record.updated_at,
             source_page_ids=sources,
+            slot=record.slot,
         )
         return FuseResult(fused)
 

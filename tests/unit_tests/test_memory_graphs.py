@@ -1,0 +1,101 @@
+"""memory.write_graph / memory.read_graph: node names, skipped idle work, and the facade running them."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from typing import Any
+
+from langchain_memoryos import MemoryOS, MemoryOSConfig
+from langchain_memoryos.engine import TurnWrite
+from langchain_memoryos.recall import ReadRun
+
+T0 = dt.datetime(2024, 7, 1, 9, tzinfo=dt.UTC)
+WRITE_NODES = [
+    "chain_link",
+    "fuse",
+    "heat_evict",
+    "lpm_commit",
+    "mtm_insert",
+    "persona_promote",
+    "relation_judge",
+    "stm_append",
+    "write_gate",
+]
+READ_NODES = ["assemble_context", "retrieve_lpm", "retrieve_mtm", "retrieve_stm"]
+
+
+def _nodes(graph: Any) -> list[str]:
+    return sorted(n for n in graph.get_graph().nodes if not n.startswith("__"))
+
+
+def _ran(memory: MemoryOS, text: str, i: int, answer: str = "Nice.") -> list[str]:
+    turn = TurnWrite("u", "t", text, answer, T0 + dt.timedelta(minutes=i), None, f"turn-{i}")
+    chunks = memory.write_graph.stream({"turn": turn}, {"recursion_limit": 1000}, stream_mode="updates")
+    return [next(iter(c)) for c in chunks]
+
+
+def test_node_names_and_mermaid() -> None:
+    memory = MemoryOS()
+    assert _nodes(memory.write_graph) == WRITE_NODES
+    assert _nodes(memory.read_graph) == READ_NODES
+    mermaid = memory.write_graph.get_graph().draw_mermaid()
+    assert "persona_promote" in mermaid and "relation_judge" in mermaid
+
+
+def test_idle_work_is_skipped() -> None:
+    memory = MemoryOS(config=MemoryOSConfig(stm_capacity=1, promotion_heat=2.5))
+    assert _ran(memory, "I live in Lisbon and I work as a nurse.", 0) == ["stm_append"]  # no STM overflow
+    assert _ran(memory, "I live in Lisbon and I work as a nurse.", 0) == ["stm_append"]  # the same turn again
+    runs = [
+        _ran(memory, text, i)
+        for i, text in enumerate(
+            [
+                "I love surfing at Carcavelos.",
+                "Surfing at Carcavelos again today.",
+                "More surfing at Carcavelos.",
+                "Carcavelos surfing is the best.",
+            ],
+            start=1,
+        )
+    ]
+    assert runs[0] == ["stm_append", "chain_link", "mtm_insert"]  # a page leaves STM, nothing is hot yet
+    promoted = next(run for run in runs if "persona_promote" in run)
+    assert promoted[:4] == ["stm_append", "chain_link", "mtm_insert", "persona_promote"]
+    assert "write_gate" in promoted and "lpm_commit" in promoted
+    assert "relation_judge" not in promoted  # an empty knowledge base: no candidates, no judge
+    assert "heat_evict" not in promoted and "fuse" not in promoted
+
+
+def test_judge_and_fuse_run_only_for_an_update() -> None:
+    memory = MemoryOS(config=MemoryOSConfig(stm_capacity=1, promotion_heat=2.0))
+    runs = [
+        _ran(memory, text, i)
+        for i, text in enumerate(["I live in Lisbon.", "I live in Lisbon.", "ok", "I moved to Porto.", "fine", "sure"])
+    ]
+    flat = [node for run in runs for node in run]
+    assert "relation_judge" in flat and "fuse" in flat
+    assert [f.summary for f in memory.list_facts("u") if f.slot == "location"] == ["The user lives in Porto."]
+
+
+def test_heat_evict_runs_over_the_segment_limit() -> None:
+    memory = MemoryOS(
+        config=MemoryOSConfig(stm_capacity=1, mtm_max_segments=1, segment_threshold=2.0, promotion_heat=100.0)
+    )
+    runs = [_ran(memory, text, i) for i, text in enumerate(["Pottery class.", "Marathon training.", "Tax forms."])]
+    assert "heat_evict" not in runs[1] and "heat_evict" in runs[2]
+    assert len(memory.list_segments("u")) == 1
+
+
+def test_read_graph_directly_and_through_the_facade() -> None:
+    memory = MemoryOS()
+    empty = ReadRun("u", "t", "anything")
+    chunks = list(memory.read_graph.stream({"read": empty}, stream_mode="updates"))
+    assert [next(iter(c)) for c in chunks] == ["retrieve_stm"]  # nothing stored: no search
+    memory.add_turn("I play the cello.", "Lovely.", user_id="u", thread_id="a", timestamp=T0)
+    full = ReadRun("u", "b", "What instrument do I play?")
+    chunks = list(memory.read_graph.stream({"read": full}, stream_mode="updates"))
+    assert [next(iter(c)) for c in chunks] == ["retrieve_stm", "retrieve_lpm", "retrieve_mtm", "assemble_context"]
+    assert full.ctx is not None and "cello" in full.ctx.to_prompt()
+    ctx = asyncio.run(memory.aretrieve("What instrument do I play?", user_id="u", thread_id="b"))
+    assert "cello" in ctx.to_prompt()
