@@ -432,7 +432,7 @@ class MemoryOS:
         user, turn = self._add_turn_step(user_input, agent_response, user_id, thread_id, timestamp, metadata, turn_id)
         with self.repository.locked(user):
             try:
-                self.write_graph.invoke({"turn": turn}, dict(_GRAPH_CONFIG))
+                self.write_graph.invoke({"turn": turn}, dict(_GRAPH_CONFIG), stream_mode="updates")
             except BaseException:
                 self.repository.invalidate(user)
                 raise
@@ -459,7 +459,7 @@ class MemoryOS:
         user, turn = self._add_turn_step(user_input, agent_response, user_id, thread_id, timestamp, metadata, turn_id)
         async with self.repository.alocked(user):
             try:
-                await self.write_graph.ainvoke({"turn": turn}, dict(_GRAPH_CONFIG))
+                await self.write_graph.ainvoke({"turn": turn}, dict(_GRAPH_CONFIG), stream_mode="updates")
             except BaseException:
                 self.repository.invalidate(user)
                 raise
@@ -629,7 +629,7 @@ class MemoryOS:
         run = ReadRun(user, _check_thread(thread_id), _check_text("query", query))
         with self.repository.locked(user):
             try:
-                self.read_graph.invoke({"read": run}, dict(_GRAPH_CONFIG))
+                self.read_graph.invoke({"read": run}, dict(_GRAPH_CONFIG), stream_mode="updates")
             except BaseException:
                 self.repository.invalidate(user)
                 raise
@@ -648,7 +648,7 @@ class MemoryOS:
         run = ReadRun(user, _check_thread(thread_id), _check_text("query", query))
         async with self.repository.alocked(user):
             try:
-                await self.read_graph.ainvoke({"read": run}, dict(_GRAPH_CONFIG))
+                await self.read_graph.ainvoke({"read": run}, dict(_GRAPH_CONFIG), stream_mode="updates")
             except BaseException:
                 self.repository.invalidate(user)
                 raise
