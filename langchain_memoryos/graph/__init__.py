@@ -1,4 +1,7 @@
-"""LangGraph integration: drop-in recall / remember nodes, a prebuilt agent and memory tools.
+"""LangGraph integration: drop-in recall / remember nodes, a prebuilt agent, memory tools, middleware.
+
+``MemoryOSMiddleware`` (for ``langchain.agents.create_agent``) is imported on
+first use, as it needs the ``agents`` extra.
 
 Example:
     >>> from langchain_memoryos.graph import create_recall_node
@@ -11,6 +14,7 @@ from langchain_memoryos.graph.runtime import MissingUserIdError, resolve_thread_
 from langchain_memoryos.graph.tools import create_manage_memory_tool, create_search_memory_tool
 
 __all__ = [
+    "MemoryOSMiddleware",
     "MissingUserIdError",
     "create_manage_memory_tool",
     "create_memoryos_agent",
@@ -20,3 +24,11 @@ __all__ = [
     "resolve_thread_id",
     "resolve_user_id",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name == "MemoryOSMiddleware":
+        from langchain_memoryos.graph.middleware import MemoryOSMiddleware
+
+        return MemoryOSMiddleware
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
