@@ -262,3 +262,32 @@ def test_memory_tools_use_the_runs_user() -> None:
     assert "user_id" not in manage.args  # the model cannot choose whose memory
     with pytest.raises(MissingUserIdError):
         search.invoke({"query": "x"}, {"configurable": {}})
+
+
+def test_streaming_hygiene_with_a_streaming_model_inside_the_llm_controller() -> None:
+    import json
+
+    from langchain_core.language_models import GenericFakeChatModel
+
+    from langchain_memoryos.controllers.llm import LLMController
+
+    analysis = json.dumps(
+        {"linked": False, "chain_meta": "SECRET-MEMORY-TOKENS", "keywords": ["x"], "topic_summary": "t", "records": []}
+    )
+    internal = GenericFakeChatModel(messages=iter([AIMessage(analysis) for _ in range(10)]))
+    memory = MemoryOS(controller=LLMController(internal), config=MemoryOSConfig(stm_capacity=1))
+    chat = GenericFakeChatModel(messages=iter([AIMessage("first answer"), AIMessage("second answer here")]))
+    agent = create_memoryos_agent(chat, memory=memory, checkpointer=InMemorySaver())
+    agent.invoke({"messages": [HumanMessage("hello")]}, cfg("t"))
+    # subgraphs=True: even the memory's own (sub)graph runs are streamed, so only the nostream tag hides its calls
+    chunks = [
+        item
+        for _, item in agent.stream(
+            {"messages": [HumanMessage("again")]}, cfg("t"), stream_mode="messages", subgraphs=True
+        )
+    ]
+    assert memory.stats("ana").llm_usage["analyze_page"]["calls"] == 1  # the memory's model did run …
+    streamed = "".join(str(c.content) for c, _ in chunks)
+    assert "SECRET" not in streamed  # … but none of its tokens reached the user's stream
+    assert streamed.replace(" ", "") == "secondanswerhere"
+    assert {meta["langgraph_node"] for _, meta in chunks} == {"agent"}
