@@ -7,6 +7,7 @@ their body.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import sqlite3
 from collections.abc import Callable, Mapping
@@ -19,6 +20,7 @@ from langgraph.store.base import BaseStore, PutOp
 from langgraph.store.memory import InMemoryStore
 
 from langchain_memoryos.amu import write_record
+from langchain_memoryos.background import BackgroundWriter
 from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.controllers.base import MemoryController, ParsedRecords, count_usage
 from langchain_memoryos.controllers.heuristic import HeuristicController
@@ -38,7 +40,7 @@ from langchain_memoryos.schema import (
     WriteReport,
     ensure_utc,
 )
-from langchain_memoryos.storage import ROOT, MemoryRepository, UserState, decode_label, encode_label
+from langchain_memoryos.storage import ROOT, MemoryRepository, UserState, decode_label, encode_label, page_key
 
 __all__ = ["MemoryOS"]
 
@@ -98,6 +100,13 @@ class MemoryOS:
         model: a chat model (a ``BaseChatModel`` or an ``init_chat_model``
             name) for an :class:`~langchain_memoryos.controllers.llm.LLMController`;
             not together with ``controller``.
+        write_mode: ``"sync"`` (default): ``add_turn`` returns when the turn is
+            stored. ``"background"``: ``add_turn`` validates the turn, queues it
+            and returns (``report.queued``); each user's turns are written in
+            order on worker threads, users in parallel; any read or direct
+            write of a user first waits for that user's queue; ``flush()``
+            waits for all and reports failures; ``close()`` drains the queue.
+        background_workers: users written in parallel in background mode.
 
     Example:
         >>> memory = MemoryOS()
@@ -116,6 +125,8 @@ class MemoryOS:
         controller: MemoryController | None = None,
         config: MemoryOSConfig | None = None,
         model: Any = None,
+        write_mode: str = "sync",
+        background_workers: int = 4,
     ) -> None:
         if store is not None and not isinstance(store, BaseStore):
             raise TypeError(
@@ -149,6 +160,12 @@ class MemoryOS:
         self._services = Services(self.store, self.embeddings, self.controller)
         self._closers: list[Callable[[], None]] = []
         self._write_graph: Any = None
+        if write_mode not in ("sync", "background"):
+            raise ValueError(f"write_mode must be 'sync' or 'background', got {write_mode!r}.")
+        self.write_mode = write_mode
+        self._writer: BackgroundWriter | None = (
+            BackgroundWriter(background_workers) if write_mode == "background" else None
+        )
         self._read_graph: Any = None
 
     # -- construction ----------------------------------------------------------
@@ -196,6 +213,8 @@ class MemoryOS:
         Example:
             >>> MemoryOS().close()
         """
+        if self._writer is not None:
+            self._writer.close()  # drains the queue first
         while self._closers:
             self._closers.pop()()
 
@@ -245,8 +264,61 @@ class MemoryOS:
             self._read_graph = build_read_graph(self.repository, self.settings, self._services)
         return self._read_graph
 
+    # -- background writes -------------------------------------------------------
+    def _write_turn(self, user: str, turn: TurnWrite) -> None:
+        with self.repository.locked(user):
+            try:
+                self.write_graph.invoke({"turn": turn}, dict(_GRAPH_CONFIG), stream_mode="updates")
+            except BaseException:
+                self.repository.invalidate(user)
+                raise
+
+    def _queue(self, user: str, turn: TurnWrite) -> WriteReport:
+        assert self._writer is not None
+        ts = ensure_utc(turn.timestamp)
+        pid = page_key(turn.thread_id, turn.turn_id, ts.isoformat(), turn.user_input, turn.agent_response)
+        self._writer.submit(user, lambda: self._write_turn(user, turn))
+        return WriteReport(page_id=pid, queued=True)
+
+    def _settle(self, user: str) -> None:
+        """Wait for the user's queued turns (background mode), so reads see them."""
+        if self._writer is not None and self._writer.pending(user):
+            self._writer.wait(user)
+
+    async def _asettle(self, user: str) -> None:
+        if self._writer is not None and self._writer.pending(user):
+            await asyncio.to_thread(self._writer.wait, user)
+
+    def flush(self, user_id: str | None = None) -> None:
+        """Wait until queued background writes are stored (all users, or one).
+
+        Raises:
+            BackgroundWriteError: a queued write failed (its turn is not stored).
+
+        Example:
+            >>> m = MemoryOS(write_mode="background")
+            >>> m.add_turn("I moved to Oslo.", "Nice!", user_id="u").queued
+            True
+            >>> m.flush(); len(m.get_stm("u"))
+            1
+            >>> m.close()
+        """
+        if self._writer is not None:
+            self._writer.flush(None if user_id is None else _check_user(user_id))
+
+    async def aflush(self, user_id: str | None = None) -> None:
+        """Async twin of :meth:`flush`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().aflush())
+        """
+        if self._writer is not None:
+            await asyncio.to_thread(self.flush, user_id)
+
     # -- drivers -----------------------------------------------------------------
     def _run(self, user_id: str, step: Step[T]) -> T:
+        self._settle(user_id)
         with self.repository.locked(user_id):
             try:
                 return run_sync(step, self._services)
@@ -255,6 +327,7 @@ class MemoryOS:
                 raise
 
     async def _arun(self, user_id: str, step: Step[T]) -> T:
+        await self._asettle(user_id)
         async with self.repository.alocked(user_id):
             try:
                 return await run_async(step, self._services)
@@ -430,12 +503,9 @@ class MemoryOS:
             True
         """
         user, turn = self._add_turn_step(user_input, agent_response, user_id, thread_id, timestamp, metadata, turn_id)
-        with self.repository.locked(user):
-            try:
-                self.write_graph.invoke({"turn": turn}, dict(_GRAPH_CONFIG), stream_mode="updates")
-            except BaseException:
-                self.repository.invalidate(user)
-                raise
+        if self._writer is not None:
+            return self._queue(user, turn)
+        self._write_turn(user, turn)
         return turn.report
 
     async def aadd_turn(
@@ -457,6 +527,9 @@ class MemoryOS:
             True
         """
         user, turn = self._add_turn_step(user_input, agent_response, user_id, thread_id, timestamp, metadata, turn_id)
+        if self._writer is not None:
+            return self._queue(user, turn)
+        await self._asettle(user)
         async with self.repository.alocked(user):
             try:
                 await self.write_graph.ainvoke({"turn": turn}, dict(_GRAPH_CONFIG), stream_mode="updates")
@@ -627,6 +700,7 @@ class MemoryOS:
         """
         user = _check_user(user_id)
         run = ReadRun(user, _check_thread(thread_id), _check_text("query", query))
+        self._settle(user)
         with self.repository.locked(user):
             try:
                 self.read_graph.invoke({"read": run}, dict(_GRAPH_CONFIG), stream_mode="updates")
@@ -646,6 +720,7 @@ class MemoryOS:
         """
         user = _check_user(user_id)
         run = ReadRun(user, _check_thread(thread_id), _check_text("query", query))
+        await self._asettle(user)
         async with self.repository.alocked(user):
             try:
                 await self.read_graph.ainvoke({"read": run}, dict(_GRAPH_CONFIG), stream_mode="updates")

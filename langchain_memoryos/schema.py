@@ -641,6 +641,8 @@ class WriteReport:
         segments_evicted: segments removed by heat-evict.
         segments_promoted: segments promoted to long-term memory.
         events: the AMU write events of this turn.
+        queued: the turn was queued for a background write (``write_mode="background"``):
+            the other fields are filled in later, not in this report.
 
     Example:
         >>> WriteReport(page_id="p").added
@@ -655,6 +657,7 @@ class WriteReport:
     segments_evicted: list[str] = field(default_factory=list)
     segments_promoted: list[str] = field(default_factory=list)
     events: list[WriteEvent] = field(default_factory=list)
+    queued: bool = False
 
 
 @dataclass

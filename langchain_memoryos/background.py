@@ -1,0 +1,149 @@
+"""Deferred writes: each user's turns applied in order on worker threads, off the reply path.
+
+``MemoryOS(write_mode="background")`` hands every ``add_turn`` to a
+:class:`BackgroundWriter`: the call returns as soon as the turn is queued;
+turns of one user run one after another, in the order given; different users
+run in parallel (up to ``max_workers``). A read of a user first waits for that
+user's queued turns, so the memory always reads its own writes. ``flush()``
+waits for everything, and raises :class:`BackgroundWriteError` if a queued
+write failed; ``close()`` drains the queue, then stops the workers.
+
+Example:
+    >>> w = BackgroundWriter(max_workers=2)
+    >>> done = []
+    >>> for i in range(3):
+    ...     w.submit("u", lambda i=i: done.append(i))
+    >>> w.flush(); done
+    [0, 1, 2]
+    >>> w.close()
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+__all__ = ["BackgroundWriteError", "BackgroundWriter"]
+
+logger = logging.getLogger("langchain_memoryos")
+
+
+class BackgroundWriteError(RuntimeError):
+    """One or more queued writes failed (their turns were not stored).
+
+    Attributes:
+        failures: ``(user_id, exception)`` for each failed write.
+
+    Example:
+        >>> BackgroundWriteError([("u", ValueError("x"))]).failures[0][0]
+        'u'
+    """
+
+    def __init__(self, failures: list[tuple[str, BaseException]]) -> None:
+        self.failures = failures
+        first = failures[0][1] if failures else None
+        super().__init__(f"{len(failures)} background write(s) failed; first: {first!r}")
+
+
+class BackgroundWriter:
+    """Per-user ordered queues served by a thread pool.
+
+    Args:
+        max_workers: users written in parallel.
+
+    Example:
+        >>> BackgroundWriter().pending("u")
+        0
+    """
+
+    def __init__(self, max_workers: int = 4) -> None:
+        if max_workers < 1:
+            raise ValueError(f"max_workers must be >= 1, got {max_workers}")
+        self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="memoryos-writer")
+        self._queues: dict[str, deque[Callable[[], object]]] = {}
+        self._running: set[str] = set()
+        self._failures: list[tuple[str, BaseException]] = []
+        self._cond = threading.Condition()
+        self._closed = False
+
+    def submit(self, user_id: str, write: Callable[[], object]) -> None:
+        """Queue ``write`` after the user's earlier writes.
+
+        Raises:
+            RuntimeError: the writer is closed.
+        """
+        with self._cond:
+            if self._closed:
+                raise RuntimeError("the memory's background writer is closed; create a new MemoryOS.")
+            self._queues.setdefault(user_id, deque()).append(write)
+            if user_id in self._running:
+                return
+            self._running.add(user_id)
+        self._pool.submit(self._drain, user_id)
+
+    def _drain(self, user_id: str) -> None:
+        while True:
+            with self._cond:
+                queue = self._queues.get(user_id)
+                if not queue:
+                    self._queues.pop(user_id, None)
+                    self._running.discard(user_id)
+                    self._cond.notify_all()
+                    return
+                write = queue.popleft()
+            try:
+                write()
+            except BaseException as exc:  # noqa: BLE001 - reported by flush(), never lost silently
+                logger.exception("memoryos: a background write for user %r failed", user_id)
+                with self._cond:
+                    self._failures.append((user_id, exc))
+
+    def pending(self, user_id: str | None = None) -> int:
+        """Writes queued or running (for one user, or all).
+
+        Example:
+            >>> BackgroundWriter().pending()
+            0
+        """
+        with self._cond:
+            users = [user_id] if user_id is not None else list(set(self._queues) | self._running)
+            return sum(len(self._queues.get(u, ())) + (1 if u in self._running else 0) for u in users)
+
+    def wait(self, user_id: str | None = None) -> None:
+        """Block until the user's (or every) queued write has run."""
+        with self._cond:
+            self._cond.wait_for(lambda: not self._busy(user_id))
+
+    def _busy(self, user_id: str | None) -> bool:
+        if user_id is None:
+            return bool(self._running or any(self._queues.values()))
+        return user_id in self._running or bool(self._queues.get(user_id))
+
+    def flush(self, user_id: str | None = None) -> None:
+        """Wait for the queued writes; raise :class:`BackgroundWriteError` for any that failed.
+
+        Example:
+            >>> BackgroundWriter().flush()
+        """
+        self.wait(user_id)
+        with self._cond:
+            failures = [f for f in self._failures if user_id is None or f[0] == user_id]
+            self._failures = [f for f in self._failures if f not in failures]
+        if failures:
+            raise BackgroundWriteError(failures)
+
+    def close(self) -> None:
+        """Drain the queue, then stop the workers (idempotent).
+
+        Example:
+            >>> BackgroundWriter().close()
+        """
+        with self._cond:
+            if self._closed:
+                return
+            self._closed = True
+        self.wait()
+        self._pool.shutdown(wait=True)
