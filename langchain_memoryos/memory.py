@@ -244,7 +244,7 @@ class MemoryOS:
         if self._write_graph is None:
             from langchain_memoryos.graph.write import build_write_graph
 
-            self._write_graph = build_write_graph(self.repository, self.settings, self._services)
+            self._write_graph = build_write_graph(self.repository, self.settings, self._services, self._turn_from)
         return self._write_graph
 
     @property
@@ -261,8 +261,33 @@ class MemoryOS:
         if self._read_graph is None:
             from langchain_memoryos.graph.read import build_read_graph
 
-            self._read_graph = build_read_graph(self.repository, self.settings, self._services)
+            self._read_graph = build_read_graph(self.repository, self.settings, self._services, self._read_from)
         return self._read_graph
+
+    def _turn_from(self, state: Mapping[str, Any], config: Any) -> TurnWrite:
+        """A turn from the write graph's plain input fields (validated; the user from the run if not given)."""
+        from langchain_memoryos.graph.runtime import resolve_thread_id, resolve_user_id
+
+        user = state.get("user_id") or resolve_user_id(config)
+        thread = state.get("thread_id") or resolve_thread_id(config)
+        _, turn = self._add_turn_step(
+            state.get("user_input", ""),
+            state.get("agent_response", ""),
+            user,
+            thread,
+            state.get("timestamp"),
+            state.get("metadata"),
+            state.get("turn_id"),
+        )
+        return turn
+
+    def _read_from(self, state: Mapping[str, Any], config: Any) -> ReadRun:
+        """A retrieval from the read graph's ``query`` input (the user from the run if not given)."""
+        from langchain_memoryos.graph.runtime import resolve_thread_id, resolve_user_id
+
+        user = _check_user(state.get("user_id") or resolve_user_id(config))
+        thread = _check_thread(state.get("thread_id") or resolve_thread_id(config))
+        return ReadRun(user, thread, _check_text("query", state.get("query", "")))
 
     # -- background writes -------------------------------------------------------
     def _write_turn(self, user: str, turn: TurnWrite) -> None:

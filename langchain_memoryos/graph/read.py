@@ -16,35 +16,65 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TypedDict
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 
 from langchain_memoryos.effects import Services
 from langchain_memoryos.engine import EngineSettings
-from langchain_memoryos.graph.write import RECURSION_LIMIT, StageNode, _route
+from langchain_memoryos.graph.write import RECURSION_LIMIT, EntryNode, StageNode, _route
 from langchain_memoryos.recall import READ_STAGES, ReadRun, run_read_stage
+from langchain_memoryos.schema import MemoryContext
 from langchain_memoryos.storage import MemoryRepository
 
 __all__ = ["ReadState", "build_read_graph"]
 
 
-class ReadState(TypedDict):
-    """The read graph's state: the retrieval being built (see :class:`~langchain_memoryos.recall.ReadRun`)."""
+class ReadState(TypedDict, total=False):
+    """The read graph's state.
+
+    Give either ``read`` (a :class:`~langchain_memoryos.recall.ReadRun`, as
+    ``MemoryOS.retrieve`` does) or ``query`` and optionally ``thread_id`` and
+    ``user_id`` (without it, the user comes from the run). ``context`` is the
+    resulting :class:`~langchain_memoryos.schema.MemoryContext`.
+    """
 
     read: ReadRun
+    context: MemoryContext
+    query: str
+    user_id: str
+    thread_id: str
 
 
-def build_read_graph(repo: MemoryRepository, settings: EngineSettings, services: Services) -> Any:
+def _context(run: ReadRun) -> dict[str, Any]:
+    return {"context": run.ctx}  # built by retrieve_stm, completed in place by the later nodes
+
+
+def build_read_graph(
+    repo: MemoryRepository,
+    settings: EngineSettings,
+    services: Services,
+    make_read: Callable[[Any, RunnableConfig | None], ReadRun],
+) -> Any:
     """Compile the read graph for one memory's repository, settings and services.
+
+    ``make_read(state, config)`` builds the retrieval from ``query`` (user
+    resolved from the run) when the input has no ``read``.
 
     Example:
         >>> build_read_graph  # doctest: +ELLIPSIS
         <function build_read_graph at ...>
     """
     graph = StateGraph(ReadState)
+    stage = lambda r: run_read_stage(repo, settings, r)  # noqa: E731
     for name in READ_STAGES:
-        graph.add_node(name, StageNode(name, lambda r: run_read_stage(repo, settings, r), services))
+        if name == "retrieve_stm":
+            node: StageNode = EntryNode(name, stage, services, "read", make_read, _context)
+        else:
+            node = StageNode(name, stage, services)
+        graph.add_node(name, node)
     graph.add_edge(START, "retrieve_stm")
     graph.add_conditional_edges("retrieve_stm", _route, ["retrieve_lpm", END])
     graph.add_edge("retrieve_lpm", "retrieve_mtm")

@@ -26,6 +26,7 @@ from langgraph.graph import END, START, StateGraph
 
 from langchain_memoryos.effects import Services, Step, run_async, run_sync
 from langchain_memoryos.engine import EngineSettings, TurnWrite, run_stage
+from langchain_memoryos.schema import WriteReport
 from langchain_memoryos.storage import MemoryRepository
 
 __all__ = ["WriteState", "build_write_graph"]
@@ -47,10 +48,27 @@ _ROUTES: dict[str, tuple[str, ...]] = {
 RECURSION_LIMIT = 100_000
 
 
-class WriteState(TypedDict):
-    """The write graph's state: the turn being written (see :class:`~langchain_memoryos.engine.TurnWrite`)."""
+class WriteState(TypedDict, total=False):
+    """The write graph's state.
+
+    Give either ``turn`` (a :class:`~langchain_memoryos.engine.TurnWrite`, as
+    ``MemoryOS.add_turn`` does) or the turn's fields: ``user_input``,
+    ``agent_response`` and optionally ``thread_id``, ``timestamp``,
+    ``metadata``, ``turn_id`` and ``user_id`` — without ``user_id`` the user
+    comes from the run (``context_schema`` / ``configurable``, see
+    :func:`~langchain_memoryos.graph.runtime.resolve_user_id`). ``report`` is
+    the resulting :class:`~langchain_memoryos.schema.WriteReport`.
+    """
 
     turn: TurnWrite
+    report: WriteReport
+    user_input: str
+    agent_response: str
+    user_id: str
+    thread_id: str
+    timestamp: Any
+    metadata: dict[str, Any]
+    turn_id: str
 
 
 class StageNode(Runnable[WriteState, dict[str, Any]]):
@@ -80,6 +98,43 @@ class StageNode(Runnable[WriteState, dict[str, Any]]):
         return {}
 
 
+class EntryNode(StageNode):
+    """The first node: builds the run's payload from plain fields when it was not given, then runs its stage.
+
+    Example:
+        >>> EntryNode("stm_append", lambda t: iter(()), None, "turn", lambda s, c: None).name  # type: ignore[arg-type]
+        'stm_append'
+    """
+
+    def __init__(
+        self,
+        name: str,
+        stage: Callable[[Any], Step[None]],
+        services: Services | None,
+        key: str,
+        make: Callable[[Any, RunnableConfig | None], Any],
+        extra: Callable[[Any], dict[str, Any]] = lambda payload: {},
+    ) -> None:
+        super().__init__(name, stage, services)
+        self._key, self._make, self._extra = key, make, extra
+
+    def _prepare(self, input: Any, config: RunnableConfig | None) -> tuple[Any, Any]:
+        payload = input.get(self._key) or self._make(input, config)
+        return {**input, self._key: payload}, payload
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
+        """Build the payload if needed, run the stage with blocking IO."""
+        state, payload = self._prepare(input, config)
+        super().invoke(state, config)
+        return {self._key: payload, **self._extra(payload)}
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
+        """Build the payload if needed, run the stage with async IO."""
+        state, payload = self._prepare(input, config)
+        await super().ainvoke(state, config)
+        return {self._key: payload, **self._extra(payload)}
+
+
 def _payload(state: Any) -> Any:
     return state["turn"] if "turn" in state else state["read"]
 
@@ -89,16 +144,29 @@ def _route(state: Any) -> str:
     return END if nxt == "done" else nxt
 
 
-def build_write_graph(repo: MemoryRepository, settings: EngineSettings, services: Services) -> Any:
+def build_write_graph(
+    repo: MemoryRepository,
+    settings: EngineSettings,
+    services: Services,
+    make_turn: Callable[[Any, RunnableConfig | None], TurnWrite],
+) -> Any:
     """Compile the write graph for one memory's repository, settings and services.
+
+    ``make_turn(state, config)`` builds the turn from plain fields (validated,
+    user resolved from the run) when the input has no ``turn``.
 
     Example:
         >>> build_write_graph  # doctest: +ELLIPSIS
         <function build_write_graph at ...>
     """
     graph = StateGraph(WriteState)
+    stage = lambda t: run_stage(repo, settings, t)  # noqa: E731
     for name in _ROUTES:
-        graph.add_node(name, StageNode(name, lambda t: run_stage(repo, settings, t), services))
+        if name == "stm_append":
+            node: StageNode = EntryNode(name, stage, services, "turn", make_turn, lambda t: {"report": t.report})
+        else:
+            node = StageNode(name, stage, services)
+        graph.add_node(name, node)
     graph.add_edge(START, "stm_append")
     for name, targets in _ROUTES.items():
         if len(targets) == 1 and name != "stm_append":

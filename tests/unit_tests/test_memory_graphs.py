@@ -6,6 +6,8 @@ import asyncio
 import datetime as dt
 from typing import Any
 
+import pytest
+
 from langchain_memoryos import MemoryOS, MemoryOSConfig
 from langchain_memoryos.engine import TurnWrite
 from langchain_memoryos.recall import ReadRun
@@ -99,3 +101,37 @@ def test_read_graph_directly_and_through_the_facade() -> None:
     assert full.ctx is not None and "cello" in full.ctx.to_prompt()
     ctx = asyncio.run(memory.aretrieve("What instrument do I play?", user_id="u", thread_id="b"))
     assert "cello" in ctx.to_prompt()
+
+
+def test_graphs_as_subgraphs_take_plain_fields_and_the_runs_user() -> None:
+    from typing import TypedDict
+
+    from langgraph.graph import END, START, StateGraph
+
+    from langchain_memoryos.graph import MissingUserIdError
+
+    class Parent(TypedDict, total=False):
+        user_input: str
+        agent_response: str
+        query: str
+        report: Any
+        context: Any
+
+    memory = MemoryOS()
+    graph = StateGraph(Parent)
+    graph.add_node("write", memory.write_graph)
+    graph.add_node("read", memory.read_graph)
+    graph.add_edge(START, "write")
+    graph.add_edge("write", "read")
+    graph.add_edge("read", END)
+    app = graph.compile()
+    config = {"configurable": {"user_id": "ana", "thread_id": "t1"}}
+    out = app.invoke({"user_input": "I play the cello.", "agent_response": "Lovely.", "query": "cello?"}, config)
+    assert out["report"].added and out["report"].page_id
+    assert [p.user_input for p in memory.get_stm("ana", "t1")] == ["I play the cello."]
+    assert "cello" in out["context"].to_prompt()
+    # the user comes from the run; without one, the subgraph fails closed; bad input is a clear error
+    with pytest.raises(MissingUserIdError):
+        app.invoke({"user_input": "x", "agent_response": "y", "query": "q"}, {"configurable": {"thread_id": "t"}})
+    with pytest.raises(ValueError, match="empty turn"):
+        app.invoke({"user_input": "", "agent_response": "", "query": "q"}, config)
