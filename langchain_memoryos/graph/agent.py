@@ -38,7 +38,14 @@ if TYPE_CHECKING:
 
     from langchain_memoryos.memory import MemoryOS
 
-__all__ = ["MemoryAgentState", "create_memoryos_agent", "create_recall_node", "create_remember_node"]
+__all__ = [
+    "MemoryAgentState",
+    "create_memoryos_agent",
+    "create_recall_node",
+    "create_remember_node",
+    "recall_request",
+    "remember_request",
+]
 
 #: The prebuilt agent's system prompt when none is given.
 DEFAULT_AGENT_SYSTEM_PROMPT = "You are a helpful assistant that remembers the user across conversations."
@@ -92,6 +99,48 @@ def _turn(messages: Sequence[BaseMessage]) -> tuple[str, str, dict[str, Any], st
     return _text(human), _text(final), metadata, turn_id
 
 
+def recall_request(
+    state: Mapping[str, Any], messages_key: str, config: RunnableConfig | None = None, context: Any = None
+) -> dict[str, Any] | None:
+    """``retrieve`` arguments for the last human message of the state, or ``None`` when there is none.
+
+    Shared by the recall node and the middleware (sync and async).
+
+    Example:
+        >>> recall_request({"messages": []}, "messages") is None
+        True
+    """
+    query = _query(state, messages_key)
+    if not query:
+        return None
+    return {"query": query, "user_id": resolve_user_id(config, context=context), "thread_id": resolve_thread_id(config)}
+
+
+def remember_request(
+    state: Mapping[str, Any], messages_key: str, config: RunnableConfig | None = None, context: Any = None
+) -> dict[str, Any] | None:
+    """``add_turn`` arguments for the turn that just ended, or ``None`` while it has no final answer.
+
+    Shared by the remember node and the middleware (sync and async).
+
+    Example:
+        >>> remember_request({"messages": []}, "messages") is None
+        True
+    """
+    turn = _turn(list(state.get(messages_key) or []))
+    if turn is None:
+        return None
+    user_input, answer, metadata, turn_id = turn
+    return {
+        "user_input": user_input,
+        "agent_response": answer,
+        "user_id": resolve_user_id(config, context=context),
+        "thread_id": resolve_thread_id(config),
+        "metadata": metadata,
+        "turn_id": turn_id,
+    }
+
+
 def create_recall_node(
     memory: MemoryOS, *, messages_key: str = "messages", output_key: str = "memory_context"
 ) -> RunnableLambda[Any, dict[str, Any]]:
@@ -112,18 +161,12 @@ def create_recall_node(
     """
 
     def recall(state: Mapping[str, Any], config: RunnableConfig) -> dict[str, Any]:
-        query = _query(state, messages_key)
-        if not query:
-            return {output_key: ""}
-        ctx = memory.retrieve(query, user_id=resolve_user_id(config), thread_id=resolve_thread_id(config))
-        return {output_key: ctx.to_prompt()}
+        request = recall_request(state, messages_key, config)
+        return {output_key: memory.retrieve(**request).to_prompt() if request else ""}
 
     async def arecall(state: Mapping[str, Any], config: RunnableConfig) -> dict[str, Any]:
-        query = _query(state, messages_key)
-        if not query:
-            return {output_key: ""}
-        ctx = await memory.aretrieve(query, user_id=resolve_user_id(config), thread_id=resolve_thread_id(config))
-        return {output_key: ctx.to_prompt()}
+        request = recall_request(state, messages_key, config)
+        return {output_key: (await memory.aretrieve(**request)).to_prompt() if request else ""}
 
     return RunnableLambda(recall, afunc=arecall, name="memoryos_recall")
 
@@ -149,31 +192,15 @@ def create_remember_node(memory: MemoryOS, *, messages_key: str = "messages") ->
     """
 
     def remember(state: Mapping[str, Any], config: RunnableConfig) -> dict[str, Any]:
-        turn = _turn(list(state.get(messages_key) or []))
-        if turn is not None:
-            user_input, answer, metadata, turn_id = turn
-            memory.add_turn(
-                user_input,
-                answer,
-                user_id=resolve_user_id(config),
-                thread_id=resolve_thread_id(config),
-                metadata=metadata,
-                turn_id=turn_id,
-            )
+        request = remember_request(state, messages_key, config)
+        if request is not None:
+            memory.add_turn(**request)
         return {}
 
     async def aremember(state: Mapping[str, Any], config: RunnableConfig) -> dict[str, Any]:
-        turn = _turn(list(state.get(messages_key) or []))
-        if turn is not None:
-            user_input, answer, metadata, turn_id = turn
-            await memory.aadd_turn(
-                user_input,
-                answer,
-                user_id=resolve_user_id(config),
-                thread_id=resolve_thread_id(config),
-                metadata=metadata,
-                turn_id=turn_id,
-            )
+        request = remember_request(state, messages_key, config)
+        if request is not None:
+            await memory.aadd_turn(**request)
         return {}
 
     return RunnableLambda(remember, afunc=aremember, name="memoryos_remember")

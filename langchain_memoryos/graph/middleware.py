@@ -33,8 +33,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
         "pip install 'langchain-memoryos[agents]'"
     ) from exc
 
-from langchain_memoryos.graph.agent import _query, _turn
-from langchain_memoryos.graph.runtime import resolve_thread_id, resolve_user_id
+from langchain_memoryos.graph.agent import recall_request, remember_request
 
 if TYPE_CHECKING:
     from langgraph.runtime import Runtime
@@ -77,21 +76,13 @@ class MemoryOSMiddleware(AgentMiddleware[MemoryOSState, Any]):
 
     def before_agent(self, state: MemoryOSState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Recall once per run for the last human message."""
-        query = _query(state, "messages")
-        if not query:
-            return {"memoryos_context": ""}
-        user = resolve_user_id(context=runtime.context)
-        ctx = self.memory.retrieve(query, user_id=user, thread_id=resolve_thread_id())
-        return {"memoryos_context": ctx.to_prompt()}
+        request = recall_request(state, "messages", context=runtime.context)
+        return {"memoryos_context": self.memory.retrieve(**request).to_prompt() if request else ""}
 
     async def abefore_agent(self, state: MemoryOSState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Async twin of :meth:`before_agent`."""
-        query = _query(state, "messages")
-        if not query:
-            return {"memoryos_context": ""}
-        user = resolve_user_id(context=runtime.context)
-        ctx = await self.memory.aretrieve(query, user_id=user, thread_id=resolve_thread_id())
-        return {"memoryos_context": ctx.to_prompt()}
+        request = recall_request(state, "messages", context=runtime.context)
+        return {"memoryos_context": (await self.memory.aretrieve(**request)).to_prompt() if request else ""}
 
     def _request(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
         memory_text = str((request.state or {}).get("memoryos_context") or "")
@@ -113,22 +104,14 @@ class MemoryOSMiddleware(AgentMiddleware[MemoryOSState, Any]):
 
     def after_agent(self, state: MemoryOSState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Store the turn that just ended (idempotent under replay and retry)."""
-        turn = _turn(list(state.get("messages") or []))
-        if turn is not None:
-            user_input, answer, metadata, turn_id = turn
-            user = resolve_user_id(context=runtime.context)
-            self.memory.add_turn(
-                user_input, answer, user_id=user, thread_id=resolve_thread_id(), metadata=metadata, turn_id=turn_id
-            )
+        request = remember_request(state, "messages", context=runtime.context)
+        if request is not None:
+            self.memory.add_turn(**request)
         return None
 
     async def aafter_agent(self, state: MemoryOSState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Async twin of :meth:`after_agent`."""
-        turn = _turn(list(state.get("messages") or []))
-        if turn is not None:
-            user_input, answer, metadata, turn_id = turn
-            user = resolve_user_id(context=runtime.context)
-            await self.memory.aadd_turn(
-                user_input, answer, user_id=user, thread_id=resolve_thread_id(), metadata=metadata, turn_id=turn_id
-            )
+        request = remember_request(state, "messages", context=runtime.context)
+        if request is not None:
+            await self.memory.aadd_turn(**request)
         return None
