@@ -34,7 +34,7 @@ from langchain_memoryos.effects import Control, Embed, Step, StoreBatch
 from langchain_memoryos.keywords import merge_keywords
 from langchain_memoryos.schema import DialoguePage, MemoryRecord, Segment, WriteReport, ensure_utc
 from langchain_memoryos.scoring import f_score, gate, heat, recency
-from langchain_memoryos.storage import MemoryRepository, UserState, page_key
+from langchain_memoryos.storage import MemoryRepository, UserLease, UserState, page_key
 from langchain_memoryos.vector_index import Vector
 
 __all__ = ["WRITE_STAGES", "EngineSettings", "TurnWrite", "add_turn", "run_stage", "segment_heat"]
@@ -129,6 +129,10 @@ class TurnWrite:
     Attributes:
         user_id, thread_id, user_input, agent_response, timestamp, metadata, turn_id: the request.
         report: what happened (returned by ``add_turn``).
+        vector: the page's embedding, when :func:`embed_turn` computed it before
+            the user's lock was taken (else ``stm_append`` computes it).
+        lease: the user's write lock while the turn is written (taken by the
+            graph's entry node unless the caller holds it).
         state: the user's state (loaded by ``stm_append``).
         moving: pages leaving STM (overflow, then idle threads), oldest first.
         current: the page being moved (after ``chain_link``).
@@ -150,6 +154,8 @@ class TurnWrite:
     metadata: Mapping[str, Any] | None
     turn_id: str | None
     report: WriteReport = field(default_factory=lambda: WriteReport(page_id=""))
+    vector: Vector | None = None
+    lease: UserLease | None = None
     state: UserState | None = None
     moving: list[tuple[DialoguePage, Vector]] = field(default_factory=list)
     current: tuple[DialoguePage, Vector, PageAnalysis] | None = None
@@ -195,18 +201,37 @@ def stage_stm_append(repo: MemoryRepository, settings: EngineSettings, t: TurnWr
     text) changes nothing (``report.added`` is ``False``).
     """
     config = settings.config
-    ts = ensure_utc(t.timestamp)
+    page = turn_page(t)
     state = yield from repo.load(t.user_id)
     t.state = state
     stm = yield from repo.load_thread(state, t.thread_id)
-    pid = page_key(t.thread_id, t.turn_id, ts.isoformat(), t.user_input, t.agent_response)
-    t.report.page_id = pid
-    if pid in state.pages or any(p.id == pid for p in stm):
+    t.report.page_id = page.id
+    if page.id in state.pages or any(p.id == page.id for p in stm):
         t.report.added = False
         t.next = "done"
         return
+    if t.vector is None:
+        yield from embed_turn(settings, t)
+    vector = t.vector
+    assert vector is not None
+    state.stm_append(page, vector)
+    state.advance_clock(page.timestamp)
+    while len(state.stm[t.thread_id]) > config.stm_capacity:
+        t.moving.append(state.stm_pop_oldest(t.thread_id))
+    t.moving.extend(_idle_thread_pages(state, settings, current=t.thread_id))
+    t.next = "chain_link" if t.moving else "done"
+
+
+def turn_page(t: TurnWrite) -> DialoguePage:
+    """The page a turn adds to STM (its key derives from the turn, so a replay finds it).
+
+    Example:
+        >>> turn_page(TurnWrite("u", "t", "hi", "hello", 0, None, "t1")).metadata
+        {'turn_id': 't1'}
+    """
+    ts = ensure_utc(t.timestamp)
     page = DialoguePage(
-        id=pid,
+        id=page_key(t.thread_id, t.turn_id, ts.isoformat(), t.user_input, t.agent_response),
         user_input=t.user_input,
         agent_response=t.agent_response,
         timestamp=ts,
@@ -215,13 +240,23 @@ def stage_stm_append(repo: MemoryRepository, settings: EngineSettings, t: TurnWr
     )
     if t.turn_id is not None:
         page.metadata.setdefault("turn_id", t.turn_id)
-    vector = (yield Embed((embedding_text(page.embedding_text, config.max_embedding_chars),)))[0]
-    state.stm_append(page, vector)
-    state.advance_clock(ts)
-    while len(state.stm[t.thread_id]) > config.stm_capacity:
-        t.moving.append(state.stm_pop_oldest(t.thread_id))
-    t.moving.extend(_idle_thread_pages(state, settings, current=t.thread_id))
-    t.next = "chain_link" if t.moving else "done"
+    return page
+
+
+def embed_turn(settings: EngineSettings, t: TurnWrite) -> Step[None]:
+    """Step: embed the turn's page into ``t.vector``.
+
+    It needs no user state, so ``MemoryOS`` runs it before taking the user's
+    lock: the slowest part of a write (the encoder) never holds the lock, and
+    ``stm_append`` then only stores. ``stm_append`` runs it itself when the
+    vector is missing (the write graph used as a subgraph).
+
+    Example:
+        >>> embed_turn  # doctest: +ELLIPSIS
+        <function embed_turn at ...>
+    """
+    text = turn_page(t).embedding_text
+    t.vector = (yield Embed((embedding_text(text, settings.config.max_embedding_chars),)))[0]
 
 
 def _idle_thread_pages(
@@ -469,6 +504,7 @@ def add_turn(
         <function add_turn at ...>
     """
     t = TurnWrite(user_id, thread_id, user_input, agent_response, timestamp, metadata, turn_id)
+    yield from embed_turn(settings, t)
     while t.next != "done":
         yield from run_stage(repo, settings, t)
     return t.report
@@ -520,5 +556,3 @@ def _embed_summaries(
     if missing:
         vectors.update(zip(missing, (yield Embed(missing)), strict=True))
     return vectors
-
-

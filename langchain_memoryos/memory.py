@@ -27,7 +27,7 @@ from langchain_memoryos.controllers.heuristic import HeuristicController
 from langchain_memoryos.corrections import edit_fact, forget_fact
 from langchain_memoryos.effects import Control, Services, Step, StoreBatch, run_async, run_sync
 from langchain_memoryos.embeddings import encode_texts, resolve_embeddings
-from langchain_memoryos.engine import EngineSettings, TurnWrite, segment_heat
+from langchain_memoryos.engine import EngineSettings, TurnWrite, embed_turn, segment_heat, turn_page
 from langchain_memoryos.recall import ReadRun
 from langchain_memoryos.schema import (
     DialoguePage,
@@ -40,7 +40,7 @@ from langchain_memoryos.schema import (
     WriteReport,
     ensure_utc,
 )
-from langchain_memoryos.storage import ROOT, MemoryRepository, UserState, decode_label, encode_label, page_key
+from langchain_memoryos.storage import ROOT, MemoryRepository, UserLease, UserState, decode_label, encode_label
 
 __all__ = ["MemoryOS"]
 
@@ -244,7 +244,9 @@ class MemoryOS:
         if self._write_graph is None:
             from langchain_memoryos.graph.write import build_write_graph
 
-            self._write_graph = build_write_graph(self.repository, self.settings, self._services, self._turn_from)
+            self._write_graph = build_write_graph(
+                self.repository, self.settings, self._services, self._turn_from, self._lease, self._alease
+            )
         return self._write_graph
 
     @property
@@ -261,7 +263,9 @@ class MemoryOS:
         if self._read_graph is None:
             from langchain_memoryos.graph.read import build_read_graph
 
-            self._read_graph = build_read_graph(self.repository, self.settings, self._services, self._read_from)
+            self._read_graph = build_read_graph(
+                self.repository, self.settings, self._services, self._read_from, self._lease, self._alease
+            )
         return self._read_graph
 
     def _turn_from(self, state: Mapping[str, Any], config: Any) -> TurnWrite:
@@ -289,21 +293,50 @@ class MemoryOS:
         thread = _check_thread(state.get("thread_id") or resolve_thread_id(config))
         return ReadRun(user, thread, _check_text("query", state.get("query", "")))
 
+    def _lease(self, user: str) -> UserLease:
+        """The user's write lock for a graph run, after the user's queued background writes."""
+        self._settle(user)
+        return self.repository.lease(user)
+
+    async def _alease(self, user: str) -> UserLease:
+        await self._asettle(user)
+        return await self.repository.alease(user)
+
+    @staticmethod
+    def _invoke(graph: Any, key: str, payload: TurnWrite | ReadRun) -> None:
+        """Run one of the memory's graphs on a payload; the lease is released whatever happens."""
+        try:
+            graph.invoke({key: payload}, dict(_GRAPH_CONFIG), stream_mode="updates")
+        except BaseException:
+            if payload.lease is not None:
+                payload.lease.fail()
+            raise
+        finally:
+            if payload.lease is not None:
+                payload.lease.release()
+
+    @staticmethod
+    async def _ainvoke(graph: Any, key: str, payload: TurnWrite | ReadRun) -> None:
+        try:
+            await graph.ainvoke({key: payload}, dict(_GRAPH_CONFIG), stream_mode="updates")
+        except BaseException:
+            if payload.lease is not None:
+                payload.lease.fail()
+            raise
+        finally:
+            if payload.lease is not None:
+                payload.lease.release()
+
     # -- background writes -------------------------------------------------------
     def _write_turn(self, user: str, turn: TurnWrite) -> None:
-        with self.repository.locked(user):
-            try:
-                self.write_graph.invoke({"turn": turn}, dict(_GRAPH_CONFIG), stream_mode="updates")
-            except BaseException:
-                self.repository.invalidate(user)
-                raise
+        run_sync(embed_turn(self.settings, turn), self._services)  # the encoder never holds the user's lock
+        turn.lease = self.repository.lease(user)  # not _lease: a background worker must not wait for its own queue
+        self._invoke(self.write_graph, "turn", turn)
 
     def _queue(self, user: str, turn: TurnWrite) -> WriteReport:
         assert self._writer is not None
-        ts = ensure_utc(turn.timestamp)
-        pid = page_key(turn.thread_id, turn.turn_id, ts.isoformat(), turn.user_input, turn.agent_response)
         self._writer.submit(user, lambda: self._write_turn(user, turn))
-        return WriteReport(page_id=pid, queued=True)
+        return WriteReport(page_id=turn_page(turn).id, queued=True)
 
     def _settle(self, user: str) -> None:
         """Wait for the user's queued turns (background mode), so reads see them."""
@@ -344,21 +377,13 @@ class MemoryOS:
     # -- drivers -----------------------------------------------------------------
     def _run(self, user_id: str, step: Step[T]) -> T:
         self._settle(user_id)
-        with self.repository.locked(user_id):
-            try:
-                return run_sync(step, self._services)
-            except BaseException:
-                self.repository.invalidate(user_id)
-                raise
+        with self.repository.locked(user_id):  # drops the cached state on an error
+            return run_sync(step, self._services)
 
     async def _arun(self, user_id: str, step: Step[T]) -> T:
         await self._asettle(user_id)
-        async with self.repository.alocked(user_id):
-            try:
-                return await run_async(step, self._services)
-            except BaseException:
-                self.repository.invalidate(user_id)
-                raise
+        async with self.repository.alocked(user_id):  # drops the cached state on an error
+            return await run_async(step, self._services)
 
     # -- steps (shared by the sync and async methods) ------------------------
     def _add_turn_step(
@@ -554,13 +579,8 @@ class MemoryOS:
         user, turn = self._add_turn_step(user_input, agent_response, user_id, thread_id, timestamp, metadata, turn_id)
         if self._writer is not None:
             return self._queue(user, turn)
-        await self._asettle(user)
-        async with self.repository.alocked(user):
-            try:
-                await self.write_graph.ainvoke({"turn": turn}, dict(_GRAPH_CONFIG), stream_mode="updates")
-            except BaseException:
-                self.repository.invalidate(user)
-                raise
+        await run_async(embed_turn(self.settings, turn), self._services)  # the encoder never holds the user's lock
+        await self._ainvoke(self.write_graph, "turn", turn)  # the entry node takes the lease
         return turn.report
 
     def add_fact(
@@ -725,13 +745,7 @@ class MemoryOS:
         """
         user = _check_user(user_id)
         run = ReadRun(user, _check_thread(thread_id), _check_text("query", query))
-        self._settle(user)
-        with self.repository.locked(user):
-            try:
-                self.read_graph.invoke({"read": run}, dict(_GRAPH_CONFIG), stream_mode="updates")
-            except BaseException:
-                self.repository.invalidate(user)
-                raise
+        self._invoke(self.read_graph, "read", run)  # the entry node takes the lease
         assert run.ctx is not None
         return run.ctx
 
@@ -745,13 +759,7 @@ class MemoryOS:
         """
         user = _check_user(user_id)
         run = ReadRun(user, _check_thread(thread_id), _check_text("query", query))
-        await self._asettle(user)
-        async with self.repository.alocked(user):
-            try:
-                await self.read_graph.ainvoke({"read": run}, dict(_GRAPH_CONFIG), stream_mode="updates")
-            except BaseException:
-                self.repository.invalidate(user)
-                raise
+        await self._ainvoke(self.read_graph, "read", run)  # the entry node takes the lease
         assert run.ctx is not None
         return run.ctx
 

@@ -35,7 +35,7 @@ from langchain_memoryos.schema import (
     page_words,
 )
 from langchain_memoryos.scoring import f_score, top_k
-from langchain_memoryos.storage import MemoryRepository, UserState
+from langchain_memoryos.storage import MemoryRepository, UserLease, UserState
 from langchain_memoryos.vector_index import Vector
 
 __all__ = ["READ_STAGES", "ReadRun", "context_words", "retrieve", "run_read_stage"]
@@ -66,6 +66,7 @@ class ReadRun:
         user_id, thread_id, query: the request.
         ctx: the context being built (returned by ``retrieve``).
         state: the user's state.
+        lease: the user's lock while the context is read (taken by the graph's entry node).
         vectors: the query's embeddings (as asked, and in the third person for facts).
         other: STM pages of the user's other threads, by id.
         ranked: MTM pages in rank order, before the budget.
@@ -81,6 +82,7 @@ class ReadRun:
     query: str
     ctx: MemoryContext | None = None
     state: UserState | None = None
+    lease: UserLease | None = None
     vectors: list[Vector] = field(default_factory=list)
     other: dict[str, DialoguePage] = field(default_factory=dict)
     ranked: list[ScoredPage] = field(default_factory=list)

@@ -22,7 +22,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import threading
-from collections.abc import AsyncIterator, Iterator
+import weakref
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,6 +48,7 @@ from langchain_memoryos.vector_index import Vector, VectorIndex, decode_vector, 
 __all__ = [
     "ROOT",
     "MemoryRepository",
+    "UserLease",
     "UserState",
     "decode_label",
     "encode_label",
@@ -478,6 +480,50 @@ def _vector(item: Item) -> Vector:
     return decode_vector(str(item.value["vector"]))
 
 
+class UserLease:
+    """A held per-user write lock, released exactly once.
+
+    ``release()`` ends a write that went well; ``fail()`` first drops the
+    user's cached state (it is reloaded from the store, so a half-applied
+    write is never seen). A lease that is dropped without either — a graph run
+    abandoned between two nodes — fails when it is garbage-collected, so the
+    lock is never leaked.
+
+    Example:
+        >>> released = []
+        >>> lease = UserLease(lambda: released.append(1), lambda: None)
+        >>> lease.release(); lease.release(); released
+        [1]
+    """
+
+    def __init__(self, release: Callable[[], None], invalidate: Callable[[], None]) -> None:
+        self._release = release
+        self._invalidate = invalidate
+        self._finalizer = weakref.finalize(self, _abandon, release, invalidate)
+
+    @property
+    def held(self) -> bool:
+        """Whether the lock is still held."""
+        return self._finalizer.alive
+
+    def release(self) -> None:
+        """Release the lock (idempotent)."""
+        if self._finalizer.detach() is not None:
+            self._release()
+
+    def fail(self) -> None:
+        """Drop the user's cached state, then release the lock (idempotent)."""
+        if self._finalizer.detach() is not None:
+            _abandon(self._release, self._invalidate)
+
+
+def _abandon(release: Callable[[], None], invalidate: Callable[[], None]) -> None:
+    try:
+        invalidate()
+    finally:
+        release()
+
+
 class MemoryRepository:
     """The memory's store layout, per-user caches and per-user write locks.
 
@@ -514,21 +560,75 @@ class MemoryRepository:
                 lock = self._locks[user_id] = threading.Lock()
             return lock
 
+    def lease(self, user_id: str) -> UserLease:
+        """Take the user's write lock (blocking) as a lease that may outlive a call (a graph run).
+
+        Example:
+            >>> repo = MemoryRepository(2)
+            >>> lease = repo.lease("u"); lease.release()
+        """
+        lock = self._lock(user_id)
+        lock.acquire()
+        return UserLease(lock.release, self._invalidator(user_id))
+
+    async def alease(self, user_id: str) -> UserLease:
+        """Take the user's write lock from a coroutine (see :meth:`alocked`) as a lease.
+
+        Example:
+            >>> import asyncio
+            >>> async def main():
+            ...     (await MemoryRepository(2).alease("u")).release()
+            >>> asyncio.run(main())
+        """
+        loop = asyncio.get_running_loop()
+        with self._guard:
+            alock = self._alocks.get((id(loop), user_id))
+            if alock is None:
+                alock = self._alocks[(id(loop), user_id)] = asyncio.Lock()
+        await alock.acquire()
+        lock = self._lock(user_id)
+        try:
+            if not lock.acquire(blocking=False):
+                await asyncio.to_thread(lock.acquire)
+        except BaseException:
+            alock.release()
+            raise
+
+        def release() -> None:
+            lock.release()
+            try:
+                running = asyncio.get_running_loop()
+            except RuntimeError:
+                running = None
+            if running is loop:
+                alock.release()
+            elif not loop.is_closed():
+                loop.call_soon_threadsafe(alock.release)
+
+        return UserLease(release, self._invalidator(user_id))
+
+    def _invalidator(self, user_id: str) -> Callable[[], None]:
+        return lambda: self.invalidate(user_id)
+
     @contextmanager
     def locked(self, user_id: str) -> Iterator[None]:
-        """Hold the user's write lock (threads).
+        """Hold the user's write lock (threads); on an error the cached state is dropped.
 
         Example:
             >>> with MemoryRepository(2).locked("u"):
             ...     pass
         """
-        lock = self._lock(user_id)
-        with lock:
+        lease = self.lease(user_id)
+        try:
             yield
+        except BaseException:
+            lease.fail()
+            raise
+        lease.release()
 
     @asynccontextmanager
     async def alocked(self, user_id: str) -> AsyncIterator[None]:
-        """Hold the user's write lock from a coroutine.
+        """Hold the user's write lock from a coroutine; on an error the cached state is dropped.
 
         Coroutines of one event loop queue on an ``asyncio.Lock``; the thread
         lock (shared with sync callers) is then taken without blocking the loop.
@@ -541,19 +641,13 @@ class MemoryRepository:
             >>> asyncio.run(main())
             1
         """
-        loop_id = id(asyncio.get_running_loop())
-        with self._guard:
-            alock = self._alocks.get((loop_id, user_id))
-            if alock is None:
-                alock = self._alocks[(loop_id, user_id)] = asyncio.Lock()
-        async with alock:
-            lock = self._lock(user_id)
-            if not lock.acquire(blocking=False):
-                await asyncio.to_thread(lock.acquire)
-            try:
-                yield
-            finally:
-                lock.release()
+        lease = await self.alease(user_id)
+        try:
+            yield
+        except BaseException:
+            lease.fail()
+            raise
+        lease.release()
 
     # -- cache ---------------------------------------------------------------
     def invalidate(self, user_id: str) -> None:

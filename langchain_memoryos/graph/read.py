@@ -24,7 +24,7 @@ from langgraph.graph import END, START, StateGraph
 
 from langchain_memoryos.effects import Services
 from langchain_memoryos.engine import EngineSettings
-from langchain_memoryos.graph.write import RECURSION_LIMIT, EntryNode, StageNode, _route
+from langchain_memoryos.graph.write import RECURSION_LIMIT, AAcquire, Acquire, EntryNode, StageNode, _route
 from langchain_memoryos.recall import READ_STAGES, ReadRun, run_read_stage
 from langchain_memoryos.schema import MemoryContext
 from langchain_memoryos.storage import MemoryRepository
@@ -57,11 +57,14 @@ def build_read_graph(
     settings: EngineSettings,
     services: Services,
     make_read: Callable[[Any, RunnableConfig | None], ReadRun],
+    acquire: Acquire,
+    aacquire: AAcquire,
 ) -> Any:
     """Compile the read graph for one memory's repository, settings and services.
 
     ``make_read(state, config)`` builds the retrieval from ``query`` (user
-    resolved from the run) when the input has no ``read``.
+    resolved from the run) when the input has no ``read``; ``acquire`` /
+    ``aacquire`` take the user's lease (a read never sees a half-written turn).
 
     Example:
         >>> build_read_graph  # doctest: +ELLIPSIS
@@ -71,7 +74,7 @@ def build_read_graph(
     stage = lambda r: run_read_stage(repo, settings, r)  # noqa: E731
     for name in READ_STAGES:
         if name == "retrieve_stm":
-            node: StageNode = EntryNode(name, stage, services, "read", make_read, _context)
+            node: StageNode = EntryNode(name, stage, services, "read", make_read, acquire, aacquire, _context)
         else:
             node = StageNode(name, stage, services)
         graph.add_node(name, node)

@@ -18,7 +18,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypedDict
 
 from langchain_core.runnables import Runnable, RunnableConfig
@@ -27,7 +27,7 @@ from langgraph.graph import END, START, StateGraph
 from langchain_memoryos.effects import Services, Step, run_async, run_sync
 from langchain_memoryos.engine import EngineSettings, TurnWrite, run_stage
 from langchain_memoryos.schema import WriteReport
-from langchain_memoryos.storage import MemoryRepository
+from langchain_memoryos.storage import MemoryRepository, UserLease
 
 __all__ = ["WriteState", "build_write_graph"]
 
@@ -71,11 +71,18 @@ class WriteState(TypedDict, total=False):
     turn_id: str
 
 
+#: Takes the user's write lock for a run (sync, async); ``MemoryOS`` first waits for the user's queued writes.
+Acquire = Callable[[str], UserLease]
+AAcquire = Callable[[str], Awaitable[UserLease]]
+
+
 class StageNode(Runnable[WriteState, dict[str, Any]]):
     """A graph node that runs one step-based stage with the memory's services (sync or async).
 
-    A plain ``Runnable`` (no callbacks of its own), so a node costs LangGraph's
-    bookkeeping only.
+    The run's payload holds the user's lease: the node that ends the run
+    releases it; a node that fails drops the user's cached state and releases
+    it. A plain ``Runnable`` (no callbacks of its own), so a node costs
+    LangGraph's bookkeeping only.
 
     Example:
         >>> StageNode("stm_append", lambda t: iter(()), None).name  # type: ignore[arg-type]
@@ -89,20 +96,33 @@ class StageNode(Runnable[WriteState, dict[str, Any]]):
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
         """Run the stage with blocking IO."""
-        run_sync(self._stage(_payload(input)), self._services)  # type: ignore[arg-type]
+        payload = _payload(input)
+        try:
+            run_sync(self._stage(payload), self._services)  # type: ignore[arg-type]
+        except BaseException:
+            _fail(payload)
+            raise
+        _end(payload)
         return {}
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
         """Run the stage with async IO (``abatch``, ``a``-twins of the controller)."""
-        await run_async(self._stage(_payload(input)), self._services)  # type: ignore[arg-type]
+        payload = _payload(input)
+        try:
+            await run_async(self._stage(payload), self._services)  # type: ignore[arg-type]
+        except BaseException:
+            _fail(payload)
+            raise
+        _end(payload)
         return {}
 
 
 class EntryNode(StageNode):
-    """The first node: builds the run's payload from plain fields when it was not given, then runs its stage.
+    """The first node: builds the run's payload from plain fields when it was not given and takes the user's lease.
 
     Example:
-        >>> EntryNode("stm_append", lambda t: iter(()), None, "turn", lambda s, c: None).name  # type: ignore[arg-type]
+        >>> node = EntryNode("stm_append", lambda t: iter(()), None, "turn", None, None, None)  # type: ignore[arg-type]
+        >>> node.name
         'stm_append'
     """
 
@@ -113,26 +133,43 @@ class EntryNode(StageNode):
         services: Services | None,
         key: str,
         make: Callable[[Any, RunnableConfig | None], Any],
+        acquire: Acquire,
+        aacquire: AAcquire,
         extra: Callable[[Any], dict[str, Any]] = lambda payload: {},
     ) -> None:
         super().__init__(name, stage, services)
         self._key, self._make, self._extra = key, make, extra
+        self._acquire, self._aacquire = acquire, aacquire
 
     def _prepare(self, input: Any, config: RunnableConfig | None) -> tuple[Any, Any]:
         payload = input.get(self._key) or self._make(input, config)
         return {**input, self._key: payload}, payload
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
-        """Build the payload if needed, run the stage with blocking IO."""
+        """Build the payload if needed, take the lease, run the stage with blocking IO."""
         state, payload = self._prepare(input, config)
+        if payload.lease is None:
+            payload.lease = self._acquire(payload.user_id)
         super().invoke(state, config)
         return {self._key: payload, **self._extra(payload)}
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
-        """Build the payload if needed, run the stage with async IO."""
+        """Build the payload if needed, take the lease, run the stage with async IO."""
         state, payload = self._prepare(input, config)
+        if payload.lease is None:
+            payload.lease = await self._aacquire(payload.user_id)
         await super().ainvoke(state, config)
         return {self._key: payload, **self._extra(payload)}
+
+
+def _end(payload: Any) -> None:
+    if payload.next == "done" and payload.lease is not None:
+        payload.lease.release()
+
+
+def _fail(payload: Any) -> None:
+    if payload.lease is not None:
+        payload.lease.fail()
 
 
 def _payload(state: Any) -> Any:
@@ -149,11 +186,16 @@ def build_write_graph(
     settings: EngineSettings,
     services: Services,
     make_turn: Callable[[Any, RunnableConfig | None], TurnWrite],
+    acquire: Acquire,
+    aacquire: AAcquire,
 ) -> Any:
     """Compile the write graph for one memory's repository, settings and services.
 
     ``make_turn(state, config)`` builds the turn from plain fields (validated,
-    user resolved from the run) when the input has no ``turn``.
+    user resolved from the run) when the input has no ``turn``;
+    ``acquire`` / ``aacquire`` take the user's lease when the turn holds none,
+    so that turns of one user never interleave, even when the graph runs as
+    a subgraph of the user's own graph.
 
     Example:
         >>> build_write_graph  # doctest: +ELLIPSIS
@@ -163,7 +205,9 @@ def build_write_graph(
     stage = lambda t: run_stage(repo, settings, t)  # noqa: E731
     for name in _ROUTES:
         if name == "stm_append":
-            node: StageNode = EntryNode(name, stage, services, "turn", make_turn, lambda t: {"report": t.report})
+            node: StageNode = EntryNode(
+                name, stage, services, "turn", make_turn, acquire, aacquire, lambda t: {"report": t.report}
+            )
         else:
             node = StageNode(name, stage, services)
         graph.add_node(name, node)

@@ -135,3 +135,117 @@ def test_graphs_as_subgraphs_take_plain_fields_and_the_runs_user() -> None:
         app.invoke({"user_input": "x", "agent_response": "y", "query": "q"}, {"configurable": {"thread_id": "t"}})
     with pytest.raises(ValueError, match="empty turn"):
         app.invoke({"user_input": "", "agent_response": "", "query": "q"}, config)
+
+
+class _GatedController:
+    """Wraps the heuristic controller: page analysis waits at a gate (and can fail once)."""
+
+    def __new__(cls) -> Any:
+        import threading
+
+        from langchain_memoryos.controllers import HeuristicController
+
+        class Gated(HeuristicController):
+            def __init__(self) -> None:
+                super().__init__()
+                self.entered, self.go = threading.Event(), threading.Event()
+                self.fail = False
+
+            def analyze_page(self, page: Any, previous: Any, similarity: Any) -> Any:
+                self.entered.set()
+                assert self.go.wait(10), "the test never opened the gate"
+                if self.fail:
+                    self.fail = False
+                    raise RuntimeError("analysis failed")
+                return super().analyze_page(page, previous, similarity)
+
+        return Gated()
+
+
+def test_a_graph_run_as_a_subgraph_holds_the_users_lock_from_entry_to_end() -> None:
+    """Turns of one user never interleave, even when the user's graph runs ours directly."""
+    import threading
+
+    controller = _GatedController()
+    memory = MemoryOS(controller=controller, config=MemoryOSConfig(stm_capacity=1))
+    memory.add_turn("I play the cello.", "Lovely.", user_id="u", thread_id="t", timestamp=T0)
+    memory.add_turn("I live in Oslo.", "Nice.", user_id="other", thread_id="t", timestamp=T0)
+    config = {"configurable": {"user_id": "u", "thread_id": "t"}}
+    writer = threading.Thread(
+        target=memory.write_graph.invoke,
+        args=({"user_input": "I moved to Bergen.", "agent_response": "Exciting!", "timestamp": T0 + dt.timedelta(1)},),
+        kwargs={"config": config},
+    )
+    writer.start()
+    assert controller.entered.wait(10)  # the run is inside chain_link, between stm_append and mtm_insert
+    seen: dict[str, Any] = {}
+    reader = threading.Thread(target=lambda: seen.update(ctx=memory.retrieve("cello?", user_id="u", thread_id="t")))
+    reader.start()
+    reader.join(0.5)
+    assert reader.is_alive()  # the same user's read waits for the whole write run
+    other = memory.retrieve("Oslo?", user_id="other", thread_id="t")  # another user does not wait
+    assert "Oslo" in other.to_prompt()
+    controller.go.set()
+    writer.join(10)
+    reader.join(10)
+    assert not writer.is_alive() and not reader.is_alive()
+    assert [p.user_input for p in seen["ctx"].stm] == ["I moved to Bergen."]  # the read saw the finished turn
+    assert memory.stats("u").mtm_pages == 1
+
+
+def test_a_failing_node_releases_the_lock_and_drops_the_half_written_state() -> None:
+    controller = _GatedController()
+    controller.go.set()
+    memory = MemoryOS(controller=controller, config=MemoryOSConfig(stm_capacity=1))
+    memory.add_turn("first", "a", user_id="u", thread_id="t", timestamp=T0)
+    controller.fail = True
+    config = {"configurable": {"user_id": "u", "thread_id": "t"}}
+    with pytest.raises(RuntimeError, match="analysis failed"):
+        memory.write_graph.invoke({"user_input": "second", "agent_response": "b"}, config)
+    assert not memory.repository._lock("u").locked()
+    assert [p.user_input for p in memory.get_stm("u", "t")] == ["first"]  # reloaded from the store: no half turn
+    with pytest.raises(RuntimeError, match="analysis failed"):
+        controller.fail = True
+        asyncio.run(memory.write_graph.ainvoke({"user_input": "second", "agent_response": "b"}, config))
+    assert not memory.repository._lock("u").locked()
+    memory.write_graph.invoke({"user_input": "second", "agent_response": "b"}, config)
+    assert [p.user_input for p in memory.get_stm("u", "t")] == ["second"]
+
+
+def test_an_abandoned_lease_is_released_and_the_cache_dropped() -> None:
+    import gc
+
+    memory = MemoryOS()
+    memory.add_turn("hello", "hi", user_id="u", timestamp=T0)
+    repo = memory.repository
+    assert "u" in repo._states
+    lease = repo.lease("u")
+    assert repo._lock("u").locked() and lease.held
+    del lease  # a run abandoned between two nodes
+    gc.collect()
+    assert not repo._lock("u").locked()
+    assert "u" not in repo._states  # a half-applied write is never seen
+    kept = repo.lease("u")
+    kept.release()
+    kept.release()  # idempotent
+    assert not repo._lock("u").locked() and not kept.held
+
+
+def test_async_leases_queue_coroutines_of_one_user() -> None:
+    memory = MemoryOS()
+
+    async def main() -> list[str]:
+        order: list[str] = []
+
+        async def hold(name: str, delay: float) -> None:
+            lease = await memory.repository.alease("u")
+            order.append(f"{name}+")
+            await asyncio.sleep(delay)
+            order.append(f"{name}-")
+            lease.release()
+
+        await asyncio.gather(hold("a", 0.05), hold("b", 0.0))
+        return order
+
+    assert asyncio.run(main()) == ["a+", "a-", "b+", "b-"]
+    assert not memory.repository._lock("u").locked()
