@@ -53,8 +53,14 @@ def _sides(page_text: str) -> tuple[str, str]:
 
 def _record(r: Any) -> dict[str, Any]:
     return {
-        "aspect": r.aspect, "intent": r.intent, "personal": r.personal, "entities": r.entities,
-        "summary": r.summary, "sentiment": r.sentiment, "confidence": r.confidence, "kind": r.kind,
+        "aspect": r.aspect,
+        "intent": r.intent,
+        "personal": r.personal,
+        "entities": r.entities,
+        "summary": r.summary,
+        "sentiment": r.sentiment,
+        "confidence": r.confidence,
+        "kind": r.kind,
     }
 
 
@@ -64,11 +70,21 @@ def answer(schema: str, prompt: str) -> dict[str, Any]:
         found = _PAGE.search(prompt)
         user, agent = _sides(found.group(1) if found else "")
         a = _HEURISTIC.analyze_page(DialoguePage(id="p", user_input=user, agent_response=agent), None, None)
-        return {"linked": False, "chain_meta": a.chain_meta[:500], "keywords": a.keywords,
-                "topic_summary": a.topic_summary[:300], "records": [_record(r) for r in a.records]}
+        return {
+            "linked": False,
+            "chain_meta": a.chain_meta[:500],
+            "keywords": a.keywords,
+            "topic_summary": a.topic_summary[:300],
+            "records": [_record(r) for r in a.records],
+        }
     if schema == "PromotionOutput":
-        return {"segment_summary": "A consolidated topic.", "segment_keywords": [], "user_profile": [],
-                "user_traits": [], "records": []}
+        return {
+            "segment_summary": "A consolidated topic.",
+            "segment_keywords": [],
+            "user_profile": [],
+            "user_traits": [],
+            "records": [],
+        }
     if schema == "RelationsOutput":
         new = _NEW.search(prompt)
         new_summary = new.group(1) if new else ""
@@ -76,8 +92,11 @@ def answer(schema: str, prompt: str) -> dict[str, Any]:
         labels = []
         for number, summary in _CANDIDATE.findall(prompt):
             slot = slot_of(summary)
-            label = "duplicate" if summary == new_summary else (
-                "update" if new_slot and slot and slot[0] == new_slot[0] else "separate")
+            label = (
+                "duplicate"
+                if summary == new_summary
+                else ("update" if new_slot and slot and slot[0] == new_slot[0] else "separate")
+            )
             labels.append({"candidate": int(number), "label": label})
         return {"relations": labels}
     if schema == "FuseOutput":
@@ -100,8 +119,11 @@ class CountingModel(BaseChatModel):
         return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
 
     def _generate(
-        self, messages: list[BaseMessage], stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any,
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
     ) -> ChatResult:
         schema = kwargs["tools"][0]["function"]["name"]
         prompt = "\n".join(str(m.content) for m in messages)
@@ -163,8 +185,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     per_page = result["calls_per_page"]
     print(f"  total              {total_calls:5d} calls  {per_page:.3f}/add_turn (target <= 1.5: {target})")
     print(f"  prompt tokens per add_turn: {prompt_tokens / pages:.0f}")
-    print(f"  per LoCoMo dialogue turn ({turns}): {result['calls_per_turn']:.3f} calls, "
-          f"{result['prompt_tokens_per_turn']:.0f} prompt tokens")
+    print(
+        f"  per LoCoMo dialogue turn ({turns}): {result['calls_per_turn']:.3f} calls, "
+        f"{result['prompt_tokens_per_turn']:.0f} prompt tokens"
+    )
     print(f"  calls during {result['retrievals']} retrievals: {retrieval_calls} (target 0)")
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))

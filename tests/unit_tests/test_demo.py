@@ -33,8 +33,14 @@ def test_conversation_is_long_dated_and_varied() -> None:
         last = turn_timestamp(session, len(session["turns"]) - 1)
         assert last - turn_timestamp(session, 0) < dt.timedelta(hours=2)
     users = " ".join(u for u, _ in turns)
-    for needle in ("My name is Maya", "I live in Portland", "I moved to Denver", "I don't like coffee anymore",
-                   "From now on, please keep your answers short", "Can you recommend a movie for tonight?"):
+    for needle in (
+        "My name is Maya",
+        "I live in Portland",
+        "I moved to Denver",
+        "I don't like coffee anymore",
+        "From now on, please keep your answers short",
+        "Can you recommend a movie for tonight?",
+    ):
         assert needle.lower() in users.lower()
     assert 4 <= len(PROBES) <= 6
 

@@ -29,13 +29,26 @@ SOURDOUGH = [
 ]
 
 
-def _feed(memory: MemoryOS, turns: list[tuple[str, str]], *, user: str = "u", start: float = 0.0,
-          thread: str = "t", step_minutes: float = 10.0) -> list[object]:
+def _feed(
+    memory: MemoryOS,
+    turns: list[tuple[str, str]],
+    *,
+    user: str = "u",
+    start: float = 0.0,
+    thread: str = "t",
+    step_minutes: float = 10.0,
+) -> list[object]:
     reports = []
     for i, (q, a) in enumerate(turns):
         reports.append(
-            memory.add_turn(q, a, user_id=user, thread_id=thread, timestamp=at(start, i * step_minutes),
-                            metadata={"source_id": f"{thread}:{start}:{i}"})
+            memory.add_turn(
+                q,
+                a,
+                user_id=user,
+                thread_id=thread,
+                timestamp=at(start, i * step_minutes),
+                metadata={"source_id": f"{thread}:{start}:{i}"},
+            )
         )
     return reports
 
@@ -96,8 +109,9 @@ def test_heat_values_follow_the_formula(make_memory: MemoryFactory) -> None:
     assert after.last_access == clock
     assert after.heat == pytest.approx(1 + 3 + 1.0)
     # 100 days later the recency term has decayed by exp(-8.64e6/1e7)
-    memory.add_turn("Back again after a long break.", "Welcome back!", user_id="u", thread_id="t",
-                    timestamp=at(100, 30))
+    memory.add_turn(
+        "Back again after a long break.", "Welcome back!", user_id="u", thread_id="t", timestamp=at(100, 30)
+    )
     later = next(s for s in memory.list_segments("u") if s.id == seg.id)
     assert later.heat == pytest.approx(1 + 3 + math.exp(-100 * 86400 / 1e7))
 
@@ -119,8 +133,13 @@ def test_heat_evict_removes_the_coldest_segment_and_its_pages(make_memory: Memor
     assert hot.id != cold.id
     cold_pages = set(cold.page_ids)
     # the filler page leaves STM and starts a third segment: the coldest other one goes
-    report = memory.add_turn("My grandmother taught me to knit scarves.", "Knitting is relaxing.",
-                             user_id="u", thread_id="t", timestamp=at(0, 40))
+    report = memory.add_turn(
+        "My grandmother taught me to knit scarves.",
+        "Knitting is relaxing.",
+        user_id="u",
+        thread_id="t",
+        timestamp=at(0, 40),
+    )
     assert report.segments_created and report.segments_evicted == [cold.id]
     remaining = {s.id for s in memory.list_segments("u")}
     assert len(remaining) == 2 and hot.id in remaining and cold.id not in remaining
@@ -152,7 +171,8 @@ def test_promotion_updates_persona_and_resets_l_interaction(make_memory: MemoryF
     assert "The user loves running marathons." in facts
     persona = memory.get_persona("u")
     assert "running" in persona.user_traits.get("interests", []) or "marathons" in " ".join(
-        persona.user_traits.get("interests", []))
+        persona.user_traits.get("interests", [])
+    )
 
 
 def _forty_turns() -> list[tuple[str, str, float]]:
@@ -162,10 +182,14 @@ def _forty_turns() -> list[tuple[str, str, float]]:
         ("I study sea otters in the kelp forests.", "Sea otters are fascinating.", 0.0),
     ]
     small_talk = [
-        "I watched a documentary about volcanoes.", "The weather has been rainy all week.",
-        "I'm reading a novel about a lighthouse keeper.", "I cooked a big pot of lentil soup.",
-        "My neighbor's cat visited my garden again.", "I fixed the squeaky door in the hallway.",
-        "I'm thinking about repainting the kitchen green.", "I went to a jazz concert downtown.",
+        "I watched a documentary about volcanoes.",
+        "The weather has been rainy all week.",
+        "I'm reading a novel about a lighthouse keeper.",
+        "I cooked a big pot of lentil soup.",
+        "My neighbor's cat visited my garden again.",
+        "I fixed the squeaky door in the hallway.",
+        "I'm thinking about repainting the kitchen green.",
+        "I went to a jazz concert downtown.",
     ]
     out = list(first)
     for i in range(38):
@@ -179,8 +203,9 @@ def test_fact_from_turn_one_is_retrieved_from_mtm_at_turn_forty(make_memory: Mem
     memory = make_memory()
     turns = _forty_turns()
     reports = [
-        memory.add_turn(q, a, user_id="priya", thread_id="main", timestamp=at(day, i),
-                        metadata={"source_id": f"D:{i + 1}"})
+        memory.add_turn(
+            q, a, user_id="priya", thread_id="main", timestamp=at(day, i), metadata={"source_id": f"D:{i + 1}"}
+        )
         for i, (q, a, day) in enumerate(turns)
     ]
     assert reports[7].moved_to_mtm == [reports[0].page_id]  # turn 1 left STM at turn 8
@@ -195,8 +220,9 @@ def test_fact_from_turn_one_is_retrieved_at_turn_forty(make_memory: MemoryFactor
     memory = make_memory()
     turns = _forty_turns()
     for i, (q, a, day) in enumerate(turns):
-        memory.add_turn(q, a, user_id="priya", thread_id=f"s{int(day)}", timestamp=at(day, i),
-                        metadata={"source_id": f"D:{i + 1}"})
+        memory.add_turn(
+            q, a, user_id="priya", thread_id=f"s{int(day)}", timestamp=at(day, i), metadata={"source_id": f"D:{i + 1}"}
+        )
     assert len(turns) == 40
     ctx = memory.retrieve("What do I do for work?", user_id="priya", thread_id="s28")
     assert "marine biologist" in ctx.to_prompt()
@@ -306,8 +332,9 @@ def test_concurrent_writers_of_one_user_lose_nothing(make_memory: MemoryFactory)
     memory = make_memory(MemoryOSConfig(stm_capacity=3))
 
     def write(i: int) -> None:
-        memory.add_turn(f"Parallel note {i} about gardening tomatoes.", "ok", user_id="u",
-                        thread_id=f"t{i % 3}", timestamp=at(0, i))
+        memory.add_turn(
+            f"Parallel note {i} about gardening tomatoes.", "ok", user_id="u", thread_id=f"t{i % 3}", timestamp=at(0, i)
+        )
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         list(pool.map(write, range(24)))

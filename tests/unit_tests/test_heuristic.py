@@ -70,18 +70,27 @@ def test_agent_directive_becomes_an_agent_trait() -> None:
 
 def test_chain_link_by_similarity_cue_and_gap() -> None:
     c = HeuristicController()
-    prev = DialoguePage(id="a", user_input="I'm planning a trip to Japan.", agent_response="Fun!",
-                        timestamp=at(0), thread_id="t", meta="I'm planning a trip to Japan.")
-    near = DialoguePage(id="b", user_input="Which cities should I visit?", agent_response="Kyoto.",
-                        timestamp=at(0, 2), thread_id="t")
+    prev = DialoguePage(
+        id="a",
+        user_input="I'm planning a trip to Japan.",
+        agent_response="Fun!",
+        timestamp=at(0),
+        thread_id="t",
+        meta="I'm planning a trip to Japan.",
+    )
+    near = DialoguePage(
+        id="b", user_input="Which cities should I visit?", agent_response="Kyoto.", timestamp=at(0, 2), thread_id="t"
+    )
     analysis = c.analyze_page(near, prev, 0.6)
     assert analysis.linked and analysis.chain_meta == "I'm planning a trip to Japan. → Which cities should I visit?"
-    cue = DialoguePage(id="c", user_input="And what about food?", agent_response="Ramen.", timestamp=at(0, 3),
-                       thread_id="t")
+    cue = DialoguePage(
+        id="c", user_input="And what about food?", agent_response="Ramen.", timestamp=at(0, 3), thread_id="t"
+    )
     assert c.analyze_page(cue, prev, 0.05).linked
     assert not c.analyze_page(near, prev, 0.05).linked
-    late = DialoguePage(id="d", user_input="And what about food?", agent_response="Ramen.", timestamp=at(2),
-                        thread_id="t")
+    late = DialoguePage(
+        id="d", user_input="And what about food?", agent_response="Ramen.", timestamp=at(2), thread_id="t"
+    )
     assert not c.analyze_page(late, prev, 0.9).linked
     assert c.analyze_page(late, prev, 0.9).chain_meta == "And what about food?"
 

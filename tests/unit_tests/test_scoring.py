@@ -48,7 +48,11 @@ def test_f_score_adds_cosine_and_jaccard() -> None:
 
 def _record(**kw: object) -> MemoryRecord:
     base: dict[str, object] = dict(
-        aspect="health", intent="inform", personal=True, entities=["vegan"], summary="The user is vegan.",
+        aspect="health",
+        intent="inform",
+        personal=True,
+        entities=["vegan"],
+        summary="The user is vegan.",
         confidence=1.0,
     )
     base.update(kw)

@@ -75,9 +75,14 @@ def test_vector_index_add_replace_remove_and_subset_search() -> None:
 
 def _fill(memory: MemoryOS) -> None:
     for i in range(12):
-        memory.add_turn(f"I practice the violin every evening, lesson {i}.", "Keep practicing!",
-                        user_id="a.b@x.com", thread_id="t.1", timestamp=at(0, i * 5),
-                        metadata={"source_id": f"D1:{i}"})
+        memory.add_turn(
+            f"I practice the violin every evening, lesson {i}.",
+            "Keep practicing!",
+            user_id="a.b@x.com",
+            thread_id="t.1",
+            timestamp=at(0, i * 5),
+            metadata={"source_id": f"D1:{i}"},
+        )
     memory.add_fact("I'm allergic to peanuts.", user_id="a.b@x.com")
 
 
@@ -94,14 +99,14 @@ def test_sqlite_persists_across_instances(tmp_path: Path) -> None:
         assert [(a, b) for a, b, _ in seg_before] == seg_after
         # the retrieval's visit was persisted
         assert sum(s.n_visit for s in second.list_segments("a.b@x.com")) == sum(n for *_, n in seg_before) + len(
-            ctx_before.segments)
+            ctx_before.segments
+        )
         assert [p.user_input for p in second.get_stm("a.b@x.com", "t.1")][-1].endswith("lesson 11.")
         facts = [f.summary for f in second.list_facts("a.b@x.com")]
         assert "The user is allergic to peanuts." in facts
         assert facts == [f.summary for f in first.list_facts("a.b@x.com")]
         # and it keeps working: the next turn continues the same STM FIFO
-        report = second.add_turn("One more violin lesson.", "ok", user_id="a.b@x.com", thread_id="t.1",
-                                 timestamp=at(1))
+        report = second.add_turn("One more violin lesson.", "ok", user_id="a.b@x.com", thread_id="t.1", timestamp=at(1))
         assert len(report.moved_to_mtm) == 1
 
 
