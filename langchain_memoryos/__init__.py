@@ -22,6 +22,7 @@ from langchain_memoryos.controllers import (
     Prompts,
 )
 from langchain_memoryos.embeddings import EmbeddingsNotAvailableError, MiniLMEmbeddings, resolve_embeddings
+from langchain_memoryos.integrations.history import MemoryOSChatMessageHistory, RunnableWithMemoryOS
 from langchain_memoryos.memory import MemoryOS
 from langchain_memoryos.schema import (
     DialoguePage,
@@ -54,6 +55,7 @@ __all__ = [
     "MemoryContext",
     "MemoryController",
     "MemoryOS",
+    "MemoryOSChatMessageHistory",
     "MemoryOSConfig",
     "MemoryRecord",
     "MemoryRepository",
@@ -63,6 +65,7 @@ __all__ = [
     "Persona",
     "Prompts",
     "Relation",
+    "RunnableWithMemoryOS",
     "Segment",
     "WriteEvent",
     "WriteReport",

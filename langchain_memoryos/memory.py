@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import copy
 import sqlite3
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, TypeVar
@@ -50,6 +51,20 @@ FactKindArg = Literal["user", "agent"]
 
 #: How the memory's own graphs are run: many stages per turn are normal; never in a user's message stream.
 _GRAPH_CONFIG: dict[str, Any] = {"recursion_limit": 100_000, "tags": ["nostream", "memoryos"]}
+
+
+@contextmanager
+def _lease_of(payload: TurnWrite | ReadRun) -> Iterator[None]:
+    """Around a graph run: whatever lease the run took is released (failed, when the run raised)."""
+    try:
+        yield
+    except BaseException:
+        if payload.lease is not None:
+            payload.lease.fail()
+        raise
+    finally:
+        if payload.lease is not None:
+            payload.lease.release()
 
 
 def _check_user(user_id: Any) -> str:
@@ -305,27 +320,13 @@ class MemoryOS:
     @staticmethod
     def _invoke(graph: Any, key: str, payload: TurnWrite | ReadRun) -> None:
         """Run one of the memory's graphs on a payload; the lease is released whatever happens."""
-        try:
+        with _lease_of(payload):
             graph.invoke({key: payload}, dict(_GRAPH_CONFIG), stream_mode="updates")
-        except BaseException:
-            if payload.lease is not None:
-                payload.lease.fail()
-            raise
-        finally:
-            if payload.lease is not None:
-                payload.lease.release()
 
     @staticmethod
     async def _ainvoke(graph: Any, key: str, payload: TurnWrite | ReadRun) -> None:
-        try:
+        with _lease_of(payload):
             await graph.ainvoke({key: payload}, dict(_GRAPH_CONFIG), stream_mode="updates")
-        except BaseException:
-            if payload.lease is not None:
-                payload.lease.fail()
-            raise
-        finally:
-            if payload.lease is not None:
-                payload.lease.release()
 
     # -- background writes -------------------------------------------------------
     def _write_turn(self, user: str, turn: TurnWrite) -> None:
@@ -771,13 +772,7 @@ class MemoryOS:
         user, step = self._state_step(user_id)
         return await self._arun(user, step)
 
-    def get_stm(self, user_id: str, thread_id: str = "default") -> list[DialoguePage]:
-        """The thread's short-term pages, oldest first.
-
-        Example:
-            >>> MemoryOS().get_stm("u")
-            []
-        """
+    def _stm_step(self, user_id: Any, thread_id: Any) -> tuple[str, Step[list[DialoguePage]]]:
         user = _check_user(user_id)
         thread = _check_thread(thread_id)
 
@@ -786,7 +781,66 @@ class MemoryOS:
             pages = yield from self.repository.load_thread(state, thread)
             return copy.deepcopy(pages)
 
-        return self._run(user, step())
+        return user, step()
+
+    def get_stm(self, user_id: str, thread_id: str = "default") -> list[DialoguePage]:
+        """The thread's short-term pages, oldest first.
+
+        Example:
+            >>> MemoryOS().get_stm("u")
+            []
+        """
+        return self._run(*self._stm_step(user_id, thread_id))
+
+    async def aget_stm(self, user_id: str, thread_id: str = "default") -> list[DialoguePage]:
+        """Async twin of :meth:`get_stm`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().aget_stm("u"))
+            []
+        """
+        return await self._arun(*self._stm_step(user_id, thread_id))
+
+    def _clear_stm_step(self, user_id: Any, thread_id: Any) -> tuple[str, Step[int]]:
+        user = _check_user(user_id)
+        thread = _check_thread(thread_id)
+
+        def step() -> Step[int]:
+            state = yield from self.repository.load(user)
+            yield from self.repository.load_thread(state, thread)
+            removed = state.stm_clear(thread)
+            yield StoreBatch(state.take_ops())
+            return len(removed)
+
+        return user, step()
+
+    def clear_stm(self, user_id: str, thread_id: str = "default") -> int:
+        """Forget one thread's short-term pages; other threads, MTM and LPM are kept.
+
+        What earlier turns of the thread already gave MTM and LPM stays there;
+        the cleared pages are not moved to MTM.
+
+        Returns:
+            How many pages were removed.
+
+        Example:
+            >>> m = MemoryOS()
+            >>> _ = m.add_turn("hi", "hello", user_id="u", thread_id="a")
+            >>> m.clear_stm("u", "a"), m.get_stm("u", "a")
+            (1, [])
+        """
+        return self._run(*self._clear_stm_step(user_id, thread_id))
+
+    async def aclear_stm(self, user_id: str, thread_id: str = "default") -> int:
+        """Async twin of :meth:`clear_stm`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().aclear_stm("u"))
+            0
+        """
+        return await self._arun(*self._clear_stm_step(user_id, thread_id))
 
     def list_segments(self, user_id: str) -> list[Segment]:
         """Mid-term segments with heat at the conversation clock, hottest first.

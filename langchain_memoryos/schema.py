@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args
 
 __all__ = [
@@ -856,6 +856,25 @@ class MemoryContext:
             return ""
         body = "\n\n".join(f"## {title}\n{text}" for title, text in sections.items())
         return "# Memory\n" + body
+
+    def __str__(self) -> str:
+        """The rendered prompt block (so ``{memory}`` in a prompt template shows it).
+
+        Example:
+            >>> str(MemoryContext(query="q", user_id="u", thread_id="t"))
+            ''
+        """
+        return self.to_prompt()
+
+    def without_stm(self) -> MemoryContext:
+        """The same context without the thread's STM (for when STM goes to the model as history messages).
+
+        Example:
+            >>> p = DialoguePage(id="p", user_input="a", agent_response="b")
+            >>> MemoryContext(query="q", user_id="u", thread_id="t", stm=[p]).without_stm().stm
+            []
+        """
+        return replace(self, stm=[])
 
     def to_system_message(self) -> Any:
         """The context as a LangChain ``SystemMessage``.

@@ -516,6 +516,16 @@ class UserLease:
         if self._finalizer.detach() is not None:
             _abandon(self._release, self._invalidate)
 
+    def __enter__(self) -> UserLease:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: Any) -> None:
+        """Release the lock; fail when the block raised."""
+        if exc_type is not None:
+            self.fail()
+        else:
+            self.release()
+
 
 def _abandon(release: Callable[[], None], invalidate: Callable[[], None]) -> None:
     try:
@@ -618,13 +628,8 @@ class MemoryRepository:
             >>> with MemoryRepository(2).locked("u"):
             ...     pass
         """
-        lease = self.lease(user_id)
-        try:
+        with self.lease(user_id):
             yield
-        except BaseException:
-            lease.fail()
-            raise
-        lease.release()
 
     @asynccontextmanager
     async def alocked(self, user_id: str) -> AsyncIterator[None]:
@@ -641,13 +646,8 @@ class MemoryRepository:
             >>> asyncio.run(main())
             1
         """
-        lease = await self.alease(user_id)
-        try:
+        with await self.alease(user_id):
             yield
-        except BaseException:
-            lease.fail()
-            raise
-        lease.release()
 
     # -- cache ---------------------------------------------------------------
     def invalidate(self, user_id: str) -> None:

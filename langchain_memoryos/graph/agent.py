@@ -21,15 +21,15 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langgraph.graph import END, START, MessagesState, StateGraph
 
 from langchain_memoryos.graph.runtime import resolve_thread_id, resolve_user_id
+from langchain_memoryos.messages import last_human_index, message_text, turn_from_messages
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -51,52 +51,10 @@ __all__ = [
 DEFAULT_AGENT_SYSTEM_PROMPT = "You are a helpful assistant that remembers the user across conversations."
 
 
-def _text(message: BaseMessage) -> str:
-    content = message.content
-    if isinstance(content, str):
-        return content
-    parts = [p.get("text", "") if isinstance(p, Mapping) else str(p) for p in content]
-    return "".join(str(p) for p in parts)
-
-
-def _last_human(messages: Sequence[BaseMessage]) -> int | None:
-    for i in range(len(messages) - 1, -1, -1):
-        if isinstance(messages[i], HumanMessage):
-            return i
-    return None
-
-
 def _query(state: Mapping[str, Any], key: str) -> str:
     messages = list(state.get(key) or [])
-    i = _last_human(messages)
-    return _text(messages[i]).strip() if i is not None else ""
-
-
-def _turn(messages: Sequence[BaseMessage]) -> tuple[str, str, dict[str, Any], str] | None:
-    """The turn to store: (user input, final answer, metadata, turn id), or ``None`` when the turn is not done."""
-    h = _last_human(messages)
-    if h is None:
-        return None
-    human, after = messages[h], list(messages[h + 1 :])
-    answers = [m for m in after if isinstance(m, AIMessage)]
-    final = next((m for m in reversed(answers) if not m.tool_calls), None)
-    if final is None:
-        return None
-    metadata: dict[str, Any] = {}
-    calls = [dict(tc) for m in answers for tc in m.tool_calls]
-    if calls:
-        metadata["tool_calls"] = [{"name": c.get("name"), "args": c.get("args"), "id": c.get("id")} for c in calls]
-    results = [m for m in after if isinstance(m, ToolMessage)]
-    if results:
-        metadata["tool_results"] = [
-            {"tool_call_id": m.tool_call_id, "name": m.name, "content": _text(m)} for m in results
-        ]
-    if human.id and final.id:
-        turn_id = f"lg:{human.id}:{final.id}"
-    else:  # messages without ids: the content identifies the turn
-        digest = hashlib.sha256(f"{_text(human)}\x1f{_text(final)}".encode("utf-8", "surrogatepass")).hexdigest()
-        turn_id = f"lg:{digest[:24]}"
-    return _text(human), _text(final), metadata, turn_id
+    i = last_human_index(messages)
+    return message_text(messages[i]).strip() if i is not None else ""
 
 
 def recall_request(
@@ -127,17 +85,16 @@ def remember_request(
         >>> remember_request({"messages": []}, "messages") is None
         True
     """
-    turn = _turn(list(state.get(messages_key) or []))
+    turn = turn_from_messages(list(state.get(messages_key) or []))
     if turn is None:
         return None
-    user_input, answer, metadata, turn_id = turn
     return {
-        "user_input": user_input,
-        "agent_response": answer,
+        "user_input": turn.user_input,
+        "agent_response": turn.agent_response,
         "user_id": resolve_user_id(config, context=context),
         "thread_id": resolve_thread_id(config),
-        "metadata": metadata,
-        "turn_id": turn_id,
+        "metadata": turn.metadata,
+        "turn_id": turn.turn_id,
     }
 
 

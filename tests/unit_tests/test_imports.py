@@ -18,6 +18,7 @@ EXPECTED_ALL = [
     "MemoryContext",
     "MemoryController",
     "MemoryOS",
+    "MemoryOSChatMessageHistory",
     "MemoryOSConfig",
     "MemoryRecord",
     "MemoryRepository",
@@ -27,6 +28,7 @@ EXPECTED_ALL = [
     "Persona",
     "Prompts",
     "Relation",
+    "RunnableWithMemoryOS",
     "Segment",
     "WriteEvent",
     "WriteReport",
@@ -116,3 +118,18 @@ def test_benchmark_and_cli_import_without_the_bench_extra() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "install the 'bench' extra" in out.stdout
+
+
+def test_integrations_all_is_pinned_and_classic_is_lazy() -> None:
+    import langchain_memoryos.integrations as integrations
+
+    assert sorted(integrations.__all__) == [
+        "MemoryOSChatMessageHistory",
+        "MemoryOSMemory",
+        "RunnableWithMemoryOS",
+        "pair_messages",
+    ]
+    code = "import sys, langchain_memoryos.integrations\nprint('langchain_classic' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
