@@ -9,8 +9,12 @@ The demo feeds the built-in conversation of :mod:`langchain_memoryos.demo_data`
 :meth:`MemoryOS.add_turn`, printing what each session moved from short-term to
 mid-term memory and which segments it created, joined, evicted or promoted.
 It then prints the short-term pages, the mid-term segments with their heat, the
-long-term persona, user facts and agent traits, the AMU write log, and what
-retrieval returns for questions about the first sessions.
+long-term persona, user facts and agent traits, the AMU write log, every AMU
+update that fused an old record with a new fact (old → fused, with the
+provenance of both), what retrieval returns for questions about the first
+sessions, and which session-1 pages those questions recalled. Given a chat
+model (``run_demo(model=...)``, ``memoryos demo --model ...``), the model also
+answers each question from the retrieved context; ingestion stays offline.
 
 Example:
     >>> clip("a   long   text", 20)
@@ -26,22 +30,38 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TextIO, TypedDict
+from typing import TYPE_CHECKING, TextIO, TypedDict
 
 from langchain_memoryos.demo_data import PROBES, SESSIONS, TURN_GAP_MINUTES, USER_ID, Probe, Session
 from langchain_memoryos.memory import MemoryOS
-from langchain_memoryos.schema import DialoguePage, MemoryContext, MemoryStats, WriteEvent, WriteReport
+from langchain_memoryos.schema import (
+    DialoguePage,
+    MemoryContext,
+    MemoryRecord,
+    MemoryStats,
+    WriteEvent,
+    WriteReport,
+)
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 __all__ = [
     "SECTION_TITLES",
     "WIDTH",
+    "ANSWER_INSTRUCTIONS",
     "DemoResult",
+    "FusedUpdate",
     "ProbeResult",
+    "SessionRecall",
+    "answer_with_context",
     "clip",
     "format_table",
+    "fused_updates",
     "main",
     "probe_thread_id",
     "run_demo",
+    "session1_recalls",
     "session_thread_id",
     "turn_timestamp",
 ]
@@ -57,8 +77,16 @@ SECTION_TITLES: tuple[str, ...] = (
     "LONG-TERM PERSONA",
     "USER FACTS AND AGENT TRAITS",
     "AMU WRITE LOG",
+    "FUSED UPDATES",
     "RETRIEVAL PROBES",
+    "RECALLED FROM SESSION 1",
     "SUMMARY",
+)
+
+#: The system instructions a chat model answers the probe questions with (the memory context follows them).
+ANSWER_INSTRUCTIONS = (
+    "You are a helpful assistant that remembers the user across conversations. Answer the user's question "
+    "in one short sentence, using the memory below."
 )
 
 _ACTIONS: tuple[str, ...] = ("stored", "discarded", "updated", "filtered", "evicted")
@@ -74,10 +102,11 @@ class ProbeResult(TypedDict):
         words: words in the rendered context.
         tokens: the context's model-free token estimate.
         source_ids: provenance ids of the pages in the context.
+        answer: the chat model's answer ("" without a model).
 
     Example:
         >>> r: ProbeResult = {"question": "q", "expected": ("x",), "hit": True,
-        ...                   "words": 3, "tokens": 4, "source_ids": ["S1:2"]}
+        ...                   "words": 3, "tokens": 4, "source_ids": ["S1:2"], "answer": ""}
         >>> r["hit"]
         True
     """
@@ -88,6 +117,60 @@ class ProbeResult(TypedDict):
     words: int
     tokens: int
     source_ids: list[str]
+    answer: str
+
+
+class FusedUpdate(TypedDict):
+    """One AMU ``updated`` event: old records fused with a new fact into one current record.
+
+    Attributes:
+        event: the event's 1-based position in the write log.
+        reason: the relation-judge's reason (e.g. "location changed: portland → denver").
+        old: the summaries of the records it replaced.
+        old_sources: the demo source ids (``S<session>:<turn>``) the old records came from.
+        new_sources: the source ids of the new evidence.
+        fused: the summary of the fused record.
+        sources: the fused record's source ids (old and new).
+
+    Example:
+        >>> u: FusedUpdate = {"event": 15, "reason": "location changed", "old": ["The user lives in Portland."],
+        ...                   "old_sources": ["S1:2"], "new_sources": ["S4:1"],
+        ...                   "fused": "The user lives in Denver.", "sources": ["S1:2", "S4:1"]}
+        >>> u["old_sources"] + u["new_sources"] == u["sources"]
+        True
+    """
+
+    event: int
+    reason: str
+    old: list[str]
+    old_sources: list[str]
+    new_sources: list[str]
+    fused: str
+    sources: list[str]
+
+
+class SessionRecall(TypedDict):
+    """A session-1 page that a probe question retrieved, with the expected answer in it.
+
+    Attributes:
+        question: the probe question.
+        source: the page's source id (``S1:<turn>``).
+        rank: the page's position among the context's mid-term pages (1 = first), 0 for an STM page.
+        score: its retrieval score.
+        text: the page's text.
+
+    Example:
+        >>> r: SessionRecall = {"question": "What's my dog called?", "source": "S1:2", "rank": 1,
+        ...                     "score": 0.58, "text": "User: I have a dog named Biscuit."}
+        >>> r["source"].startswith("S1:")
+        True
+    """
+
+    question: str
+    source: str
+    rank: int
+    score: float
+    text: str
 
 
 class DemoResult(TypedDict):
@@ -102,13 +185,15 @@ class DemoResult(TypedDict):
         probes: probes asked.
         events: AMU write-log actions (stored, discarded, updated, filtered) and their counts.
         probe_results: one entry per probe.
+        fused: the AMU updates that fused an old record with a new fact.
+        session1_recalls: session-1 pages retrieved (with the expected answer) by the probes about session 1.
         seconds: wall-clock time of the whole demo.
 
     Example:
         >>> from collections import Counter
         >>> r: DemoResult = {"turns": 1, "added": 1, "stats": MemoryStats(), "promoted": 0,
         ...                  "probe_hits": 0, "probes": 0, "events": Counter(), "probe_results": [],
-        ...                  "seconds": 0.1}
+        ...                  "fused": [], "session1_recalls": [], "seconds": 0.1}
         >>> r["turns"]
         1
     """
@@ -121,6 +206,8 @@ class DemoResult(TypedDict):
     probes: int
     events: Counter[str]
     probe_results: list[ProbeResult]
+    fused: list[FusedUpdate]
+    session1_recalls: list[SessionRecall]
     seconds: float
 
 
@@ -285,28 +372,41 @@ def turn_timestamp(session: Session, turn_index: int) -> _dt.datetime:
 # -- printing ---------------------------------------------------------------------
 
 
+#: ANSI styles of the colored output (``run_demo(color=True)``).
+_STYLES: dict[str, str] = {"title": "1;36", "hit": "32", "miss": "31", "fused": "33", "answer": "35"}
+
+
 class _Printer:
-    r"""Writes lines to ``out``, never wider than :data:`WIDTH`.
+    r"""Writes lines to ``out``, never wider than :data:`WIDTH` (ANSI styles only with ``color=True``).
 
     Example:
         >>> import io
         >>> buf = io.StringIO(); _Printer(buf)("x" * 200)
         >>> len(buf.getvalue().rstrip("\n")) == WIDTH
         True
+        >>> buf = io.StringIO(); _Printer(buf, color=True)("HIT", style="hit"); buf.getvalue()
+        '\x1b[32mHIT\x1b[0m\n'
     """
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, *, color: bool = False) -> None:
         self.out = out
+        self.color = color
 
-    def __call__(self, text: str = "") -> None:
+    def __call__(self, text: str = "", *, style: str = "") -> None:
+        code = _STYLES.get(style, "") if self.color else ""
         for line in text.split("\n"):
-            self.out.write(clip(line, WIDTH) if len(line) > WIDTH else line.rstrip())
+            if len(line) > WIDTH:  # keep the indent, shorten the rest
+                indent = line[: len(line) - len(line.lstrip())]
+                line = indent + clip(line, WIDTH - len(indent))
+            else:
+                line = line.rstrip()
+            self.out.write(f"\x1b[{code}m{line}\x1b[0m" if code and line else line)
             self.out.write("\n")
 
     def section(self, title: str, note: str = "") -> None:
         self()
         self("=" * WIDTH)
-        self(title)
+        self(title, style="title")
         if note:
             self(note)
         self("=" * WIDTH)
@@ -491,7 +591,119 @@ def _reason(event: WriteEvent) -> str:
     return event.reason
 
 
-def _probe(memory: MemoryOS, probe: Probe, p: _Printer) -> ProbeResult:
+def _page_sources(memory: MemoryOS) -> dict[str, str]:
+    """Page id → demo source id (``S<session>:<turn>``) for every MTM and STM page of the demo user."""
+    pages = memory.list_pages(USER_ID)
+    for number in range(1, len(SESSIONS) + 1):
+        pages += memory.get_stm(USER_ID, session_thread_id(number))
+    return {pg.id: _source(pg) for pg in pages}
+
+
+def _sources_of(record: MemoryRecord, sources: dict[str, str]) -> list[str]:
+    return [sources.get(pid, pid[:10]) for pid in record.source_page_ids]
+
+
+def fused_updates(log: Sequence[WriteEvent], sources: dict[str, str]) -> list[FusedUpdate]:
+    """The ``updated`` events of a write log, each with the records it fused and their provenance.
+
+    Args:
+        log: a user's write log, oldest first (an updated record's old records were logged before it).
+        sources: page id → source id (pages not in it are shown by their id).
+
+    Returns:
+        One entry per ``updated`` event, in log order.
+
+    Example:
+        >>> old = MemoryRecord(id="f1", summary="The user lives in Portland.", source_page_ids=["p1"])
+        >>> new = MemoryRecord(id="f2", summary="The user lives in Denver.", source_page_ids=["p1", "p2"])
+        >>> log = [WriteEvent("stored", old), WriteEvent("updated", new, replaced_ids=["f1"], reason="moved")]
+        >>> u = fused_updates(log, {"p1": "S1:2", "p2": "S4:1"})[0]
+        >>> u["old"], u["new_sources"], u["fused"]
+        (['The user lives in Portland.'], ['S4:1'], 'The user lives in Denver.')
+    """
+    known: dict[str, MemoryRecord] = {}
+    out: list[FusedUpdate] = []
+    for number, event in enumerate(log, start=1):
+        if event.action == "updated":
+            olds = [known[i] for i in event.replaced_ids if i in known]
+            old_sources = [s for r in olds for s in _sources_of(r, sources)]
+            fused = _sources_of(event.record, sources)
+            out.append(
+                FusedUpdate(
+                    event=number,
+                    reason=_reason(event),
+                    old=[r.summary for r in olds],
+                    old_sources=list(dict.fromkeys(old_sources)),
+                    new_sources=[s for s in fused if s not in old_sources],
+                    fused=event.record.summary,
+                    sources=fused,
+                )
+            )
+        if event.record.id and event.action in ("stored", "updated", "edited"):
+            known[event.record.id] = event.record
+    return out
+
+
+def _print_fused(memory: MemoryOS, p: _Printer, sources: dict[str, str]) -> list[FusedUpdate]:
+    updates = fused_updates(memory.write_log(USER_ID), sources)
+    pages = {src: pg for pg in memory.list_pages(USER_ID) for src in pg.source_ids()}
+    p.section(
+        "FUSED UPDATES",
+        "an 'updated' event fuses the old record and the new fact into one current record: the new state,\n"
+        "the provenance of both, the old record's creation time; the old record is deleted",
+    )
+    if not updates:
+        p("  (no update in this run)")
+    for u in updates:
+        p()
+        p(f"  update #{u['event']}: {u['reason']}", style="fused")
+        for old, src in zip(u["old"], u["old_sources"] or ["?"], strict=False):
+            p(f"      old    {old!r}  [{src}]")
+        for src in u["new_sources"]:
+            said = pages.get(src)
+            p(f"      new    said in {src}: {said.user_input if said else '?'!r}")
+        p(f"      fused  {u['fused']!r}  [{' + '.join(u['sources'])}]", style="fused")
+    return updates
+
+
+def answer_with_context(
+    model: BaseChatModel, question: str, context: MemoryContext, *, instructions: str = ANSWER_INSTRUCTIONS
+) -> str:
+    """Ask ``model`` to answer ``question`` with the retrieved memory.
+
+    The system message is ``instructions`` plus the context without its STM;
+    the STM pages follow as the conversation's messages, then the question.
+
+    Args:
+        model: a LangChain chat model.
+        question: what the user asks.
+        context: what :meth:`MemoryOS.retrieve` returned for it.
+        instructions: the system instructions before the memory.
+
+    Returns:
+        The model's answer text.
+
+    Example:
+        >>> from langchain_core.language_models import GenericFakeChatModel
+        >>> from langchain_core.messages import AIMessage
+        >>> model = GenericFakeChatModel(messages=iter([AIMessage("You live in Denver.")]))
+        >>> ctx = MemoryContext(query="Where do I live?", user_id="u", thread_id="t")
+        >>> answer_with_context(model, "Where do I live?", ctx)
+        'You live in Denver.'
+    """
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    from langchain_memoryos.messages import message_text, page_messages
+
+    memory_text = context.without_stm().to_prompt()
+    system = f"{instructions}\n\n{memory_text}" if memory_text else instructions
+    reply = model.invoke([SystemMessage(system), *page_messages(context.stm), HumanMessage(question)])
+    return message_text(reply).strip()
+
+
+def _probe(
+    memory: MemoryOS, probe: Probe, p: _Printer, model: BaseChatModel | None
+) -> tuple[ProbeResult, MemoryContext]:
     ctx: MemoryContext = memory.retrieve(probe["question"], user_id=USER_ID, thread_id=probe_thread_id())
     prompt = ctx.to_prompt()
     low = prompt.lower()
@@ -499,7 +711,7 @@ def _probe(memory: MemoryOS, probe: Probe, p: _Printer) -> ProbeResult:
     words = len(prompt.split())
     mark = "HIT " if hit else "MISS"
     p()
-    p(f"[{mark}] {probe['question']}")
+    p(f"[{mark}] {probe['question']}", style="hit" if hit else "miss")
     p(f"       said in {probe['about']}; expected {', '.join(repr(x) for x in probe['expected'])}")
     p(
         f"       context: {words} words, ~{ctx.token_estimate} tokens, {len(ctx.segments)} segments, "
@@ -525,17 +737,93 @@ def _probe(memory: MemoryOS, probe: Probe, p: _Printer) -> ProbeResult:
         p.table(["", "kind", "score", "source", "from", "text (* = contains the expected answer)"], rows, indent="   ")
     if more > 0:
         p(f"       (+{more} more pages/facts not shown)")
-    return ProbeResult(
+    answer = ""
+    if model is not None:
+        answer = answer_with_context(model, probe["question"], ctx)
+        lines = textwrap.wrap(" ".join(answer.split()), WIDTH - 23) or ["(empty answer)"]
+        p(f"       model answer: {lines[0]}", style="answer")
+        for line in lines[1:]:
+            p(f"                     {line}", style="answer")
+    result = ProbeResult(
         question=probe["question"],
         expected=probe["expected"],
         hit=hit,
         words=words,
         tokens=ctx.token_estimate,
         source_ids=sorted(ctx.source_ids()),
+        answer=answer,
     )
+    return result, ctx
 
 
-def run_demo(*, out: TextIO = sys.stdout, memory: MemoryOS | None = None) -> DemoResult:
+def session1_recalls(probe: Probe, ctx: MemoryContext) -> list[SessionRecall]:
+    """The session-1 pages in ``ctx`` that contain one of the probe's expected answers, in context order.
+
+    Args:
+        probe: a probe question and its expected substrings.
+        ctx: what retrieval returned for it.
+
+    Returns:
+        One entry per matching page: mid-term pages first (ranked from 1), then STM pages (rank 0).
+
+    Example:
+        >>> from langchain_memoryos.schema import ScoredPage
+        >>> page = DialoguePage(id="p", user_input="I have a dog named Biscuit.", agent_response="",
+        ...                     metadata={"source_id": "S1:2"})
+        >>> ctx = MemoryContext(query="q", user_id="u", thread_id="t", pages=[ScoredPage(page, 0.5)])
+        >>> probe: Probe = {"question": "What's my dog called?", "expected": ("Biscuit",), "about": "S1"}
+        >>> [(r["source"], r["rank"]) for r in session1_recalls(probe, ctx)]
+        [('S1:2', 1)]
+    """
+    scored = [(i, h.page, h.score) for i, h in enumerate(ctx.pages, start=1)] + [(0, pg, 0.0) for pg in ctx.stm]
+    out: list[SessionRecall] = []
+    for rank, page, score in scored:
+        from_s1 = [s for s in page.source_ids() if s.startswith("S1:")]
+        if from_s1 and any(x.lower() in page.text.lower() for x in probe["expected"]):
+            out.append(
+                SessionRecall(
+                    question=probe["question"], source=from_s1[0], rank=rank, score=score, text=_page_line(page)
+                )
+            )
+    return out
+
+
+def _print_session1(
+    probes: Sequence[tuple[Probe, MemoryContext]], sessions: Sequence[Session], p: _Printer
+) -> list[SessionRecall]:
+    first, last = sessions[0]["date"][:10], sessions[-1]["date"][:10]
+    p.section(
+        "RECALLED FROM SESSION 1",
+        f"facts said in session 1 ({first}), retrieved after the last session ({last}) in a new thread",
+    )
+    recalls: list[SessionRecall] = []
+    for probe, ctx in probes:
+        if not probe["about"].startswith("S1"):
+            continue
+        found = session1_recalls(probe, ctx)
+        p()
+        p(f"  Q: {probe['question']}")
+        if not found:
+            p(
+                f"     not recalled: no session-1 page with {', '.join(repr(x) for x in probe['expected'])}",
+                style="miss",
+            )
+            continue
+        best = found[0]
+        recalls.append(best)
+        where = f"page {best['rank']} of {len(ctx.pages)}" if best["rank"] else "in STM"
+        p(f"     recalled {best['source']} ({where}, score {best['score']:.2f})", style="hit")
+        p(f"     {best['text']}")
+    return recalls
+
+
+def run_demo(
+    *,
+    out: TextIO = sys.stdout,
+    memory: MemoryOS | None = None,
+    model: BaseChatModel | None = None,
+    color: bool = False,
+) -> DemoResult:
     """Ingest the built-in conversation offline and print every memory tier.
 
     The turns carry ``metadata={"source_id": "S<session>:<turn>"}`` and the
@@ -544,10 +832,13 @@ def run_demo(*, out: TextIO = sys.stdout, memory: MemoryOS | None = None) -> Dem
     Args:
         out: where to print (default: standard output).
         memory: the memory to use (default: a new in-memory ``MemoryOS()``).
+        model: a chat model that also answers each probe question from the
+            retrieved context (ingestion still uses ``memory``'s controller).
+        color: ANSI colors for titles, hits, misses, fused updates and answers.
 
     Returns:
-        The numbers behind the printout: turns, stats, promotions, probe hits and
-        the write-log action counts.
+        The numbers behind the printout: turns, stats, promotions, probe hits,
+        the write-log action counts, the fused updates and the session-1 recalls.
 
     Example:
         Run it silently and keep the numbers (``tests/unit_tests/test_demo.py``
@@ -555,12 +846,17 @@ def run_demo(*, out: TextIO = sys.stdout, memory: MemoryOS | None = None) -> Dem
 
             result = run_demo(out=io.StringIO())
             assert result["probe_hits"] >= result["probes"] - 1
+            assert result["fused"] and result["session1_recalls"]
     """
     started = time.perf_counter()
     memory = memory if memory is not None else MemoryOS()
-    p = _Printer(out)
+    p = _Printer(out, color=color)
     p("langchain-memoryos demo: MemoryOS (STM -> MTM -> LPM) with AMU-controlled long-term writes")
-    p("offline: MiniLM embeddings + the deterministic HeuristicController; no model or network calls")
+    if model is None:
+        p("offline: MiniLM embeddings + the deterministic HeuristicController; no model or network calls")
+    else:
+        name = getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__
+        p(f"ingestion offline (MiniLM + {type(memory.controller).__name__}); the probes are answered by {name}")
 
     turns, added, promoted = _ingest(memory, p)
     _print_stm(memory, p)
@@ -568,13 +864,16 @@ def run_demo(*, out: TextIO = sys.stdout, memory: MemoryOS | None = None) -> Dem
     _print_persona(memory, p)
     _print_facts(memory, p)
     events = _print_log(memory, p)
+    fused = _print_fused(memory, p, _page_sources(memory))
 
     p.section(
         "RETRIEVAL PROBES",
         f"questions about the first sessions, asked in a new thread {probe_thread_id()!r} after all sessions",
     )
-    results = [_probe(memory, probe, p) for probe in PROBES]
+    asked = [(probe, *_probe(memory, probe, p, model)) for probe in PROBES]
+    results = [r for _, r, _ in asked]
     hits = sum(r["hit"] for r in results)
+    recalls = _print_session1([(probe, ctx) for probe, _, ctx in asked], SESSIONS, p)
 
     stats = memory.stats(USER_ID)
     seconds = time.perf_counter() - started
@@ -586,7 +885,11 @@ def run_demo(*, out: TextIO = sys.stdout, memory: MemoryOS | None = None) -> Dem
         f"{_n(stats.agent_facts, 'agent trait')}, {_n(stats.llm_calls, 'LLM call')}"
     )
     p("AMU write log: " + ", ".join(f"{a} {events[a]}" for a in _ACTIONS))
+    for u in fused:
+        p(f"fused update: {' + '.join(map(repr, u['old']))} -> {u['fused']!r} [{' + '.join(u['sources'])}]")
     p(f"probes answered from memory: {hits}/{len(results)}")
+    for r in recalls:
+        p(f"recalled from session 1: {r['question']} -> {r['source']}")
     p(f"ran in {seconds:.1f} s")
     return DemoResult(
         turns=turns,
@@ -597,6 +900,8 @@ def run_demo(*, out: TextIO = sys.stdout, memory: MemoryOS | None = None) -> Dem
         probes=len(results),
         events=events,
         probe_results=results,
+        fused=fused,
+        session1_recalls=recalls,
         seconds=seconds,
     )
 

@@ -1,19 +1,491 @@
-"""The `memoryos` command through its real entry point."""
+"""The `memoryos` command through its real entry point (typer's CliRunner on `app`, and subprocesses)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from typer.testing import CliRunner
+import pytest
+from langchain_core.language_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from typer.testing import CliRunner, Result
 
-from langchain_memoryos.cli import app
+from langchain_memoryos import MemoryOS
+from langchain_memoryos import cli as cli_module
+from langchain_memoryos.cli import app, read_turns
+from langchain_memoryos.demo import session_thread_id, turn_timestamp
+from langchain_memoryos.demo_data import PROBES, SESSIONS
+from tests.unit_tests.scripted_model import ScriptedToolModel
 
 FIXTURE = Path(__file__).parent / "data" / "locomo_fixture.json"
 runner = CliRunner()
+#: wide output (no wrapped table cells), no colors, no model from the environment
+ENV: dict[str, str | None] = {"COLUMNS": "200", "NO_COLOR": "1", "MEMORYOS_MODEL": None, "OPENAI_BASE_URL": None}
+
+
+def run(*args: str | Path, input: str | None = None, env: dict[str, str | None] | None = None) -> Result:
+    return runner.invoke(app, [str(a) for a in args], input=input, env={**ENV, **(env or {})})
+
+
+def error_lines(output: str) -> list[str]:
+    return [line for line in output.splitlines() if line.startswith("error:")]
+
+
+def assert_one_error(result: Result, code: int, *needles: str) -> str:
+    assert result.exit_code == code, (result.exit_code, result.output)
+    errors = error_lines(result.output)
+    assert len(errors) == 1, result.output
+    assert "Traceback" not in result.output
+    for needle in needles:
+        assert needle in errors[0], (needle, errors[0])
+    return errors[0]
+
+
+def write_jsonl(path: Path, rows: Sequence[dict[str, Any] | str]) -> Path:
+    path.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    return path
+
+
+SMALL = [
+    {"user": "Hi, my name is Ana and I live in Lisbon.", "assistant": "Nice to meet you, Ana!"},
+    {"user_input": "I teach chemistry at a high school.", "agent_response": "A great job.", "turn_id": "t2"},
+    {"user": "My cat is called Miso.", "assistant": "Cute name!", "timestamp": "2024-02-03T10:00:00"},
+]
+
+
+@pytest.fixture
+def small_db(tmp_path: Path) -> Path:
+    db = tmp_path / "m.db"
+    result = run("ingest", write_jsonl(tmp_path / "chat.jsonl", SMALL), "--user", "ana", "--db", db, "--no-progress")
+    assert result.exit_code == 0, result.output
+    return db
+
+
+@pytest.fixture(scope="module")
+def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo conversation (six dated sessions, one thread each) ingested through `memoryos ingest`."""
+    folder = tmp_path_factory.mktemp("demo")
+    rows: list[dict[str, Any] | str] = []
+    for number, session in enumerate(SESSIONS, start=1):
+        for index, (user_input, agent_response) in enumerate(session["turns"]):
+            rows.append(
+                {
+                    "user": user_input,
+                    "assistant": agent_response,
+                    "timestamp": turn_timestamp(session, index).isoformat(),
+                    "thread_id": session_thread_id(number),
+                    "metadata": {"source_id": f"S{number}:{index + 1}"},
+                    "turn_id": f"S{number}:{index + 1}",
+                }
+            )
+    db = folder / "demo.db"
+    result = run("ingest", write_jsonl(folder / "maya.jsonl", rows), "--user", "maya", "--db", db)
+    assert result.exit_code == 0, result.output
+    assert f"{len(rows)} turns, {len(rows)} added, 0 duplicates skipped" in result.output
+    return db
+
+
+def copy_db(db: Path, to: Path) -> Path:
+    target = to / db.name
+    shutil.copy(db, target)
+    return target
+
+
+# -- ingest -------------------------------------------------------------------------------
+
+
+def test_ingest_jsonl_is_idempotent(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    path = write_jsonl(tmp_path / "chat.jsonl", [SMALL[0], "", SMALL[1], "   ", SMALL[2]])
+    first = run("ingest", path, "--user", "ana", "--db", db)
+    assert first.exit_code == 0, first.output
+    assert "user 'ana': 3 turns, 3 added, 0 duplicates skipped" in first.output
+    assert "3 STM pages" in first.output
+    again = run("ingest", path, "--user", "ana", "--db", db, "--no-progress")
+    assert again.exit_code == 0, again.output
+    assert "3 turns, 0 added, 3 duplicates skipped" in again.output
+    with MemoryOS.from_sqlite(db) as memory:
+        pages = memory.get_stm("ana")
+    assert [p.user_input for p in pages] == [SMALL[0]["user"], SMALL[1]["user_input"], SMALL[2]["user"]]
+    # ids: given turn ids are kept; the others are "<file>:<line>" (blank lines count)
+    assert [p.metadata.get("turn_id") for p in pages] == ["chat.jsonl:1", "t2", "chat.jsonl:5"]
+    assert pages[2].timestamp.isoformat() == "2024-02-03T10:00:00+00:00"
+
+
+def test_ingest_bad_line_is_one_error_with_its_line_number(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    bad_json = write_jsonl(tmp_path / "bad.jsonl", [SMALL[0], "", '{"user": "unterminated'])
+    line = assert_one_error(run("ingest", bad_json, "--user", "ana", "--db", db), 2, "bad.jsonl:3:", "invalid JSON")
+    assert line.startswith("error: ")
+    assert not db.exists()  # the file is checked before anything is stored
+    cases = [
+        ({"user": 3}, "'user' must be a string"),
+        ({"note": "no text"}, "no 'user_input'"),
+        ({"user": "hi", "metadata": [1]}, "'metadata' must be an object"),
+        ({"user": "hi", "timestamp": "yesterday-ish"}, "bad.jsonl:2:"),
+        ('["a list"]', "a JSON object expected"),
+    ]
+    for row, needle in cases:
+        path = write_jsonl(tmp_path / "bad.jsonl", [SMALL[0], row])
+        assert_one_error(run("ingest", path, "--user", "ana", "--db", db), 2, "bad.jsonl:2:", needle)
+    assert not db.exists()
+
+
+def test_read_turns_reads_both_field_names(tmp_path: Path) -> None:
+    turns = read_turns(write_jsonl(tmp_path / "t.jsonl", SMALL))
+    assert [(t.user_input, t.agent_response, t.line) for t in turns][1] == (
+        "I teach chemistry at a high school.",
+        "A great job.",
+        2,
+    )
+    assert turns[0].metadata == {"source_id": "t.jsonl:1"} and turns[0].timestamp is None
+
+
+def test_ingest_locomo_fixture(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    result = run("ingest", FIXTURE, "--user", "lo", "--db", db)
+    assert result.exit_code == 0, result.output
+    assert "(LoCoMo)" in result.output
+    # two conversations: one user each
+    assert "user 'lo-fx-1': 7 turns, 7 added" in result.output
+    assert "user 'lo-fx-2': 3 turns, 3 added" in result.output
+    again = run("ingest", FIXTURE, "--user", "lo", "--db", db, "--no-progress")
+    assert "user 'lo-fx-1': 7 turns, 0 added, 7 duplicates skipped" in again.output
+    found = run("recall", "Where did Ana move?", "--user", "lo-fx-1", "--db", db, "--json")
+    data = json.loads(found.stdout)
+    assert "Oslo" in data["prompt"] and "D1:1" in data["source_ids"]
+    # one conversation picked: it goes to the user as given
+    one = run("ingest", FIXTURE, "--user", "solo", "--conversation", "1", "--db", db, "--no-progress")
+    assert one.exit_code == 0 and "user 'solo': 3 turns, 3 added" in one.output
+    assert_one_error(run("ingest", FIXTURE, "--user", "x", "--conversation", "7", "--db", db), 2, "0..1")
+
+
+# -- recall ---------------------------------------------------------------------------------
+
+
+def test_recall_prints_the_context_and_its_sources(small_db: Path) -> None:
+    result = run("recall", "Where do I live?", "--user", "ana", "--db", small_db)
+    assert result.exit_code == 0, result.output
+    assert "Lisbon" in result.output and "# Memory" in result.output
+    assert "sources: chat.jsonl:1, chat.jsonl:2, chat.jsonl:3" in result.output
+    as_json = run("recall", "Where do I live?", "--user", "ana", "--db", small_db, "--json")
+    data = json.loads(as_json.stdout)
+    assert data["empty"] is False and data["counts"]["stm"] == 3
+    assert "I live in Lisbon" in data["prompt"]
+    assert data["source_ids"] == ["chat.jsonl:1", "chat.jsonl:2", "chat.jsonl:3"]
+    other = json.loads(run("recall", "Where do I live?", "--user", "bob", "--db", small_db, "--json").stdout)
+    assert other["empty"] is True and other["source_ids"] == [] and "Lisbon" not in other["prompt"]
+
+
+def test_recall_finds_a_first_session_fact_in_mid_term_memory(demo_db: Path) -> None:
+    data = json.loads(run("recall", "What's my dog called?", "--user", "maya", "--db", demo_db, "--json").stdout)
+    assert data["counts"]["pages"] > 0 and "S1:2" in data["source_ids"]
+    assert "Biscuit" in data["prompt"]
+
+
+# -- inspect -----------------------------------------------------------------------------------
+
+
+def test_inspect_shows_every_tier(demo_db: Path) -> None:
+    result = run("inspect", "--user", "maya", "--db", demo_db, "--limit", "0")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    with MemoryOS.from_sqlite(demo_db) as memory:
+        segment = memory.list_segments("maya")[0]
+        log = memory.write_log("maya")
+        stm = memory.get_stm("maya", "session-6")
+    assert "Short-term memory: thread 'session-6'" in out
+    assert stm[-1].user_input in out  # "ok see you"
+    assert "Mid-term segments" in out and segment.id in out and f"{segment.heat:.2f}" in out
+    assert "Persona" in out and "agent profile" in out
+    facts = out.split("User facts (", 1)[1].split("Agent traits (", 1)[0]
+    assert "The user lives in Denver." in facts and "The user lives in Portland." not in facts  # fused away
+    assert f"AMU write log (last {len(log)} of {len(log)})" in out
+    for action in ("stored", "discarded", "updated", "filtered"):
+        assert f" {action} " in out
+    assert "fused into one current record" in out  # an update's reason
+    last3 = run("inspect", "--user", "maya", "--db", demo_db, "--limit", "3").output
+    shown = last3.split(f"AMU write log (last 3 of {len(log)})", 1)[1]
+    assert log[-1].record.summary in shown and log[0].record.summary not in shown
+    assert f"│ {len(log)} │" in shown and f"│ {len(log) - 3} │" not in shown
+
+
+def test_inspect_an_empty_user_says_none(small_db: Path) -> None:
+    out = run("inspect", "--user", "nobody", "--db", small_db).output
+    assert (
+        "0 STM pages" in out and "User facts (0): (none)" in out and "Mid-term segments (hottest first): (none)" in out
+    )
+
+
+# -- export / delete / import -------------------------------------------------------------------
+
+
+def test_export_delete_import_roundtrip(small_db: Path, tmp_path: Path) -> None:
+    dump = tmp_path / "ana.json"
+    exported = run("export", "--user", "ana", "--db", small_db, "--out", dump)
+    assert exported.exit_code == 0 and "exported" in exported.output
+    data = json.loads(dump.read_text())
+    assert data["user_id"] == "ana" and len(data["items"]) >= 3
+    assert json.loads(run("export", "--user", "ana", "--db", small_db).stdout) == data  # same JSON on stdout
+
+    kept = run("delete", "--user", "ana", "--db", small_db, input="n\n")
+    assert kept.exit_code == 1 and "aborted: nothing was deleted" in kept.output
+    assert "Lisbon" in run("recall", "Where do I live?", "--user", "ana", "--db", small_db).output
+
+    deleted = run("delete", "--user", "ana", "--db", small_db, "--yes")
+    assert deleted.exit_code == 0 and f"deleted {len(data['items'])} items of user 'ana'" in deleted.output
+    gone = run("recall", "Where do I live?", "--user", "ana", "--db", small_db)
+    assert gone.exit_code == 0 and "(memory is empty for user 'ana')" in gone.output and "Lisbon" not in gone.output
+
+    imported = run("import", dump, "--db", small_db)
+    assert imported.exit_code == 0 and f"imported {len(data['items'])} items for user 'ana'" in imported.output
+    assert "Lisbon" in run("recall", "Where do I live?", "--user", "ana", "--db", small_db).output
+    as_other = run("import", dump, "--user", "copy", "--db", small_db)
+    assert as_other.exit_code == 0
+    assert "Lisbon" in run("recall", "Where do I live?", "--user", "copy", "--db", small_db).output
+
+
+def test_delete_confirmed_interactively(small_db: Path) -> None:
+    result = run("delete", "--user", "ana", "--db", small_db, input="y\n")
+    assert result.exit_code == 0 and "deleted" in result.output
+    with MemoryOS.from_sqlite(small_db) as memory:
+        assert memory.stats("ana").stm_pages == 0
+
+
+# -- chat ------------------------------------------------------------------------------------
+
+
+def test_chat_without_a_model_shows_the_context_and_learns(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    lines = "I moved to Oslo last week.\n\nMy cat is called Miso.\nWhere do I live?\nquit\nnot read\n"
+    result = run("chat", "--user", "bo", "--db", db, input=lines)
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert out.count("hint: no chat model configured") == 1
+    assert "--model openai:gpt-4o-mini" in out and "MEMORYOS_MODEL" in out and "OPENAI_BASE_URL" in out
+    first, rest = out.split("memory would inject for: My cat is called Miso.", 1)
+    assert "(memory is empty)" in first
+    assert "I moved to Oslo last week." in rest  # a later message sees the earlier one
+    assert "stored 3 turns for user 'bo' in thread 'default'" in out
+    with MemoryOS.from_sqlite(db) as memory:
+        pages = memory.get_stm("bo")
+    assert [(p.user_input, p.agent_response) for p in pages] == [
+        ("I moved to Oslo last week.", ""),
+        ("My cat is called Miso.", ""),
+        ("Where do I live?", ""),
+    ]
+    # the next session remembers
+    again = run("chat", "--user", "bo", "--db", db, "--thread", "t2", input="Where do I live again?\n")
+    assert "Oslo" in again.output and "(memory is empty)" not in again.output
+
+
+def test_chat_with_a_model_answers_with_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    names: list[str] = []
+    model = ScriptedToolModel(script={"text": [lambda messages: f"reply {len(messages)}"]})
+
+    def factory(name: str) -> ScriptedToolModel:
+        names.append(name)
+        return model
+
+    monkeypatch.setattr(cli_module, "_MODEL_FACTORY", factory)
+    db = tmp_path / "m.db"
+    # the model comes from $MEMORYOS_MODEL when --model is not given
+    result = run(
+        "chat",
+        "--user",
+        "bo",
+        "--db",
+        db,
+        input="I moved to Oslo.\nWhere do I live?\n",
+        env={"MEMORYOS_MODEL": "fake:model"},
+    )
+    assert result.exit_code == 0, result.output
+    assert names == ["fake:model"]
+    assert "hint:" not in result.output
+    # system + question, then system + (human, ai) from STM + question
+    assert "assistant> reply 2" in result.output and "assistant> reply 4" in result.output
+    prompts = [prompt for schema, prompt in model.calls if schema == "text"]
+    assert len(prompts) == 2
+    assert "remembers the user" in prompts[1] and "I moved to Oslo." in prompts[1] and "reply 2" in prompts[1]
+    with MemoryOS.from_sqlite(db) as memory:
+        pages = memory.get_stm("bo")
+    assert [(p.user_input, p.agent_response) for p in pages] == [
+        ("I moved to Oslo.", "reply 2"),
+        ("Where do I live?", "reply 4"),
+    ]
+    flag = run("chat", "--user", "bo", "--db", db, "--model", "other:model", input="")
+    assert flag.exit_code == 0 and names[-1] == "other:model"
+
+
+def test_a_model_that_cannot_be_built_is_one_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def factory(name: str) -> Any:
+        raise ImportError("install the 'openai' extra")
+
+    monkeypatch.setattr(cli_module, "_MODEL_FACTORY", factory)
+    result = run("chat", "--user", "bo", "--db", tmp_path / "m.db", "--model", "openai:x", input="hi\n")
+    assert_one_error(result, 2, "--model 'openai:x'", "install the 'openai' extra")
+    assert not (tmp_path / "m.db").exists()
+
+
+# -- demo ------------------------------------------------------------------------------------------
+
+
+def test_demo_shows_a_fused_update_and_a_session_one_recall() -> None:
+    result = run("demo", "--no-color")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "\x1b[" not in out
+    fused = out.split("FUSED UPDATES", 1)[1].split("RETRIEVAL PROBES", 1)[0]
+    assert "old    'The user lives in Portland.'  [S1:2]" in fused
+    assert "new    said in S4:1: 'I moved to Denver last month!" in fused
+    assert "fused  'The user lives in Denver.'  [S1:2 + S4:1]" in fused
+    recalled = out.split("RECALLED FROM SESSION 1", 1)[1]
+    assert "Q: Where did I live before I moved?" in recalled
+    assert "recalled S1:2 (page" in recalled and "I live in Portland." in recalled
+    assert "probes answered from memory: 5/5" in out
+
+
+def test_demo_with_a_model_answers_the_probes(monkeypatch: pytest.MonkeyPatch) -> None:
+    answers = (AIMessage(f"answer {i}") for i in itertools.count(1))
+    monkeypatch.setattr(cli_module, "_MODEL_FACTORY", lambda name: GenericFakeChatModel(messages=answers))
+    result = run("demo", "--model", "fake:model", "--no-color")
+    assert result.exit_code == 0, result.output
+    assert result.output.count("model answer: ") == len(PROBES)
+    assert f"model answer: answer {len(PROBES)}" in result.output
+    assert "0 LLM calls" in result.output  # ingestion stayed offline
+
+
+def test_demo_can_keep_its_memory(tmp_path: Path) -> None:
+    db = tmp_path / "demo.db"
+    assert run("demo", "--db", db).exit_code == 0
+    data = json.loads(run("recall", "Where did I live before?", "--user", "maya", "--db", db, "--json").stdout)
+    assert "Portland" in data["prompt"]
+
+
+# -- storage options ----------------------------------------------------------------------------------
+
+
+def test_postgres_url_goes_to_from_postgres(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    urls: list[str] = []
+    shared = MemoryOS()
+    shared.close = lambda: None  # type: ignore[method-assign]
+
+    def from_postgres(url: str, **kwargs: Any) -> MemoryOS:
+        urls.append(url)
+        return shared
+
+    monkeypatch.setattr(MemoryOS, "from_postgres", staticmethod(from_postgres), raising=False)
+    url = "postgresql://u@localhost/memory"
+    path = write_jsonl(tmp_path / "c.jsonl", SMALL)
+    assert run("ingest", path, "--user", "ana", "--postgres", url, "--no-progress").exit_code == 0
+    found = run("recall", "Where do I live?", "--user", "ana", "--postgres", url)
+    assert found.exit_code == 0 and "Lisbon" in found.output
+    assert urls == [url, url]
+
+
+def test_postgres_without_support_is_one_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delattr(MemoryOS, "from_postgres", raising=False)
+    assert_one_error(run("recall", "q", "--user", "u", "--postgres", "postgresql://x"), 2, "--postgres")
+
+
+def test_default_database_is_memoryos_db_in_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write_jsonl(tmp_path / "c.jsonl", SMALL)
+    monkeypatch.chdir(tmp_path)
+    assert_one_error(run("recall", "q", "--user", "ana"), 2, "memoryos.db: no such database")
+    assert run("ingest", path, "--user", "ana", "--no-progress").exit_code == 0
+    assert (tmp_path / "memoryos.db").is_file()
+    assert "Lisbon" in run("recall", "Where do I live?", "--user", "ana").output
+
+
+# -- errors ----------------------------------------------------------------------------------------
+
+
+def test_bad_arguments_are_one_line_errors(tmp_path: Path, small_db: Path) -> None:
+    missing = tmp_path / "missing.db"
+    not_a_db = tmp_path / "notes.db"
+    not_a_db.write_text("this is not sqlite" * 100)
+    not_an_export = tmp_path / "x.json"
+    not_an_export.write_text('{"hello": 1}')
+    not_locomo = tmp_path / "list.json"
+    not_locomo.write_text('[{"no": "conversation"}]')
+    cases: list[tuple[list[str | Path], str]] = [
+        (["recall", "q", "--user", "u", "--frobnicate"], "No such option: --frobnicate"),
+        (["recall", "q"], "Missing option '--user'"),
+        (["inspect", "--user", "u", "--db", small_db, "--limit", "many"], "--limit"),
+        (["recall", "q", "--user", "u", "--db", small_db, "--postgres", "postgresql://x"], "--db and --postgres"),
+        (["ingest", tmp_path / "nope.jsonl", "--user", "u", "--db", small_db], "nope.jsonl: no such file"),
+        (["ingest", not_locomo, "--user", "u", "--db", small_db], "not a LoCoMo file"),
+        (["ingest", FIXTURE.with_suffix(".jsonl"), "--user", "u"], "no such file"),
+        (["import", tmp_path / "nope.json", "--db", small_db], "nope.json: no such file"),
+        (["import", not_an_export, "--db", small_db], "not a memoryos export"),
+        (["recall", "q", "--user", "u", "--db", not_a_db], "not a memoryos database"),
+        (["recall", "q", "--user", "u", "--db", tmp_path / "no" / "such.db"], "no such database"),
+    ]
+    for command in ("recall", "inspect", "export", "delete"):
+        args: list[str | Path] = [command, "--user", "u", "--db", missing]
+        if command == "recall":
+            args.insert(1, "question")
+        cases.append((args, f"{missing}: no such database (run 'memoryos ingest'"))
+    for args, needle in cases:
+        assert_one_error(run(*args), 2, needle)
+    assert not missing.exists()  # a read command never creates the database
+
+
+def test_an_unexpected_failure_is_one_line_too(small_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(self: MemoryOS, *args: Any, **kwargs: Any) -> Any:
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(MemoryOS, "retrieve", boom)
+    assert_one_error(run("recall", "q", "--user", "ana", "--db", small_db), 1, "ZeroDivisionError: division by zero")
+
+
+def test_no_command_shows_help() -> None:
+    result = run()
+    assert "ingest" in result.output and "recall" in result.output and "Traceback" not in result.output
+
+
+# -- the real process ---------------------------------------------------------------------------------
+
+
+def _process(*args: str | Path, input: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    env.pop("MEMORYOS_MODEL", None)
+    return subprocess.run(
+        [sys.executable, "-m", "langchain_memoryos.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        input=input,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_python_dash_m_runs_the_commands(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    path = write_jsonl(tmp_path / "chat.jsonl", SMALL)
+    done = _process("ingest", path, "--user", "ana", "--db", db, "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert "3 added" in done.stdout
+    recall = _process("recall", "Where do I live?", "--user", "ana", "--db", db, "--json")
+    assert recall.returncode == 0 and "Lisbon" in json.loads(recall.stdout)["prompt"]
+    missing = _process("inspect", "--user", "ana", "--db", tmp_path / "other.db")
+    assert missing.returncode == 2 and missing.stdout == ""
+    assert missing.stderr.strip().splitlines() == [
+        f"error: {tmp_path / 'other.db'}: no such database (run 'memoryos ingest' or 'memoryos chat' first, "
+        "or pass --db PATH)"
+    ]
+    chat = _process("chat", "--user", "ana", "--db", db, input="What's my cat called?\n")
+    assert chat.returncode == 0 and "Miso" in chat.stdout and "hint:" in chat.stderr
 
 
 def test_bench_locomo_writes_the_report(tmp_path: Path) -> None:
@@ -46,7 +518,7 @@ def test_bench_locomo_writes_the_report(tmp_path: Path) -> None:
     assert (out / "report.md").read_text().count("| memoryos |") == 1
 
 
-def test_bad_arguments_are_one_line_errors(tmp_path: Path) -> None:
+def test_bench_bad_arguments_are_one_line_errors(tmp_path: Path) -> None:
     cases = [
         (["bench", "locomo", str(tmp_path / "missing.json")], "no such file"),
         (["bench", "locomo", str(FIXTURE), "--baselines", "tfidf:3"], "unknown baseline kind"),
@@ -58,6 +530,7 @@ def test_bad_arguments_are_one_line_errors(tmp_path: Path) -> None:
         result = runner.invoke(app, [*args, "--no-progress"])
         assert result.exit_code == 2, (args, result.output)
         assert message in result.output and "Traceback" not in result.output
+        assert len(error_lines(result.output)) == 1
     bad = tmp_path / "bad.json"
     bad.write_text('{"not": "a list"}')
     result = runner.invoke(app, ["bench", "locomo", str(bad), "--no-progress"])
@@ -69,3 +542,6 @@ def test_console_script_is_installed() -> None:
     env = {**os.environ, "NO_COLOR": "1"}
     done = subprocess.run([str(script), "bench", "locomo", "--help"], capture_output=True, text=True, env=env)
     assert done.returncode == 0 and "LoCoMo" in done.stdout
+    listed = subprocess.run([str(script), "--help"], capture_output=True, text=True, env=env)
+    for command in ("demo", "chat", "ingest", "recall", "inspect", "export", "import", "delete", "bench"):
+        assert command in listed.stdout

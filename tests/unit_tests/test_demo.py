@@ -6,6 +6,7 @@ import datetime as dt
 import io
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -115,3 +116,56 @@ def test_module_runs_as_a_script() -> None:
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "RETRIEVAL PROBES" in proc.stdout and "SUMMARY" in proc.stdout
+
+
+def test_fused_updates_join_an_old_fact_and_a_new_one(demo: tuple[DemoResult, str, MemoryOS]) -> None:
+    result, text, memory = demo
+    assert len(result["fused"]) == result["events"]["updated"] >= 1
+    moved = next(u for u in result["fused"] if "Denver" in u["fused"])
+    assert moved["old"] == ["The user lives in Portland."] and moved["old_sources"] == ["S1:2"]
+    assert moved["new_sources"] == ["S4:1"] and moved["sources"] == ["S1:2", "S4:1"]
+    assert "portland → denver" in moved["reason"]
+    # the fused record is what long-term memory holds now; the old one is gone
+    summaries = [f.summary for f in memory.list_facts("maya")]
+    assert "The user lives in Denver." in summaries and "The user lives in Portland." not in summaries
+    block = text.split("FUSED UPDATES", 1)[1].split("RETRIEVAL PROBES", 1)[0]
+    assert f"update #{moved['event']}: location changed: portland → denver" in block
+    assert "old    'The user lives in Portland.'  [S1:2]" in block
+    assert "fused  'The user lives in Denver.'  [S1:2 + S4:1]" in block
+    assert memory.write_log("maya")[moved["event"] - 1].action == "updated"
+
+
+def test_session_one_facts_are_recalled_at_the_end(demo: tuple[DemoResult, str, MemoryOS]) -> None:
+    result, text, _ = demo
+    recalls = {r["question"]: r for r in result["session1_recalls"]}
+    where = recalls["Where did I live before I moved?"]
+    assert where["source"] == "S1:2" and "Portland" in where["text"] and where["rank"] >= 1
+    assert all(r["source"].startswith("S1:") for r in recalls.values())
+    assert len(recalls) >= len([p for p in PROBES if p["about"].startswith("S1")]) - 1
+    block = text.split("RECALLED FROM SESSION 1", 1)[1].split("SUMMARY", 1)[0]
+    assert "recalled S1:2 (page" in block and "User: I live in Portland." in block
+    assert "recalled from session 1: Where did I live before I moved? -> S1:2" in text
+
+
+def test_a_model_answers_the_probes_from_the_context() -> None:
+    from langchain_core.language_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+
+    model = GenericFakeChatModel(messages=iter([AIMessage(f"You said {i}.") for i in range(len(PROBES))]))
+    out = io.StringIO()
+    result = run_demo(out=out, model=model)
+    assert [r["answer"] for r in result["probe_results"]] == [f"You said {i}." for i in range(len(PROBES))]
+    assert out.getvalue().count("model answer: You said") == len(PROBES)
+    assert result["stats"].llm_calls == 0  # ingestion stays offline
+
+
+def test_color_only_when_asked() -> None:
+    colored = io.StringIO()
+    run_demo(out=colored, color=True)
+    assert "\x1b[1;36mFUSED UPDATES\x1b[0m" in colored.getvalue() and "\x1b[32m[HIT ]" in colored.getvalue()
+
+
+def test_make_demo_runs_the_console_script() -> None:
+    makefile = (Path(__file__).parents[2] / "Makefile").read_text()
+    recipe = makefile.split("\ndemo:", 1)[1].split("\n\n", 1)[0]
+    assert "$(VENV)/bin/memoryos demo" in recipe
