@@ -19,10 +19,11 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(PY) -m langchain_memoryos.demo
+	$(VENV)/bin/memoryos demo
 
+# the PostgreSQL tests use a private server on 127.0.0.1 (scripts/test-postgres.sh starts it once)
 test: $(STAMP)
-	$(PY) -m pytest langchain_memoryos tests
+	MEMORYOS_TEST_POSTGRES="$${MEMORYOS_TEST_POSTGRES:-$$(scripts/test-postgres.sh)}" $(PY) -m pytest langchain_memoryos tests
 
 lint: $(STAMP)
 	$(PY) -m ruff check langchain_memoryos tests benchmarks

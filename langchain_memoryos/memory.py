@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import logging
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -41,11 +42,20 @@ from langchain_memoryos.schema import (
     WriteReport,
     ensure_utc,
 )
-from langchain_memoryos.storage import ROOT, MemoryRepository, UserLease, UserState, decode_label, encode_label
+from langchain_memoryos.storage import (
+    ROOT,
+    MemoryRepository,
+    ProcessLocks,
+    UserLease,
+    UserState,
+    decode_label,
+    encode_label,
+)
 
 __all__ = ["MemoryOS"]
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
 FactKindArg = Literal["user", "agent"]
 
 
@@ -73,13 +83,22 @@ def _check_user(user_id: Any) -> str:
             f"user_id must be a non-empty string, got {user_id!r}; every memory belongs to one user "
             "(pass user_id='...')."
         )
-    return user_id
+    return _storable_id("user_id", user_id)
 
 
 def _check_thread(thread_id: Any) -> str:
     if not isinstance(thread_id, str) or not thread_id:
         raise ValueError(f"thread_id must be a non-empty string, got {thread_id!r}.")
-    return thread_id
+    return _storable_id("thread_id", thread_id)
+
+
+def _storable_id(name: str, value: str) -> str:
+    """Ids are keys: they are never rewritten, so one that no backend can store is refused."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{name} {value!r} contains a lone surrogate; pass valid Unicode text.") from None
+    return value
 
 
 def _check_text(name: str, value: Any) -> str:
@@ -87,6 +106,42 @@ def _check_text(name: str, value: Any) -> str:
         return ""
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a string, got {type(value).__name__}.")
+    return clean_text(value, name)
+
+
+def clean_text(value: str, name: str = "text") -> str:
+    r"""Text every backend can store and the encoder can read.
+
+    Surrogate pairs written as two code points become the character they
+    encode; a lone surrogate (from broken UTF-16 or JSON) and NUL (which
+    PostgreSQL's JSON cannot hold) become U+FFFD, with a warning. Everything
+    else, control characters and every script included, is kept as given.
+
+    Example:
+        >>> clean_text("tea " + chr(0xD83C) + chr(0xDF75)) == "tea \N{TEACUP WITHOUT HANDLE}"
+        True
+        >>> clean_text("a" + chr(0) + "b" + chr(0xD800)) == "a\ufffdb\ufffd"
+        True
+    """
+    if "\x00" not in value:
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            pass
+    cleaned = value.encode("utf-16", "surrogatepass").decode("utf-16", "replace").replace("\x00", "\ufffd")
+    logger.warning("%s: lone surrogates or NUL characters replaced by U+FFFD", name)
+    return cleaned
+
+
+def _clean_value(value: Any) -> Any:
+    """Metadata with every string cleaned (see :func:`clean_text`)."""
+    if isinstance(value, str):
+        return clean_text(value, "metadata")
+    if isinstance(value, Mapping):
+        return {clean_text(str(k), "metadata"): _clean_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean_value(v) for v in value]
     return value
 
 
@@ -142,6 +197,7 @@ class MemoryOS:
         model: Any = None,
         write_mode: str = "sync",
         background_workers: int = 4,
+        process_locks: ProcessLocks | None = None,
     ) -> None:
         if store is not None and not isinstance(store, BaseStore):
             raise TypeError(
@@ -171,7 +227,7 @@ class MemoryOS:
                 "langchain_memoryos.controllers.base), e.g. HeuristicController()."
             )
         self.controller: MemoryController = controller
-        self.repository = MemoryRepository(_dimension(self.embeddings))
+        self.repository = MemoryRepository(_dimension(self.embeddings), locks=process_locks)
         self._services = Services(self.store, self.embeddings, self.controller)
         self._closers: list[Callable[[], None]] = []
         self._write_graph: Any = None
@@ -182,6 +238,7 @@ class MemoryOS:
             BackgroundWriter(background_workers) if write_mode == "background" else None
         )
         self._read_graph: Any = None
+        self._backend: Any = None
 
     # -- construction ----------------------------------------------------------
     @classmethod
@@ -208,19 +265,97 @@ class MemoryOS:
         """
         from langgraph.store.sqlite import SqliteStore
 
+        from langchain_memoryos.filelocks import FileLocks
+
         conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        locks = None if str(path) == ":memory:" else FileLocks(f"{path}.locks")
         try:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA busy_timeout=30000")
             store = SqliteStore(conn)
             store.setup()
-            memory = cls(store, **kwargs)
+            memory = cls(store, process_locks=locks, **kwargs)
         except BaseException:
             conn.close()
+            if locks is not None:
+                locks.close()
             raise
         memory._closers.append(conn.close)
+        if locks is not None:
+            memory._closers.append(locks.close)
         return memory
+
+    @classmethod
+    def from_postgres(
+        cls, conn_string: str, *, setup: bool = True, max_connections: int = 8, **kwargs: Any
+    ) -> MemoryOS:
+        """A memory in PostgreSQL, shared by many processes (LangGraph's ``PostgresStore``, extra ``postgres``).
+
+        Every turn is written in one transaction; writes of one user are
+        serialized across processes by an advisory lock, and each process's
+        FAISS caches reload when another process has written the user (a
+        version stamp in the store). No pgvector is needed: the store is used
+        without a vector index. Use it as a context manager (``with`` or
+        ``async with``) or call :meth:`close`.
+
+        Args:
+            conn_string: e.g. ``"postgresql://user:pw@127.0.0.1:5432/db"``.
+            setup: create or migrate the tables first (idempotent); pass
+                ``False`` and call :meth:`setup` yourself to run it once at deploy time.
+            max_connections: connections of this process's pool.
+            **kwargs: as for ``MemoryOS`` (``embeddings``, ``controller``, ``model``, ``config``, ``write_mode``).
+
+        Returns:
+            The memory.
+
+        Raises:
+            ImportError: without the ``postgres`` extra.
+
+        Example:
+            >>> MemoryOS.from_postgres("")  # doctest: +IGNORE_EXCEPTION_DETAIL
+            Traceback (most recent call last):
+            ValueError: from_postgres needs a connection string ...
+        """
+        from langchain_memoryos.postgres import open_postgres
+
+        backend = open_postgres(conn_string, max_connections=max_connections, setup=setup)
+        try:
+            memory = cls(backend.store, process_locks=backend.locks, **kwargs)
+        except BaseException:
+            backend.close()
+            raise
+        memory._backend = backend
+        memory._closers.append(backend.close)
+        return memory
+
+    def setup(self) -> None:
+        """Create or migrate the store's tables (PostgreSQL and SQLite; a no-op for in-memory stores).
+
+        Example:
+            >>> MemoryOS().setup()
+        """
+        if self._backend is not None:
+            self._backend.setup()
+        elif hasattr(self.store, "setup"):
+            self.store.setup()
+
+    async def aclose(self) -> None:
+        """Async twin of :meth:`close` (waits for queued background writes without blocking the loop).
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().aclose())
+        """
+        await asyncio.to_thread(self.close)
+
+    async def __aenter__(self) -> MemoryOS:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
 
     def close(self) -> None:
         """Close what :meth:`from_sqlite` opened (no-op otherwise).
@@ -406,7 +541,8 @@ class MemoryOS:
         if metadata is not None and not isinstance(metadata, Mapping):
             raise TypeError("metadata must be a mapping (e.g. {'source_id': 'D1:3'}).")
         ts = ensure_utc(timestamp)
-        return user, TurnWrite(user, thread, ui, ar, ts, metadata, turn_id)
+        meta = _clean_value(metadata) if metadata is not None else None
+        return user, TurnWrite(user, thread, ui, ar, ts, meta, turn_id)
 
     def _add_fact_step(
         self, text: Any, user_id: Any, kind: Any, timestamp: Any, source: str
@@ -934,6 +1070,65 @@ class MemoryOS:
         """
         user, step = self._log_step(user_id, limit)
         return await self._arun(user, step)
+
+    def _check_step(self, user_id: Any, *, repair: bool) -> tuple[str, Step[list[str]]]:
+        from langchain_memoryos.invariants import check_state, repair_state
+
+        user = _check_user(user_id)
+
+        def step() -> Step[list[str]]:
+            self.repository.invalidate(user)  # judge what the store holds, not this process's cache
+            state = yield from self.repository.load(user)
+            if not repair:
+                return check_state(state, self.config)
+            fixes = repair_state(state, self.config)
+            yield StoreBatch(state.take_ops())
+            return fixes
+
+        return user, step()
+
+    def check(self, user_id: str) -> list[str]:
+        """The problems in a user's stored memory (an empty list when every invariant holds).
+
+        Checks that every MTM page belongs to exactly one segment, that segment
+        page lists point at existing pages, STM within capacity, segments within
+        the maximum, fact capacities, and that every page, segment and fact has
+        its vector.
+
+        Example:
+            >>> MemoryOS().check("u")
+            []
+        """
+        return self._run(*self._check_step(user_id, repair=False))
+
+    async def acheck(self, user_id: str) -> list[str]:
+        """Async twin of :meth:`check`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().acheck("u"))
+            []
+        """
+        return await self._arun(*self._check_step(user_id, repair=False))
+
+    def repair(self, user_id: str) -> list[str]:
+        """Fix what :meth:`check` reports that can be fixed; returns what was done.
+
+        Example:
+            >>> MemoryOS().repair("u")
+            []
+        """
+        return self._run(*self._check_step(user_id, repair=True))
+
+    async def arepair(self, user_id: str) -> list[str]:
+        """Async twin of :meth:`repair`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().arepair("u"))
+            []
+        """
+        return await self._arun(*self._check_step(user_id, repair=True))
 
     def stats(self, user_id: str) -> MemoryStats:
         """Counts over all of the user's threads.

@@ -32,6 +32,7 @@ from langchain_memoryos.schema import (
     ScoredPage,
     ScoredRecord,
     ScoredSegment,
+    fence_memory,
     page_words,
 )
 from langchain_memoryos.scoring import f_score, top_k
@@ -317,7 +318,8 @@ def _fill(
         user_facts=ctx.user_facts,
         agent_facts=ctx.agent_facts,
     )
-    used = context_words(without_pages.to_prompt()) if without_pages.sections() else context_words("# Memory")
+    # the rest of the context; or, when it is empty, just the fence and its preamble (a blank body)
+    used = context_words(without_pages.to_prompt() if without_pages.sections() else fence_memory(" "))
     used += context_words(f"## {PAST_CONVERSATION_TITLE}")
     days: set[object] = set()
     chosen: dict[str, ScoredPage] = {}

@@ -22,14 +22,15 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import threading
+import uuid
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
-from langgraph.store.base import Item, Op, PutOp, SearchOp
+from langgraph.store.base import GetOp, Item, Op, PutOp, SearchOp
 
 from langchain_memoryos.effects import Step, StoreBatch
 from langchain_memoryos.lexical import LexicalIndex, page_tokens
@@ -149,6 +150,8 @@ class UserState:
     stm_vectors: dict[str, Vector] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
     pending: list[Op] = field(default_factory=list)
+    shared: bool = False
+    version: str | None = None
     page_index: VectorIndex = field(init=False)
     segment_index: VectorIndex = field(init=False)
     fact_index: dict[str, VectorIndex] = field(init=False)
@@ -215,10 +218,16 @@ class UserState:
     def take_ops(self) -> tuple[Op, ...]:
         """Hand over and clear the buffered store operations.
 
+        In a store that several processes share, a write also stamps the user
+        with a new version, so the others know their cached state is stale.
+
         Example:
             >>> UserState(user_id="u", label="u", dimension=2).take_ops()
             ()
         """
+        if self.pending and self.shared:
+            self.version = uuid.uuid4().hex
+            self._put(self.ns("version"), "v", {"v": self.version})
         ops, self.pending = tuple(self.pending), []
         return ops
 
@@ -480,6 +489,23 @@ def _vector(item: Item) -> Vector:
     return decode_vector(str(item.value["vector"]))
 
 
+class ProcessLocks(Protocol):
+    """Per-user locks between processes (PostgreSQL advisory locks, SQLite file locks).
+
+    ``acquire(user_id)`` blocks until this process holds the user's lock and
+    returns the function that releases it.
+    """
+
+    def acquire(self, user_id: str) -> Callable[[], None]:
+        """Take the user's lock; return its release."""
+        ...
+
+
+def _version(item: Any) -> str | None:
+    value = getattr(item, "value", None)
+    return str(value.get("v")) if isinstance(value, dict) and value.get("v") else None
+
+
 class UserLease:
     """A held per-user write lock, released exactly once.
 
@@ -546,8 +572,10 @@ class MemoryRepository:
         ('memoryos', 'a%2Eb@x%2Ecom', 'pages')
     """
 
-    def __init__(self, dimension: int) -> None:
+    def __init__(self, dimension: int, *, locks: ProcessLocks | None = None, shared: bool = False) -> None:
         self.dimension = dimension
+        self.shared = shared or locks is not None
+        self._process_locks = locks
         self._states: dict[str, UserState] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._alocks: dict[tuple[int, str], asyncio.Lock] = {}
@@ -579,7 +607,28 @@ class MemoryRepository:
         """
         lock = self._lock(user_id)
         lock.acquire()
-        return UserLease(lock.release, self._invalidator(user_id))
+        try:
+            release = self._with_process_lock(lock.release, self._acquire_process_lock(user_id))
+        except BaseException:
+            lock.release()
+            raise
+        return UserLease(release, self._invalidator(user_id))
+
+    def _acquire_process_lock(self, user_id: str) -> Callable[[], None] | None:
+        return self._process_locks.acquire(user_id) if self._process_locks is not None else None
+
+    @staticmethod
+    def _with_process_lock(release: Callable[[], None], process: Callable[[], None] | None) -> Callable[[], None]:
+        if process is None:
+            return release
+
+        def both() -> None:
+            try:
+                process()
+            finally:
+                release()
+
+        return both
 
     async def alease(self, user_id: str) -> UserLease:
         """Take the user's write lock from a coroutine (see :meth:`alocked`) as a lease.
@@ -603,8 +652,16 @@ class MemoryRepository:
         except BaseException:
             alock.release()
             raise
+        try:
+            process = await asyncio.to_thread(self._process_locks.acquire, user_id) if self._process_locks else None
+        except BaseException:
+            lock.release()
+            alock.release()
+            raise
 
         def release() -> None:
+            if process is not None:
+                process()
             lock.release()
             try:
                 running = asyncio.get_running_loop()
@@ -671,9 +728,13 @@ class MemoryRepository:
         """
         state = self._states.get(user_id)
         if state is not None:
-            return state
+            if not self.shared:
+                return state
+            stamp = yield StoreBatch((GetOp(state.ns("version"), "v"),))
+            if _version(stamp[0]) == state.version:
+                return state  # no other process wrote since this cache was built
         label = encode_label(user_id)
-        state = UserState(user_id=user_id, label=label, dimension=self.dimension)
+        state = UserState(user_id=user_id, label=label, dimension=self.dimension, shared=self.shared)
         pages = yield from self.search_all(state.ns("pages"))
         segments = yield from self.search_all(state.ns("segments"))
         user_facts = yield from self.search_all(state.ns("facts", "user"))
@@ -683,8 +744,10 @@ class MemoryRepository:
             (
                 SearchOp(state.ns("persona"), limit=1),
                 SearchOp(state.ns("meta"), limit=1),
+                GetOp(state.ns("version"), "v"),
             )
         )
+        state.version = _version(singles[2])
         if pages:
             keys = [it.key for it in pages]
             mat = np.stack([_vector(it) for it in pages])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,16 +21,40 @@ def at(days: float = 0, minutes: float = 0) -> dt.datetime:
     return BASE + dt.timedelta(days=days, minutes=minutes)
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+def postgres_url() -> str:
+    """The test server's URL (``make test`` starts one with ``scripts/test-postgres.sh`` and exports it)."""
+    url = os.environ.get("MEMORYOS_TEST_POSTGRES", "")
+    if not url:
+        pytest.fail(
+            "MEMORYOS_TEST_POSTGRES is not set: run the tests with `make test` (it starts a local PostgreSQL), "
+            "or export MEMORYOS_TEST_POSTGRES=$(scripts/test-postgres.sh)"
+        )
+    return url
+
+
+def wipe_postgres(url: str) -> None:
+    """Empty the store's table, so that each test starts from nothing."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        if conn.execute("SELECT to_regclass('public.store')").fetchone() != (None,):
+            conn.execute("TRUNCATE store")
+
+
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
 def make_memory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[..., MemoryOS]]:
-    """Factory of MemoryOS instances on a real store (parametrized: InMemoryStore, SqliteStore)."""
+    """Factory of MemoryOS instances on a real store (parametrized: InMemoryStore, SqliteStore, PostgresStore)."""
     made: list[MemoryOS] = []
+    if request.param == "postgres":
+        wipe_postgres(postgres_url())
 
     def factory(config: MemoryOSConfig | None = None, **kwargs: Any) -> MemoryOS:
         if request.param == "memory":
             mem = MemoryOS(InMemoryStore(), config=config, **kwargs)
-        else:
+        elif request.param == "sqlite":
             mem = MemoryOS.from_sqlite(tmp_path / f"m{len(made)}.db", config=config, **kwargs)
+        else:
+            mem = MemoryOS.from_postgres(postgres_url(), config=config, **kwargs)
         made.append(mem)
         return mem
 

@@ -74,7 +74,7 @@ def test_the_default_agent_profile_is_memory_but_not_history() -> None:
     chat = MemoryOSMemory(memory=MemoryOS(), user_id="ana")
     out = chat.load_memory_variables({"input": "Hello"})
     assert out["history"] == ""
-    assert out["memory"].startswith("# Memory\n## Agent traits\n")
+    assert out["memory"].startswith("# Memory\n") and "\n## Agent traits\n" in out["memory"]
     assert "Relevant past conversation" not in out["memory"]
 
 

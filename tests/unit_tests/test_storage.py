@@ -93,6 +93,7 @@ def test_sqlite_persists_across_instances(tmp_path: Path) -> None:
         before = first.stats("a.b@x.com")
         seg_before = [(s.id, s.page_ids, s.n_visit) for s in first.list_segments("a.b@x.com")]
         ctx_before = first.retrieve("violin lessons", user_id="a.b@x.com", thread_id="t.1")
+        facts_before = [f.summary for f in first.list_facts("a.b@x.com")]
     with MemoryOS.from_sqlite(path, config=MemoryOSConfig(stm_capacity=4)) as second:
         assert second.stats("a.b@x.com") == before
         seg_after = [(s.id, s.page_ids) for s in second.list_segments("a.b@x.com")]
@@ -104,7 +105,7 @@ def test_sqlite_persists_across_instances(tmp_path: Path) -> None:
         assert [p.user_input for p in second.get_stm("a.b@x.com", "t.1")][-1].endswith("lesson 11.")
         facts = [f.summary for f in second.list_facts("a.b@x.com")]
         assert "The user is allergic to peanuts." in facts
-        assert facts == [f.summary for f in first.list_facts("a.b@x.com")]
+        assert facts == facts_before
         # and it keeps working: the next turn continues the same STM FIFO
         report = second.add_turn("One more violin lesson.", "ok", user_id="a.b@x.com", thread_id="t.1", timestamp=at(1))
         assert len(report.moved_to_mtm) == 1

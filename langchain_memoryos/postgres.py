@@ -1,0 +1,180 @@
+"""The PostgreSQL backend: LangGraph's ``PostgresStore`` shared by many processes.
+
+* one turn is one transaction: the store's connections are not in
+  autocommit, so each ``batch`` commits as a whole when its pooled connection
+  is returned (a writer killed in the middle leaves the last turn out, never
+  half of it);
+* a write path of a user holds a session-level advisory lock
+  (:class:`AdvisoryLocks`), so writers in different processes take turns per
+  user while different users proceed in parallel; a crashed process's locks go
+  with its connection;
+* no store-side vector index (no pgvector): the memory's FAISS caches serve
+  vector search, kept fresh across processes by the repository's version
+  stamp.
+
+Needs the ``postgres`` extra (``langgraph-checkpoint-postgres``, ``psycopg``,
+``psycopg-pool``).
+
+Example:
+    >>> from langchain_memoryos.postgres import advisory_key
+    >>> advisory_key("ana") == advisory_key("ana") != advisory_key("bob")
+    True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["AdvisoryLocks", "PostgresBackend", "advisory_key", "open_postgres"]
+
+#: The advisory-lock namespace of this package (the first of the two int4 lock keys).
+_LOCK_SPACE = 0x6D656D6F  # "memo"
+_SETUP_KEY = 0
+
+
+def _require() -> Any:
+    try:
+        import psycopg
+        import psycopg_pool
+        from langgraph.store.postgres import PostgresStore
+    except ImportError as exc:
+        raise ImportError(
+            "MemoryOS.from_postgres needs the 'postgres' extra: pip install 'langchain-memoryos[postgres]' "
+            f"({exc.name} is missing)."
+        ) from exc
+    return psycopg, psycopg_pool, PostgresStore
+
+
+def advisory_key(user_id: str) -> int:
+    """The second advisory-lock key (a signed int4) of a user.
+
+    Example:
+        >>> -(2**31) <= advisory_key("ana") < 2**31
+        True
+    """
+    raw = int.from_bytes(hashlib.sha256(user_id.encode("utf-8", "surrogatepass")).digest()[:4], "big")
+    return raw - 2**32 if raw >= 2**31 else raw
+
+
+class AdvisoryLocks:
+    """Per-user session-level advisory locks, each held on its own pooled connection.
+
+    ``acquire(user_id)`` blocks until this process holds the user's lock and
+    returns the function that releases it. The lock lives as long as the
+    connection's session, so a killed process never leaves a user locked.
+
+    Example:
+        >>> AdvisoryLocks.__name__
+        'AdvisoryLocks'
+    """
+
+    def __init__(self, pool: Any) -> None:
+        self._pool = pool
+
+    def acquire(self, user_id: str) -> Callable[[], None]:
+        """Take the user's lock (blocking); returns its release."""
+        conn = self._pool.getconn()
+        try:
+            conn.execute("SELECT pg_advisory_lock(%s, %s)", (_LOCK_SPACE, advisory_key(user_id)))
+        except BaseException:
+            self._pool.putconn(conn)
+            raise
+        done = threading.Lock()
+
+        def release() -> None:
+            if not done.acquire(blocking=False):
+                return
+            try:
+                conn.execute("SELECT pg_advisory_unlock(%s, %s)", (_LOCK_SPACE, advisory_key(user_id)))
+            finally:
+                self._pool.putconn(conn)
+
+        return release
+
+
+class PostgresBackend:
+    """What ``MemoryOS.from_postgres`` opened: the store, its pools and the locks; ``close()`` closes them.
+
+    Example:
+        >>> PostgresBackend.__name__
+        'PostgresBackend'
+    """
+
+    def __init__(self, store: Any, pool: Any, lock_pool: Any, conn_string: str) -> None:
+        self.store = store
+        self.pool = pool
+        self.lock_pool = lock_pool
+        self.locks = AdvisoryLocks(lock_pool)
+        self.conn_string = conn_string
+
+    def setup(self) -> None:
+        """Create or migrate the store's tables (idempotent; safe from several processes at once)."""
+        psycopg, _, PostgresStore = _require()
+        from psycopg.rows import dict_row
+
+        # migrations use CREATE INDEX CONCURRENTLY: they need autocommit
+        with psycopg.connect(self.conn_string, autocommit=True, prepare_threshold=0, row_factory=dict_row) as conn:
+            conn.execute("SELECT pg_advisory_lock(%s, %s)", (_LOCK_SPACE, _SETUP_KEY))
+            try:
+                PostgresStore(conn).setup()
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s, %s)", (_LOCK_SPACE, _SETUP_KEY))
+
+    def close(self) -> None:
+        """Close both pools (idempotent)."""
+        self.pool.close()
+        self.lock_pool.close()
+
+
+def open_postgres(conn_string: str, *, max_connections: int = 8, setup: bool = True) -> PostgresBackend:
+    """Open the store (a connection pool whose batches are transactions) and the lock pool.
+
+    Args:
+        conn_string: a libpq URL or DSN, e.g. ``postgresql://user:pw@127.0.0.1:5432/db``.
+        max_connections: the store pool's size (the lock pool is as large: one
+            connection per user whose write is in progress in this process).
+        setup: run the store's migrations first.
+
+    Returns:
+        The opened backend.
+
+    Raises:
+        ImportError: without the ``postgres`` extra.
+        ValueError: for an empty connection string.
+
+    Example:
+        >>> open_postgres("")  # doctest: +IGNORE_EXCEPTION_DETAIL
+        Traceback (most recent call last):
+        ValueError: ...
+    """
+    if not isinstance(conn_string, str) or not conn_string.strip():
+        raise ValueError("from_postgres needs a connection string, e.g. 'postgresql://user:pw@127.0.0.1:5432/db'.")
+    _, psycopg_pool, PostgresStore = _require()
+    from psycopg.rows import dict_row
+
+    if max_connections < 1:
+        raise ValueError(f"max_connections must be at least 1, got {max_connections}.")
+    pool = psycopg_pool.ConnectionPool(
+        conn_string,
+        min_size=1,
+        max_size=max_connections,
+        kwargs={"autocommit": False, "prepare_threshold": 0, "row_factory": dict_row},
+        open=False,
+    )
+    lock_pool = psycopg_pool.ConnectionPool(
+        conn_string, min_size=0, max_size=max_connections, kwargs={"autocommit": True}, open=False
+    )
+    try:
+        pool.open(wait=True, timeout=30)
+        lock_pool.open()
+        backend = PostgresBackend(PostgresStore(pool), pool, lock_pool, conn_string)
+        if setup:
+            backend.setup()
+    except BaseException:
+        pool.close()
+        lock_pool.close()
+        raise
+    return backend

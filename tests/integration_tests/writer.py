@@ -1,0 +1,57 @@
+"""A writer process for the integration tests: ``python writer.py BACKEND TARGET USER THREAD START COUNT``.
+
+``python writer.py retrieve TARGET USER N`` instead runs N retrievals on PostgreSQL (each visit heats
+the segments it reads) and prints ``visits <total segments visited>``.
+
+BACKEND is ``postgres`` (TARGET a URL) or ``sqlite`` (TARGET a file). It adds
+COUNT turns numbered from START, each with ``turn_id`` ``"<USER>:<i>"``, and
+prints ``ack <i>`` (flushed) after each ``add_turn`` has returned — the turns
+the caller may count on.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+
+from langchain_memoryos import MemoryOS, MemoryOSConfig
+
+T0 = dt.datetime(2024, 3, 1, 9, tzinfo=dt.UTC)
+TOPICS = ["hiking in the Alps", "baking sourdough", "learning Norwegian", "fixing my bike", "jazz piano practice"]
+
+
+def retrieve(target: str, user: str, n: int) -> int:
+    visits = 0
+    with MemoryOS.from_postgres(target) as memory:
+        for i in range(n):
+            visits += len(memory.retrieve(f"What did I do about {TOPICS[i % len(TOPICS)]}?", user_id=user).segments)
+    print(f"visits {visits}", flush=True)
+    return 0
+
+
+def main() -> int:
+    if sys.argv[1] == "retrieve":
+        return retrieve(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    backend, target, user, thread, start, count = sys.argv[1:7]
+    config = MemoryOSConfig(mtm_max_segments=10_000)  # no heat eviction: every page must stay
+    memory = (
+        MemoryOS.from_postgres(target, config=config)
+        if backend == "postgres"
+        else MemoryOS.from_sqlite(target, config=config)
+    )
+    with memory:
+        for i in range(int(start), int(start) + int(count)):
+            memory.add_turn(
+                f"Note {i} from {user}: today I spent time {TOPICS[i % len(TOPICS)]}.",
+                f"Thanks for note {i}.",
+                user_id=user,
+                thread_id=thread,
+                timestamp=T0 + dt.timedelta(minutes=i),
+                turn_id=f"{user}:{i}",
+            )
+            print(f"ack {i}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
