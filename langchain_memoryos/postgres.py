@@ -144,6 +144,7 @@ def open_postgres(conn_string: str, *, max_connections: int = 8, setup: bool = T
     Raises:
         ImportError: without the ``postgres`` extra.
         ValueError: for an empty connection string.
+        ConnectionError: when the server cannot be reached (the server's message).
 
     Example:
         >>> open_postgres("")  # doctest: +IGNORE_EXCEPTION_DETAIL
@@ -152,11 +153,16 @@ def open_postgres(conn_string: str, *, max_connections: int = 8, setup: bool = T
     """
     if not isinstance(conn_string, str) or not conn_string.strip():
         raise ValueError("from_postgres needs a connection string, e.g. 'postgresql://user:pw@127.0.0.1:5432/db'.")
-    _, psycopg_pool, PostgresStore = _require()
+    psycopg, psycopg_pool, PostgresStore = _require()
     from psycopg.rows import dict_row
 
     if max_connections < 1:
         raise ValueError(f"max_connections must be at least 1, got {max_connections}.")
+    probe = {} if "connect_timeout" in conn_string else {"connect_timeout": 10}
+    try:  # fail fast with the server's own words, not a pool timeout
+        psycopg.connect(conn_string, autocommit=True, **probe).close()
+    except psycopg.Error as exc:
+        raise ConnectionError(f"from_postgres: cannot connect: {str(exc).splitlines()[0]}") from exc
     pool = psycopg_pool.ConnectionPool(
         conn_string,
         min_size=1,

@@ -127,3 +127,26 @@ def test_kill_9_mid_ingestion_loses_no_acknowledged_turn(backend: str, tmp_path:
         nxt = max(acked) + 1
         memory.add_turn("After the crash.", "ok", user_id="ana", thread_id="t", turn_id=f"ana:{nxt}")
         assert memory.check("ana") == []
+
+
+def test_async_use_and_setup_on_postgres(pg: str) -> None:
+    import asyncio
+
+    async def main() -> tuple[int, str, list[str]]:
+        async with MemoryOS.from_postgres(pg, setup=False) as memory:
+            memory.setup()  # idempotent, safe to run again
+            await asyncio.gather(
+                *(memory.aadd_turn(f"Async note {i} about sailing.", "ok", user_id=f"as{i % 2}") for i in range(8))
+            )
+            ctx = await memory.aretrieve("sailing", user_id="as0")
+            return (await memory.astats("as0")).stm_pages, ctx.to_prompt(), await memory.acheck("as1")
+
+    stm, prompt, problems = asyncio.run(main())
+    assert stm == 4 and "sailing" in prompt and problems == []
+
+
+def test_from_postgres_errors_are_clear() -> None:
+    with pytest.raises(ValueError, match="connection string"):
+        MemoryOS.from_postgres("  ")
+    with pytest.raises(ConnectionError, match="127.0.0.1"):  # nothing listens there: the server's address named
+        MemoryOS.from_postgres("postgresql://postgres@127.0.0.1:1/none?connect_timeout=2")
