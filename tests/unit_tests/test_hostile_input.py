@@ -118,3 +118,33 @@ def test_user_ids_cannot_reach_another_users_namespace(make_memory: MakeMemory) 
     assert memory.get_stm("a_b") == []
     memory.import_user(exported)
     assert memory.export_user("a_b") == exported  # the round trip is exact
+
+
+def test_thousands_of_facts_are_stored_searched_and_capped() -> None:
+    """2,000 facts (imported): retrieval stays correct, check() sees the over-capacity, repair() applies FIFO."""
+    from langchain_memoryos.embeddings import resolve_embeddings
+    from langchain_memoryos.vector_index import encode_vector
+
+    memory = MemoryOS(config=MemoryOSConfig(user_kb_capacity=100))
+    memory.add_fact("I am allergic to peanuts.", user_id="u")
+    template = next(it for it in memory.export_user("u")["items"] if it["namespace"] == ["facts", "user"])
+    things = ["kayak", "violin", "telescope", "bonsai", "drone", "typewriter", "harp", "sextant", "loom", "kiln"]
+    summaries = [f"The user owns a {things[i % 10]} with serial number {i}." for i in range(2000)]
+    vectors = resolve_embeddings(None).embed_documents(summaries)
+    items = []
+    for i, (summary, vector) in enumerate(zip(summaries, vectors, strict=True)):
+        value = {**template["value"], "id": f"f_bulk{i:05d}", "summary": summary, "entities": [things[i % 10]]}
+        value["created_at"] = value["updated_at"] = f"2024-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}+00:00"
+        value["vector"] = encode_vector(vector)
+        items.append({"namespace": ["facts", "user"], "key": f"f_bulk{i:05d}", "value": value})
+    memory.import_user({"format": "langchain-memoryos/1", "user_id": "bulk", "items": items}, user_id="bulk")
+    assert memory.stats("bulk").user_facts == 2000
+    hits = memory.retrieve("Do I own a sextant?", user_id="bulk").user_facts
+    assert hits and all("sextant" in h.record.summary for h in hits[:3])
+    problems = memory.check("bulk")
+    assert any("capacity" in p for p in problems)
+    memory.repair("bulk")
+    assert memory.check("bulk") == [] and memory.stats("bulk").user_facts == 100
+    kept = {f.summary for f in memory.list_facts("bulk")}
+    assert "The user owns a kayak with serial number 1990." in kept  # FIFO: the newest stay
+    assert "The user owns a kayak with serial number 0." not in kept
