@@ -274,10 +274,7 @@ def _open_memory(
         raise _fail("--db and --postgres together: choose one storage")
     kwargs: dict[str, Any] = {} if model is None else {"model": model}
     if postgres:
-        opener = getattr(MemoryOS, "from_postgres", None)
-        if opener is None:
-            raise _fail("--postgres needs MemoryOS.from_postgres, which this version does not have; use --db PATH")
-        memory: MemoryOS = opener(postgres, **kwargs)
+        memory: MemoryOS = MemoryOS.from_postgres(postgres, **kwargs)
     else:
         path = db or DEFAULT_DB
         if path.is_dir():

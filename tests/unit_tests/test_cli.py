@@ -372,27 +372,23 @@ def test_demo_can_keep_its_memory(tmp_path: Path) -> None:
 # -- storage options ----------------------------------------------------------------------------------
 
 
-def test_postgres_url_goes_to_from_postgres(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    urls: list[str] = []
-    shared = MemoryOS()
-    shared.close = lambda: None  # type: ignore[method-assign]
+def test_postgres_storage_is_a_real_server(tmp_path: Path) -> None:
+    from tests.conftest import postgres_url, wipe_postgres
 
-    def from_postgres(url: str, **kwargs: Any) -> MemoryOS:
-        urls.append(url)
-        return shared
-
-    monkeypatch.setattr(MemoryOS, "from_postgres", staticmethod(from_postgres), raising=False)
-    url = "postgresql://u@localhost/memory"
+    url = postgres_url()
+    wipe_postgres(url)
     path = write_jsonl(tmp_path / "c.jsonl", SMALL)
     assert run("ingest", path, "--user", "ana", "--postgres", url, "--no-progress").exit_code == 0
     found = run("recall", "Where do I live?", "--user", "ana", "--postgres", url)
     assert found.exit_code == 0 and "Lisbon" in found.output
-    assert urls == [url, url]
+    assert run("delete", "--user", "ana", "--yes", "--postgres", url).exit_code == 0
+    empty = run("recall", "Where do I live?", "--user", "ana", "--postgres", url, "--json")
+    assert empty.exit_code == 0 and "Lisbon" not in empty.output
 
 
-def test_postgres_without_support_is_one_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delattr(MemoryOS, "from_postgres", raising=False)
-    assert_one_error(run("recall", "q", "--user", "u", "--postgres", "postgresql://x"), 2, "--postgres")
+def test_an_unreachable_postgres_is_one_error() -> None:
+    result = run("recall", "q", "--user", "u", "--postgres", "postgresql://postgres@127.0.0.1:1/x?connect_timeout=2")
+    assert_one_error(result, 1, "cannot connect")
 
 
 def test_default_database_is_memoryos_db_in_the_working_directory(

@@ -111,6 +111,11 @@ def test_user_ids_cannot_reach_another_users_namespace(make_memory: MakeMemory) 
         (page,) = memory.get_stm(user)
         assert page.user_input == f"I am user {user!r}, number {i}."
     assert memory.delete_user("a") > 0
+    from langchain_memoryos.storage import ROOT, encode_label
+
+    assert memory.store.search((ROOT, encode_label("a")), limit=10) == []  # not one row of "a" is left
+    for namespace in memory.store.list_namespaces(prefix=(ROOT, encode_label("a"))):
+        assert memory.store.search(namespace, limit=1) == []  # (InMemoryStore keeps empty namespaces)
     for user in users[1:]:
         assert len(memory.get_stm(user)) == 1, user  # deleting "a" touched no look-alike
     exported = memory.export_user("a_b")
