@@ -713,19 +713,6 @@ def recall(
 # -- inspect ------------------------------------------------------------------------------------------
 
 
-def _threads(memory: MemoryOS, user: str) -> list[str]:
-    """The threads that have STM pages (from the user's export: no other public listing exists)."""
-    threads: list[str] = []
-    for item in memory.export_user(user).get("items", []):
-        namespace = item.get("namespace") or []
-        value = item.get("value") or {}
-        if namespace and namespace[0] == "stm" and isinstance(value, dict):
-            thread = str(value.get("thread_id") or (namespace[1] if len(namespace) > 1 else ""))
-            if thread and thread not in threads:
-                threads.append(thread)
-    return sorted(threads)
-
-
 @app.command()
 def inspect(
     user: UserOpt,
@@ -743,7 +730,7 @@ def inspect(
         log = memory.write_log(user)
         out.print(Text(f"user {user!r} in {_where(db, postgres)}: {_stats_line(stats)}, {len(log)} write events"))
 
-        for thread in _threads(memory, user):
+        for thread in memory.list_threads(user):
             table = Table(title=Text(f"Short-term memory: thread {thread!r}"), title_justify="left")
             for col in ("time", "user", "assistant"):
                 table.add_column(col)

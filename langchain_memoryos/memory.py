@@ -59,8 +59,9 @@ logger = logging.getLogger(__name__)
 FactKindArg = Literal["user", "agent"]
 
 
-#: How the memory's own graphs are run: many stages per turn are normal; never in a user's message stream.
-_GRAPH_CONFIG: dict[str, Any] = {"recursion_limit": 100_000, "tags": ["nostream", "memoryos"]}
+#: How the memory's own graphs are run: many stages per turn are normal; never in a user's message stream;
+#: one node at a time (their nodes run in sequence), which also spares LangGraph sizing a thread pool per run.
+_GRAPH_CONFIG: dict[str, Any] = {"recursion_limit": 100_000, "tags": ["nostream", "memoryos"], "max_concurrency": 1}
 
 
 @contextmanager
@@ -937,6 +938,35 @@ class MemoryOS:
             []
         """
         return await self._arun(*self._stm_step(user_id, thread_id))
+
+    def _threads_step(self, user_id: Any) -> tuple[str, Step[list[str]]]:
+        user = _check_user(user_id)
+
+        def step() -> Step[list[str]]:
+            state = yield from self.repository.load(user)
+            return sorted(thread for thread, pages in state.stm.items() if pages)
+
+        return user, step()
+
+    def list_threads(self, user_id: str) -> list[str]:
+        """The user's threads that have short-term pages, sorted.
+
+        Example:
+            >>> m = MemoryOS(); _ = m.add_turn("hi", "hello", user_id="u", thread_id="b")
+            >>> m.list_threads("u")
+            ['b']
+        """
+        return self._run(*self._threads_step(user_id))
+
+    async def alist_threads(self, user_id: str) -> list[str]:
+        """Async twin of :meth:`list_threads`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().alist_threads("u"))
+            []
+        """
+        return await self._arun(*self._threads_step(user_id))
 
     def _clear_stm_step(self, user_id: Any, thread_id: Any) -> tuple[str, Step[int]]:
         user = _check_user(user_id)

@@ -3,10 +3,11 @@
 Nodes, named as in the papers: ``stm_append``, ``chain_link``, ``mtm_insert``,
 ``heat_evict``, ``persona_promote``, ``write_gate``, ``relation_judge``,
 ``fuse``, ``lpm_commit``. Each node runs the engine stage of the same name
-(:mod:`langchain_memoryos.engine`) on the turn in the state; conditional
-edges follow the stage's own routing, so idle work is skipped: no STM
-overflow → done; no hot segment → no promotion; no candidates → no judge;
-no update → no fuse. ``MemoryOS.add_turn`` runs this graph.
+(:mod:`langchain_memoryos.engine`) on the turn in the state; a stage with a
+choice of next stages routes itself with a ``Command`` (drawn as conditional
+edges; no separate routing step), so idle work is skipped: no STM overflow →
+done; no hot segment → no promotion; no candidates → no judge; no update →
+no fuse. ``MemoryOS.add_turn`` runs this graph.
 
 Example:
     >>> from langchain_memoryos import MemoryOS
@@ -23,6 +24,7 @@ from typing import Any, TypedDict
 
 from langchain_core.runnables import Runnable, RunnableConfig
 from langgraph.graph import END, START, StateGraph
+from langgraph.types import Command
 
 from langchain_memoryos.effects import Services, Step, run_async, run_sync
 from langchain_memoryos.engine import EngineSettings, TurnWrite, run_stage
@@ -89,12 +91,21 @@ class StageNode(Runnable[WriteState, dict[str, Any]]):
         'stm_append'
     """
 
-    def __init__(self, name: str, stage: Callable[[Any], Step[None]], services: Services | None) -> None:
+    def __init__(
+        self, name: str, stage: Callable[[Any], Step[None]], services: Services | None, *, routed: bool = False
+    ) -> None:
         self.name = name
         self._stage = stage
         self._services = services
+        self._routed = routed
 
-    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
+    def _out(self, payload: Any, update: dict[str, Any]) -> Any:
+        """The node's result: the update, and for a routed node where the stage said to go next."""
+        if not self._routed:
+            return update
+        return Command(update=update, goto=END if payload.next == "done" else payload.next)
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         """Run the stage with blocking IO."""
         payload = _payload(input)
         try:
@@ -103,9 +114,9 @@ class StageNode(Runnable[WriteState, dict[str, Any]]):
             _fail(payload)
             raise
         _end(payload)
-        return {}
+        return self._out(payload, {})
 
-    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         """Run the stage with async IO (``abatch``, ``a``-twins of the controller)."""
         payload = _payload(input)
         try:
@@ -114,7 +125,7 @@ class StageNode(Runnable[WriteState, dict[str, Any]]):
             _fail(payload)
             raise
         _end(payload)
-        return {}
+        return self._out(payload, {})
 
 
 class EntryNode(StageNode):
@@ -136,8 +147,10 @@ class EntryNode(StageNode):
         acquire: Acquire,
         aacquire: AAcquire,
         extra: Callable[[Any], dict[str, Any]] = lambda payload: {},
+        *,
+        routed: bool = False,
     ) -> None:
-        super().__init__(name, stage, services)
+        super().__init__(name, stage, services, routed=routed)
         self._key, self._make, self._extra = key, make, extra
         self._acquire, self._aacquire = acquire, aacquire
 
@@ -145,21 +158,21 @@ class EntryNode(StageNode):
         payload = input.get(self._key) or self._make(input, config)
         return {**input, self._key: payload}, payload
 
-    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         """Build the payload if needed, take the lease, run the stage with blocking IO."""
         state, payload = self._prepare(input, config)
         if payload.lease is None:
             payload.lease = self._acquire(payload.user_id)
-        super().invoke(state, config)
-        return {self._key: payload, **self._extra(payload)}
+        StageNode.invoke(self, state, config)
+        return self._out(payload, {self._key: payload, **self._extra(payload)})
 
-    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         """Build the payload if needed, take the lease, run the stage with async IO."""
         state, payload = self._prepare(input, config)
         if payload.lease is None:
             payload.lease = await self._aacquire(payload.user_id)
-        await super().ainvoke(state, config)
-        return {self._key: payload, **self._extra(payload)}
+        await StageNode.ainvoke(self, state, config)
+        return self._out(payload, {self._key: payload, **self._extra(payload)})
 
 
 def _end(payload: Any) -> None:
@@ -174,6 +187,10 @@ def _fail(payload: Any) -> None:
 
 def _payload(state: Any) -> Any:
     return state["turn"] if "turn" in state else state["read"]
+
+
+def _report(turn: Any) -> dict[str, Any]:
+    return {"report": turn.report}
 
 
 def _route(state: Any) -> str:
@@ -203,19 +220,19 @@ def build_write_graph(
     """
     graph = StateGraph(WriteState)
     stage = lambda t: run_stage(repo, settings, t)  # noqa: E731
-    for name in _ROUTES:
+    for name, targets in _ROUTES.items():
+        # a stage with a choice of next stages routes itself (a Command: no extra routing step); the
+        # others always go on to the same stage (a plain edge)
+        routed = len(targets) > 1 or name == "stm_append"
         if name == "stm_append":
             node: StageNode = EntryNode(
-                name, stage, services, "turn", make_turn, acquire, aacquire, lambda t: {"report": t.report}
+                name, stage, services, "turn", make_turn, acquire, aacquire, _report, routed=routed
             )
         else:
-            node = StageNode(name, stage, services)
-        graph.add_node(name, node)
+            node = StageNode(name, stage, services, routed=routed)
+        graph.add_node(name, node, destinations=(*targets, END) if routed else None)
+        if not routed:
+            graph.add_edge(name, targets[0])
     graph.add_edge(START, "stm_append")
-    for name, targets in _ROUTES.items():
-        if len(targets) == 1 and name != "stm_append":
-            graph.add_edge(name, targets[0])  # always the same next stage: no routing step
-        else:
-            graph.add_conditional_edges(name, _route, [*targets, END])
     # never checkpointed, even inside a user's checkpointed graph: its state is in-process only
     return graph.compile(checkpointer=False, name="memoryos_write").with_config(recursion_limit=RECURSION_LIMIT)
