@@ -135,6 +135,7 @@ def check_state(state: UserState, config: MemoryOSConfig) -> list[str]:
         ['page p1: its segment s9 does not exist']
     """
     return [
+        *state.load_problems,  # rows stored without a usable vector (the load re-embedded them in memory)
         *_check_ids(state),
         *_check_clock(state),
         *_check_stm(state, config),
@@ -299,10 +300,10 @@ def repair_state(state: UserState, config: MemoryOSConfig) -> list[str]:
     * over a fact capacity: the oldest records are evicted (the FIFO of
       ``lpm_commit``) and logged ``evicted``;
     * a vector held for no record is dropped from its index (a cache-only
-      problem: the store has no such item).
-
-    A record whose own vector is missing or not finite is not repaired (there
-    is no embedder here); it is reported ``not repaired``.
+      problem: the store has no such item);
+    * a record stored without a usable vector was given a new one when the
+      user was loaded (embedded again from its text; a segment gets its
+      pages' centroid): the rewrite is already buffered and is stored now.
 
     Args:
         state: the user's state.
@@ -322,7 +323,10 @@ def repair_state(state: UserState, config: MemoryOSConfig) -> list[str]:
         >>> check_state(s, MemoryOSConfig()), repair_state(s, MemoryOSConfig())
         ([], [])
     """
-    done: list[str] = []
+    done: list[str] = [
+        p.replace("(re-embedded in memory; not yet stored)", "re-embedded and stored") for p in state.load_problems
+    ]
+    state.load_problems.clear()  # their rewrites are in the buffer the caller flushes
     settings = EngineSettings.build(config, None)
     done += _repair_ids(state)
     done += _repair_clock(state)

@@ -228,7 +228,9 @@ class MemoryOS:
                 "langchain_memoryos.controllers.base), e.g. HeuristicController()."
             )
         self.controller: MemoryController = controller
-        self.repository = MemoryRepository(_dimension(self.embeddings), locks=process_locks)
+        self.repository = MemoryRepository(
+            _dimension(self.embeddings), locks=process_locks, embed_chars=self.config.max_embedding_chars
+        )
         self._services = Services(self.store, self.embeddings, self.controller)
         self._closers: list[Callable[[], None]] = []
         self._write_graph: Any = None

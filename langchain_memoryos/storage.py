@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import threading
 import uuid
 import weakref
@@ -32,7 +33,7 @@ from typing import Any, Protocol
 import numpy as np
 from langgraph.store.base import GetOp, Item, Op, PutOp, SearchOp
 
-from langchain_memoryos.effects import Step, StoreBatch
+from langchain_memoryos.effects import Embed, Step, StoreBatch
 from langchain_memoryos.lexical import LexicalIndex, page_tokens
 from langchain_memoryos.schema import (
     DialoguePage,
@@ -45,6 +46,8 @@ from langchain_memoryos.schema import (
     ensure_utc,
 )
 from langchain_memoryos.vector_index import Vector, VectorIndex, decode_vector, encode_vector
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "ROOT",
@@ -152,6 +155,7 @@ class UserState:
     pending: list[Op] = field(default_factory=list)
     shared: bool = False
     version: str | None = None
+    load_problems: list[str] = field(default_factory=list)
     page_index: VectorIndex = field(init=False)
     segment_index: VectorIndex = field(init=False)
     fact_index: dict[str, VectorIndex] = field(init=False)
@@ -228,6 +232,8 @@ class UserState:
         if self.pending and self.shared:
             self.version = uuid.uuid4().hex
             self._put(self.ns("version"), "v", {"v": self.version})
+        if self.pending:
+            self.load_problems.clear()  # the rewrites of records loaded without a usable vector go with this flush
         ops, self.pending = tuple(self.pending), []
         return ops
 
@@ -485,8 +491,33 @@ class UserState:
         )
 
 
-def _vector(item: Item) -> Vector:
-    return decode_vector(str(item.value["vector"]))
+def _usable_vector(item: Item, dimension: int) -> Vector | None:
+    """The item's stored vector, or ``None`` when it is missing, malformed, of another size or not finite."""
+    raw = item.value.get("vector") if isinstance(item.value, dict) else None
+    if raw is None:
+        return None
+    try:
+        vector = decode_vector(str(raw))
+    except (ValueError, TypeError):
+        return None
+    if vector.shape != (dimension,) or not np.all(np.isfinite(vector)):
+        return None
+    return vector
+
+
+def _index(index: VectorIndex, items: list[Item], problems: list[str], what: str) -> None:
+    """Put the items' usable vectors into ``index``; note the others in ``problems``."""
+    keys: list[str] = []
+    vectors: list[Vector] = []
+    for it in items:
+        vector = _usable_vector(it, index.dimension)
+        if vector is None:
+            problems.append(f"{what} {it.key}: stored without a usable vector (re-embedded in memory; not yet stored)")
+        else:
+            keys.append(it.key)
+            vectors.append(vector)
+    if keys:
+        index.add_many(keys, np.stack(vectors))
 
 
 class ProcessLocks(Protocol):
@@ -572,8 +603,11 @@ class MemoryRepository:
         ('memoryos', 'a%2Eb@x%2Ecom', 'pages')
     """
 
-    def __init__(self, dimension: int, *, locks: ProcessLocks | None = None, shared: bool = False) -> None:
+    def __init__(
+        self, dimension: int, *, locks: ProcessLocks | None = None, shared: bool = False, embed_chars: int = 8000
+    ) -> None:
         self.dimension = dimension
+        self.embed_chars = embed_chars
         self.shared = shared or locks is not None
         self._process_locks = locks
         self._states: dict[str, UserState] = {}
@@ -748,31 +782,26 @@ class MemoryRepository:
             )
         )
         state.version = _version(singles[2])
-        if pages:
-            keys = [it.key for it in pages]
-            mat = np.stack([_vector(it) for it in pages])
-            state.page_index.add_many(keys, mat)
-            for it in pages:
-                state.pages[it.key] = DialoguePage.from_dict(it.value)
-        if segments:
-            state.segment_index.add_many([it.key for it in segments], np.stack([_vector(it) for it in segments]))
-            for it in segments:
-                state.segments[it.key] = Segment.from_dict(it.value)
+        for it in pages:
+            state.pages[it.key] = DialoguePage.from_dict(it.value)
+        _index(state.page_index, pages, state.load_problems, "page")
+        for it in segments:
+            state.segments[it.key] = Segment.from_dict(it.value)
+        _index(state.segment_index, segments, state.load_problems, "segment")
         for kind, items in (("user", user_facts), ("agent", agent_facts)):
-            if items:
-                state.fact_index[kind].add_many([it.key for it in items], np.stack([_vector(it) for it in items]))
-                for it in items:
-                    state.facts[kind][it.key] = MemoryRecord.from_dict(it.value)
+            for it in items:
+                state.facts[kind][it.key] = MemoryRecord.from_dict(it.value)
+            _index(state.fact_index[kind], items, state.load_problems, f"{kind} fact")
         stm_items.sort(key=lambda it: int(it.value.get("seq", 0)))
         for it in stm_items:
             page = DialoguePage.from_dict(it.value)
             page.metadata.setdefault("_seq", int(it.value.get("seq", 0)))
             state.stm.setdefault(page.thread_id, []).append(page)
-            state.stm_vectors[page.id] = _vector(it)
-        if stm_items:
-            state.stm_index.add_many(
-                [it.key for it in stm_items], np.stack([state.stm_vectors[it.key] for it in stm_items])
-            )
+        _index(state.stm_index, stm_items, state.load_problems, "STM page")
+        for key in state.stm_index.keys():
+            state.stm_vectors[key] = state.stm_index.get(key)
+        if state.load_problems:
+            yield from self._heal(state)
         if singles[0]:
             state.persona = Persona.from_dict(singles[0][0].value)
             state.persona_stored = True
@@ -780,6 +809,41 @@ class MemoryRepository:
             state.meta = dict(singles[1][0].value)
         self._states[user_id] = state
         return state
+
+    def _heal(self, state: UserState) -> Step[None]:
+        """Step: give every record stored without a usable vector a new one, and buffer its rewrite.
+
+        Pages, STM pages and facts are embedded again from their text (as they
+        were written); a segment gets its pages' centroid. The rewrites are
+        flushed with the next write (or by ``repair()``); until then
+        ``check()`` reports them. A corrupted row never makes a user unreadable.
+        """
+        logger.warning(
+            "user %r: %d records stored without a usable vector; re-embedded", state.user_id, len(state.load_problems)
+        )
+        limit = self.embed_chars
+        pages = [p for p in state.pages.values() if p.id not in state.page_index]
+        stm = [p for t in state.stm.values() for p in t if p.id not in state.stm_index]
+        facts = [
+            r for kind in ("user", "agent") for r in state.facts[kind].values() if r.id not in state.fact_index[kind]
+        ]
+        texts = [p.embedding_text[:limit] for p in pages + stm] + [r.summary[:limit] for r in facts]
+        vectors = list((yield Embed(tuple(texts)))) if texts else []
+        for page, vector in zip(pages, vectors[: len(pages)], strict=True):
+            state.put_page(page, vector)
+        for page, vector in zip(stm, vectors[len(pages) : len(pages) + len(stm)], strict=True):
+            state.stm_vectors[page.id] = vector
+            state.stm_index.add(page.id, vector)
+            state.stm_update(page)
+        for record, vector in zip(facts, vectors[len(pages) + len(stm) :], strict=True):
+            state.put_fact(record, vector)
+        for segment in state.segments.values():
+            if segment.id not in state.segment_index:
+                members = [state.page_index.get(p) for p in segment.page_ids if p in state.page_index]
+                if members:
+                    mean = np.mean(np.stack(members), axis=0).astype(np.float32)
+                    norm = float(np.linalg.norm(mean))
+                    state.put_segment(segment, mean / np.float32(norm) if norm > 0 else mean)
 
     def load_thread(self, state: UserState, thread_id: str) -> Step[list[DialoguePage]]:
         """Step: a thread's STM pages, oldest first (loaded with the user's state).

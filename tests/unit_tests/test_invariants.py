@@ -239,7 +239,10 @@ def nan_segment_vector(memory: MemoryOS) -> tuple[str, str]:
     seg = items(memory, "segments")[0]
     dim = decode_vector(seg.value["vector"]).shape[0]
     put(memory, ns(memory, "segments"), seg.key, dict(seg.value, vector=encode_vector(np.full(dim, np.nan))))
-    return f"segment {seg.key}: has a vector with non-finite values", f"segment {seg.key}: vector rebuilt"
+    return (
+        f"segment {seg.key}: stored without a usable vector",
+        f"segment {seg.key}: stored without a usable vector re-embedded and stored",
+    )
 
 
 def clock_behind(memory: MemoryOS) -> tuple[str, str]:
@@ -382,17 +385,34 @@ def test_capacity_repairs_follow_the_engine_rules(make_memory: MemoryFactory) ->
     assert reopened.check(USER) == []
 
 
-def test_an_unrepairable_page_vector_is_reported_not_hidden(make_memory: MemoryFactory) -> None:
+def test_rows_without_a_usable_vector_are_re_embedded_reported_and_stored_by_repair(
+    make_memory: MemoryFactory,
+) -> None:
+    """A corrupted vector never makes a user unreadable: the load re-embeds, check() reports, repair() stores."""
     memory = make_memory(CONFIG)
     populate(memory)
     page = items(memory, "pages")[0]
+    fact = items(memory, "facts", "user")[0]
+    stm = next(it for it in memory.store.search(ns(memory, "stm"), limit=100) if it.value.get("vector"))
     dim = decode_vector(page.value["vector"]).shape[0]
     put(memory, ns(memory, "pages"), page.key, dict(page.value, vector=encode_vector(np.full(dim, np.inf))))
-    problem = f"page {page.key}: has a vector with non-finite values"
-    assert memory.check(USER) == [problem]
-    assert memory.repair(USER) == [f"not repaired: {problem}"]
-    assert memory.check(USER) == [problem]
-    assert memory.retrieve("Where does Ana live?", user_id=USER, thread_id="t0").stm  # reading still works
+    put(memory, ns(memory, "facts", "user"), fact.key, {k: v for k, v in fact.value.items() if k != "vector"})
+    put(memory, stm.namespace, stm.key, dict(stm.value, vector=encode_vector(np.ones(dim + 3))))  # another model's size
+    problems = memory.check(USER)
+    assert sorted(p.split(":")[0] for p in problems) == sorted(
+        [f"page {page.key}", f"user fact {fact.key}", f"STM page {stm.key}"]
+    )
+    assert all("stored without a usable vector" in p for p in problems)
+    fixes = memory.repair(USER)
+    assert len(fixes) == 3 and all("re-embedded and stored" in f for f in fixes)
+    assert memory.check(USER) == []
+    stored = memory.store.get(ns(memory, "pages"), page.key)
+    assert stored is not None and np.all(np.isfinite(decode_vector(stored.value["vector"])))
+    # without repair(), the next write stores the new vectors too; reading works meanwhile
+    put(memory, ns(memory, "pages"), page.key, dict(page.value, vector=encode_vector(np.full(dim, np.nan))))
+    memory.repository.invalidate(USER)
+    assert memory.retrieve("Where does Ana live?", user_id=USER, thread_id="t0").stm  # a read that writes visits
+    assert memory.check(USER) == []
 
 
 # -- states held in memory (cache-only problems a store cannot hold) ----------------------
