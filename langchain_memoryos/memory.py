@@ -332,6 +332,27 @@ class MemoryOS:
         memory._closers.append(backend.close)
         return memory
 
+    @classmethod
+    async def afrom_postgres(cls, conn_string: str, **kwargs: Any) -> MemoryOS:
+        """Async twin of :meth:`from_postgres`: connects and migrates without blocking the event loop.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS.afrom_postgres(""))  # doctest: +IGNORE_EXCEPTION_DETAIL
+            Traceback (most recent call last):
+            ValueError: from_postgres needs a connection string ...
+        """
+        return await asyncio.to_thread(cls.from_postgres, conn_string, **kwargs)
+
+    async def asetup(self) -> None:
+        """Async twin of :meth:`setup`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().asetup())
+        """
+        await asyncio.to_thread(self.setup)
+
     def setup(self) -> None:
         """Create or migrate the store's tables (PostgreSQL and SQLite; a no-op for in-memory stores).
 

@@ -133,8 +133,8 @@ def test_async_use_and_setup_on_postgres(pg: str) -> None:
     import asyncio
 
     async def main() -> tuple[int, str, list[str]]:
-        async with MemoryOS.from_postgres(pg, setup=False) as memory:
-            memory.setup()  # idempotent, safe to run again
+        async with await MemoryOS.afrom_postgres(pg, setup=False) as memory:
+            await memory.asetup()  # idempotent, safe to run again
             await asyncio.gather(
                 *(memory.aadd_turn(f"Async note {i} about sailing.", "ok", user_id=f"as{i % 2}") for i in range(8))
             )
