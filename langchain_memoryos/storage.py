@@ -793,15 +793,26 @@ class MemoryRepository:
                 state.facts[kind][it.key] = MemoryRecord.from_dict(it.value)
             _index(state.fact_index[kind], items, state.load_problems, f"{kind} fact")
         stm_items.sort(key=lambda it: int(it.value.get("seq", 0)))
+        moved: list[DialoguePage] = []
         for it in stm_items:
             page = DialoguePage.from_dict(it.value)
             page.metadata.setdefault("_seq", int(it.value.get("seq", 0)))
-            state.stm.setdefault(page.thread_id, []).append(page)
+            thread = decode_label(it.namespace[3]) if len(it.namespace) > 3 else page.thread_id
+            if page.thread_id != thread:  # the namespace is where the row is: it decides
+                state.load_problems.append(
+                    f"STM page {it.key}: stored under thread {thread!r} but says {page.thread_id!r} (corrected)"
+                )
+                page.thread_id = thread
+                moved.append(page)
+            state.stm.setdefault(thread, []).append(page)
         _index(state.stm_index, stm_items, state.load_problems, "STM page")
         for key in state.stm_index.keys():
             state.stm_vectors[key] = state.stm_index.get(key)
         if state.load_problems:
             yield from self._heal(state)
+        for page in moved:
+            if page.id in state.stm_vectors:
+                state.stm_update(page)  # the row says its own thread again
         if singles[0]:
             state.persona = Persona.from_dict(singles[0][0].value)
             state.persona_stored = True
@@ -818,9 +829,6 @@ class MemoryRepository:
         flushed with the next write (or by ``repair()``); until then
         ``check()`` reports them. A corrupted row never makes a user unreadable.
         """
-        logger.warning(
-            "user %r: %d records stored without a usable vector; re-embedded", state.user_id, len(state.load_problems)
-        )
         limit = self.embed_chars
         pages = [p for p in state.pages.values() if p.id not in state.page_index]
         stm = [p for t in state.stm.values() for p in t if p.id not in state.stm_index]
@@ -828,6 +836,8 @@ class MemoryRepository:
             r for kind in ("user", "agent") for r in state.facts[kind].values() if r.id not in state.fact_index[kind]
         ]
         texts = [p.embedding_text[:limit] for p in pages + stm] + [r.summary[:limit] for r in facts]
+        if texts:
+            logger.warning("user %r: %d records stored without a usable vector: re-embedded", state.user_id, len(texts))
         vectors = list((yield Embed(tuple(texts)))) if texts else []
         for page, vector in zip(pages, vectors[: len(pages)], strict=True):
             state.put_page(page, vector)

@@ -462,3 +462,17 @@ def test_repair_is_buffered_for_the_callers_flush() -> None:
     namespaces = {op.namespace[-1] for op in state.take_ops()}  # type: ignore[union-attr]
     assert namespaces == {"segments", "pages"}
     assert state.pages["p_1"].segment_id == "s_1" and state.segments["s_1"].page_ids == ["p_1"]
+
+
+def test_an_stm_row_whose_thread_disagrees_with_its_namespace_is_corrected(make_memory: MemoryFactory) -> None:
+    memory = make_memory(CONFIG)
+    populate(memory)
+    row = next(it for it in memory.store.search(ns(memory, "stm"), limit=100) if it.value.get("vector"))
+    thread = row.namespace[-1]
+    put(memory, row.namespace, row.key, dict(row.value, thread_id="elsewhere"))
+    problems = memory.check(USER)
+    assert problems == [f"STM page {row.key}: stored under thread {thread!r} but says 'elsewhere' (corrected)"]
+    assert any(p.id == row.key for p in memory.get_stm(USER, thread))  # still in its own thread's STM
+    assert len(memory.repair(USER)) == 1 and memory.check(USER) == []
+    fixed = memory.store.get(row.namespace, row.key)
+    assert fixed is not None and fixed.value["thread_id"] == thread
