@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -46,6 +47,14 @@ def _require() -> Any:
             f"({exc.name} is missing)."
         ) from exc
     return psycopg, psycopg_pool, PostgresStore
+
+
+def _migrated(conn: Any, migrations: int) -> bool:
+    """Whether the store's migrations are all applied (no lock needed to look)."""
+    if conn.execute("SELECT to_regclass('store_migrations') AS t").fetchone()["t"] is None:
+        return False
+    row = conn.execute("SELECT max(v) AS v FROM store_migrations").fetchone()
+    return row["v"] is not None and int(row["v"]) >= migrations - 1
 
 
 def advisory_key(user_id: str) -> int:
@@ -111,13 +120,25 @@ class PostgresBackend:
         self.conn_string = conn_string
 
     def setup(self) -> None:
-        """Create or migrate the store's tables (idempotent; safe from several processes at once)."""
+        """Create or migrate the store's tables (idempotent; safe from several processes at once).
+
+        A database that is already migrated is left alone without taking any
+        lock. Otherwise one process migrates while the others wait for it by
+        polling ``pg_try_advisory_lock``: a migration runs ``CREATE INDEX
+        CONCURRENTLY``, which waits for every open transaction, so a process
+        blocked inside ``pg_advisory_lock`` would deadlock with it.
+        """
         psycopg, _, PostgresStore = _require()
         from psycopg.rows import dict_row
 
         # migrations use CREATE INDEX CONCURRENTLY: they need autocommit
         with psycopg.connect(self.conn_string, autocommit=True, prepare_threshold=0, row_factory=dict_row) as conn:
-            conn.execute("SELECT pg_advisory_lock(%s, %s)", (_LOCK_SPACE, _SETUP_KEY))
+            if _migrated(conn, len(PostgresStore.MIGRATIONS)):
+                return
+            while not conn.execute("SELECT pg_try_advisory_lock(%s, %s) AS ok", (_LOCK_SPACE, _SETUP_KEY)).fetchone()[
+                "ok"
+            ]:
+                time.sleep(0.05)
             try:
                 PostgresStore(conn).setup()
             finally:

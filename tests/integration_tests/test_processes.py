@@ -150,3 +150,32 @@ def test_from_postgres_errors_are_clear() -> None:
         MemoryOS.from_postgres("  ")
     with pytest.raises(ConnectionError, match="127.0.0.1"):  # nothing listens there: the server's address named
         MemoryOS.from_postgres("postgresql://postgres@127.0.0.1:1/none?connect_timeout=2")
+
+
+def test_many_processes_open_a_fresh_database_at_once(pg: str) -> None:
+    """Eight processes run the migrations of a new database together: one migrates, none deadlocks."""
+    import uuid
+
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    name = f"memoryos_fresh_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(pg, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    url = make_conninfo(**{**conninfo_to_dict(pg), "dbname": name})
+    code = "import sys; from langchain_memoryos import MemoryOS; MemoryOS.from_postgres(sys.argv[1]).close()"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    try:
+        procs = [
+            subprocess.Popen([sys.executable, "-c", code, url], stderr=subprocess.PIPE, text=True, env=env)
+            for _ in range(8)
+        ]
+        for p in procs:
+            _, err = p.communicate(timeout=300)
+            assert p.returncode == 0, err[-2000:]
+        with MemoryOS.from_postgres(url) as memory:
+            memory.add_turn("Fresh database.", "ok", user_id="u")
+            assert memory.check("u") == []
+    finally:
+        with psycopg.connect(pg, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
