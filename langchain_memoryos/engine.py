@@ -129,6 +129,7 @@ class TurnWrite:
     Attributes:
         user_id, thread_id, user_input, agent_response, timestamp, metadata, turn_id: the request.
         report: what happened (returned by ``add_turn``).
+        page: the page the turn adds (built once, by :func:`turn_page`).
         vector: the page's embedding, when :func:`embed_turn` computed it before
             the user's lock was taken (else ``stm_append`` computes it).
         lease: the user's write lock while the turn is written (taken by the
@@ -154,6 +155,7 @@ class TurnWrite:
     metadata: Mapping[str, Any] | None
     turn_id: str | None
     report: WriteReport = field(default_factory=lambda: WriteReport(page_id=""))
+    page: DialoguePage | None = None
     vector: Vector | None = None
     lease: UserLease | None = None
     state: UserState | None = None
@@ -223,12 +225,14 @@ def stage_stm_append(repo: MemoryRepository, settings: EngineSettings, t: TurnWr
 
 
 def turn_page(t: TurnWrite) -> DialoguePage:
-    """The page a turn adds to STM (its key derives from the turn, so a replay finds it).
+    """The page a turn adds to STM (its key derives from the turn, so a replay finds it); built once per turn.
 
     Example:
         >>> turn_page(TurnWrite("u", "t", "hi", "hello", 0, None, "t1")).metadata
         {'turn_id': 't1'}
     """
+    if t.page is not None:
+        return t.page
     ts = ensure_utc(t.timestamp)
     page = DialoguePage(
         id=page_key(t.thread_id, t.turn_id, ts.isoformat(), t.user_input, t.agent_response),
@@ -240,6 +244,7 @@ def turn_page(t: TurnWrite) -> DialoguePage:
     )
     if t.turn_id is not None:
         page.metadata.setdefault("turn_id", t.turn_id)
+    t.page = page
     return page
 
 
