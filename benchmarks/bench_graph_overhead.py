@@ -3,7 +3,7 @@
 Two memories with the same settings receive the same turns; for each turn,
 one runs ``MemoryOS.add_turn`` (the compiled ``write_graph``) and the other
 runs the same stages through ``engine.add_turn`` (a plain loop over
-``run_stage``), under the same lock. The per-turn difference is the graph's
+``run_stage``), which take the same lock. The per-turn difference is the graph's
 overhead; its median is the figure (target: < 2 ms p50). The order of the two
 calls alternates per turn, so drift on a noisy machine cancels.
 
@@ -69,7 +69,7 @@ def main() -> int:
                 turn_id=turn.turn_id,
             )
             start = time.perf_counter()
-            direct._run("u", step)
+            direct._drive("u", step)  # the step takes the user's lock itself
             return (time.perf_counter() - start) * 1000
 
         if i % 2:

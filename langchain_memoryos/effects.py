@@ -12,8 +12,9 @@ places that perform the IO, with ``store.batch`` / ``store.abatch``,
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Generator
-from dataclasses import dataclass, field
+import copy
+from collections.abc import Awaitable, Callable, Generator
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import numpy as np
@@ -23,7 +24,20 @@ from langgraph.store.base import BaseStore, Op
 from langchain_memoryos.controllers.base import MemoryController
 from langchain_memoryos.embeddings import aencode_texts, encode_texts
 
-__all__ = ["Control", "Effect", "Embed", "Parallel", "Services", "Step", "StoreBatch", "run_async", "run_sync"]
+__all__ = [
+    "Control",
+    "Effect",
+    "Embed",
+    "Judgements",
+    "Lock",
+    "Parallel",
+    "Services",
+    "Step",
+    "StoreBatch",
+    "judged",
+    "run_async",
+    "run_sync",
+]
 
 T = TypeVar("T")
 
@@ -56,6 +70,10 @@ class Embed:
 class Control:
     """Call the controller method ``method`` (or its ``a``-twin when async).
 
+    ``offline=True`` asks the memory's offline controller instead (the
+    controller itself when it is local, else its fallback): a judgement that
+    must be made while the user's lock is held is never a model call.
+
     Example:
         >>> Control("fuse", ()).method
         'fuse'
@@ -63,6 +81,19 @@ class Control:
 
     method: str
     args: tuple[Any, ...] = field(default_factory=tuple)
+    offline: bool = False
+
+
+@dataclass(frozen=True)
+class Lock:
+    """Take the user's write lock; the result is a held lease (``release()`` it, or use it in ``with``).
+
+    Example:
+        >>> Lock("u1").user_id
+        'u1'
+    """
+
+    user_id: str
 
 
 @dataclass(frozen=True)
@@ -80,7 +111,7 @@ class Parallel:
     controls: tuple[Control, ...]
 
 
-Effect = StoreBatch | Embed | Control | Parallel
+Effect = StoreBatch | Embed | Control | Parallel | Lock
 Step = Generator[Effect, Any, T]
 
 
@@ -88,15 +119,134 @@ Step = Generator[Effect, Any, T]
 class Services:
     """What the drivers perform effects with.
 
+    Attributes:
+        store: the LangGraph store.
+        embeddings: the encoder.
+        controller: the judgement maker.
+        offline: the controller for judgements made under the user's lock
+            (``Control(offline=True)``): local, never a model call.
+        lease, alease: take a user's write lock (for :class:`Lock`).
+
     Example:
-        >>> Services  # doctest: +ELLIPSIS
-        <class '...Services'>
+        >>> def step():
+        ...     return (yield Lock("u"))
+        >>> services = Services(None, None, None, lease=lambda user: f"lease of {user}")  # type: ignore[arg-type]
+        >>> run_sync(step(), services)
+        'lease of u'
     """
 
     store: BaseStore
     embeddings: Embeddings
     controller: MemoryController
+    offline: MemoryController | None = None
+    lease: Callable[[str], Any] | None = None
+    alease: Callable[[str], Awaitable[Any]] | None = None
     _async_store: bool | None = None
+
+    def judge(self, control: Control) -> Any:
+        """The controller that answers ``control``."""
+        return self.offline if control.offline and self.offline is not None else self.controller
+
+
+@dataclass
+class Judgements:
+    """The answers one write got from its controller, by request.
+
+    A write that has to run again (the user moved while its judgements were
+    being made) reuses the answers to the same requests instead of asking the
+    model again. With ``calls=False`` a request without an answer is decided by
+    the offline controller (``Control(offline=True)``) and counted as a
+    fallback: this is how a write that runs under the user's lock never waits
+    for a model.
+
+    Example:
+        >>> j = Judgements()
+        >>> def step():
+        ...     return (yield Control("fuse", ("a",))), (yield Control("fuse", ("a",)))
+        >>> class Echo:
+        ...     calls = 0
+        ...     def fuse(self, text):
+        ...         Echo.calls += 1
+        ...         return text.upper()
+        >>> run_sync(judged(step(), j), Services(None, None, Echo())), Echo.calls  # type: ignore[arg-type]
+        (('A', 'A'), 1)
+    """
+
+    answers: dict[str, Any] = field(default_factory=dict)
+    calls: bool = True
+
+
+def _request_key(control: Control) -> str:
+    # the request's full value: the same request made on the same records gets the same answer
+    return control.method + repr(control.args)
+
+
+def _answered(value: Any) -> Any:
+    return copy.deepcopy(value)  # the stages may change what they receive; the kept answer stays as it was
+
+
+def _as_fallback(value: Any) -> Any:
+    usage = getattr(value, "usage", None)
+    if usage is not None and hasattr(usage, "fallback"):
+        usage.fallback = True
+    return value
+
+
+def judged(step: Step[T], judgements: Judgements) -> Step[T]:
+    """Run ``step`` with its controller judgements answered from, and recorded in, ``judgements``.
+
+    Args:
+        step: the step.
+        judgements: the write's answers so far (updated in place).
+
+    Returns:
+        The step, as a step.
+
+    Example:
+        >>> j = Judgements(answers={"fuse('a',)": "kept"}, calls=False)
+        >>> def step():
+        ...     return (yield Control("fuse", ("a",)))
+        >>> run_sync(judged(step(), j), Services(None, None, None))  # type: ignore[arg-type]
+        'kept'
+    """
+    result: Any = None
+    error: Exception | None = None
+    while True:
+        try:
+            effect = step.throw(error) if error is not None else step.send(result)
+        except StopIteration as stop:
+            return stop.value  # type: ignore[no-any-return]
+        error = None
+        try:
+            if isinstance(effect, Control):
+                result = (yield from _judge_all((effect,), judgements))[0]
+            elif isinstance(effect, Parallel):
+                result = yield from _judge_all(effect.controls, judgements)
+            else:
+                result = yield effect
+        except Exception as exc:  # noqa: BLE001 - raised inside the step, which may handle it
+            result, error = None, exc
+
+
+def _judge_all(controls: tuple[Control, ...], judgements: Judgements) -> Step[list[Any]]:
+    keys = [_request_key(c) for c in controls]
+    missing = [i for i, k in enumerate(keys) if k not in judgements.answers]
+    asked = tuple(replace(controls[i], offline=True) if not judgements.calls else controls[i] for i in missing)
+    answers: list[Any] = []
+    if len(asked) == 1:
+        answers = [(yield asked[0])]
+    elif asked:
+        answers = list((yield Parallel(asked)))
+    out: list[Any] = [None] * len(controls)
+    for i, answer in zip(missing, answers, strict=True):
+        if not judgements.calls:
+            answer = _as_fallback(answer)
+        judgements.answers[keys[i]] = _answered(answer)
+        out[i] = answer
+    for i, key in enumerate(keys):
+        if i not in missing:
+            out[i] = _answered(judgements.answers[key])
+    return out
 
 
 def run_sync(step: Step[T], services: Services) -> T:
@@ -137,8 +287,12 @@ def _perform_sync(effect: Effect, services: Services) -> Any:
             return np.zeros((0, 1), dtype=np.float32)
         return encode_texts(services.embeddings, effect.texts)
     if isinstance(effect, Parallel):
-        return [getattr(services.controller, c.method)(*c.args) for c in effect.controls]
-    method = getattr(services.controller, effect.method)
+        return [getattr(services.judge(c), c.method)(*c.args) for c in effect.controls]
+    if isinstance(effect, Lock):
+        if services.lease is None:
+            raise RuntimeError("no lock service: Services(lease=...) is needed to take a user's lock")
+        return services.lease(effect.user_id)
+    method = getattr(services.judge(effect), effect.method)
     return method(*effect.args)
 
 
@@ -194,7 +348,11 @@ async def _perform_async(effect: Effect, services: Services) -> Any:
             return np.zeros((0, 1), dtype=np.float32)
         return await aencode_texts(services.embeddings, effect.texts)
     if isinstance(effect, Parallel):
-        calls = [getattr(services.controller, "a" + c.method)(*c.args) for c in effect.controls]
+        calls = [getattr(services.judge(c), "a" + c.method)(*c.args) for c in effect.controls]
         return list(await asyncio.gather(*calls))
-    method = getattr(services.controller, "a" + effect.method)
+    if isinstance(effect, Lock):
+        if services.alease is None:
+            raise RuntimeError("no lock service: Services(alease=...) is needed to take a user's lock")
+        return await services.alease(effect.user_id)
+    method = getattr(services.judge(effect), "a" + effect.method)
     return await method(*effect.args)

@@ -30,11 +30,12 @@ from langchain_memoryos.amu import (
 )
 from langchain_memoryos.config import MemoryOSConfig, ModelThresholds
 from langchain_memoryos.controllers.base import PageAnalysis, PromotionResult, count_usage
-from langchain_memoryos.effects import Control, Embed, Step, StoreBatch
+from langchain_memoryos.effects import Control, Embed, Judgements, Lock, Step, StoreBatch, judged
 from langchain_memoryos.keywords import merge_keywords
 from langchain_memoryos.schema import DialoguePage, MemoryRecord, Segment, WriteReport, ensure_utc
 from langchain_memoryos.scoring import f_score, gate, heat, recency
 from langchain_memoryos.storage import MemoryRepository, UserLease, UserState, page_key
+from langchain_memoryos.unit_of_work import MAX_ATTEMPTS, commit_fork, fork_user
 from langchain_memoryos.vector_index import Vector
 
 __all__ = ["WRITE_STAGES", "EngineSettings", "TurnWrite", "add_turn", "run_stage", "segment_heat"]
@@ -141,6 +142,20 @@ class TurnWrite:
         records: the promoted segment's records still to write.
         write: the record going through the AMU stages.
         next: the next stage (a node name, or ``"done"``).
+        optimistic: judge without the user's lock (the controller may call a
+            model): the stages run on a private copy of the user's state,
+            which is committed only if the user did not move meanwhile;
+            otherwise the turn runs again on the new state, reusing the
+            answers to the same requests (``judgements``). After
+            :data:`MAX_ATTEMPTS` such runs it runs under the lock, and a
+            request still unanswered is decided offline. ``False``: the whole
+            turn runs under the lock (a local controller, as the offline
+            default, makes no model call).
+        judgements: the controller's answers so far, by request.
+        base: the revision of the user's state the private copy was taken from
+            (``None``: the turn works on the cached state, under its lease).
+        attempts: how many times the turn found the user moved at commit.
+        queued: a background write (its worker must not wait for its own queue).
 
     Example:
         >>> TurnWrite("u", "t", "hi", "hello", None, None, None).next
@@ -165,12 +180,68 @@ class TurnWrite:
     records: list[RecordWrite] = field(default_factory=list)
     write: RecordWrite | None = None
     next: str = "stm_append"
+    optimistic: bool = False
+    judgements: Judgements = field(default_factory=Judgements)
+    base: int | None = None
+    attempts: int = 0
+    queued: bool = False
 
     @property
     def user(self) -> UserState:
         """The loaded user state (after ``stm_append``)."""
         assert self.state is not None, "stm_append loads the user state first"
         return self.state
+
+    def restart(self) -> None:
+        """Start the turn again from ``stm_append`` (the user moved): keep the request, vector and judgements."""
+        self.attempts += 1
+        self.judgements.calls = self.attempts < MAX_ATTEMPTS
+        self.report = WriteReport(page_id="")
+        self.page = None
+        self.state, self.base = None, None
+        self.moving, self.current, self.created, self.records, self.write = [], None, "", [], None
+        self.next = "stm_append"
+
+
+def open_turn(repo: MemoryRepository, t: TurnWrite) -> Step[UserState]:
+    """Step: the state a turn works on: a private copy of the user (optimistic), else the user under its lease.
+
+    The lock is held only to load (and copy) the user: never while a model
+    is asked (see :mod:`langchain_memoryos.unit_of_work`).
+
+    Example:
+        >>> from langchain_memoryos.effects import Services, run_sync
+        >>> from langgraph.store.memory import InMemoryStore
+        >>> repo = MemoryRepository(2)
+        >>> t = TurnWrite("u", "t", "hi", "", None, None, None, optimistic=True)
+        >>> services = Services(InMemoryStore(), None, None, lease=repo.lease)  # type: ignore[arg-type]
+        >>> state = run_sync(open_turn(repo, t), services)
+        >>> state is repo.cached("u"), t.base == repo.cached("u").revision, t.lease is None
+        (False, True, True)
+    """
+    if t.optimistic and t.judgements.calls:
+        t.state, t.base = yield from fork_user(repo, t.user_id)
+    else:
+        if t.lease is None:
+            t.lease = yield Lock(t.user_id)
+        t.state = yield from repo.load(t.user_id)
+    return t.state
+
+
+def commit_turn(repo: MemoryRepository, t: TurnWrite) -> Step[None]:
+    """Step: store the turn's writes in one batch, or restart the turn when the user moved meanwhile.
+
+    A turn that worked under its lease flushes its writes and releases the
+    lease. A turn that worked on a private copy commits it only if the user's
+    revision is the one it copied (:func:`~langchain_memoryos.unit_of_work.commit_fork`);
+    else it starts again from ``stm_append`` (:meth:`TurnWrite.restart`).
+    """
+    if t.base is None:
+        yield StoreBatch(t.user.take_ops())
+        if t.lease is not None:
+            t.lease.release()
+    elif not (yield from commit_fork(repo, t.user, t.base)):
+        t.restart()
 
 
 def _after_mtm(t: TurnWrite, settings: EngineSettings) -> str:
@@ -204,8 +275,7 @@ def stage_stm_append(repo: MemoryRepository, settings: EngineSettings, t: TurnWr
     """
     config = settings.config
     page = turn_page(t)
-    state = yield from repo.load(t.user_id)
-    t.state = state
+    state = t.state if t.state is not None else (yield from open_turn(repo, t))
     stm = yield from repo.load_thread(state, t.thread_id)
     t.report.page_id = page.id
     if page.id in state.pages or any(p.id == page.id for p in stm):
@@ -457,6 +527,12 @@ def run_stage(repo: MemoryRepository, settings: EngineSettings, t: TurnWrite) ->
         >>> run_stage  # doctest: +ELLIPSIS
         <function run_stage at ...>
     """
+    yield from judged(_stage(repo, settings, t), t.judgements)
+    if t.next == "done" and t.state is not None:
+        yield from commit_turn(repo, t)
+
+
+def _stage(repo: MemoryRepository, settings: EngineSettings, t: TurnWrite) -> Step[None]:
     stage = t.next
     if stage == "stm_append":
         yield from stage_stm_append(repo, settings, t)
@@ -478,8 +554,6 @@ def run_stage(repo: MemoryRepository, settings: EngineSettings, t: TurnWrite) ->
         yield from stage_lpm_commit(settings, t)
     else:
         raise ValueError(f"unknown write stage {stage!r}")
-    if t.next == "done" and t.state is not None:
-        yield StoreBatch(t.state.take_ops())
 
 
 def add_turn(
@@ -493,6 +567,7 @@ def add_turn(
     timestamp: Any,
     metadata: Mapping[str, Any] | None,
     turn_id: str | None,
+    optimistic: bool = False,
 ) -> Step[WriteReport]:
     """Step: store one exchange and run everything it triggers, stage by stage.
 
@@ -508,10 +583,15 @@ def add_turn(
         >>> add_turn  # doctest: +ELLIPSIS
         <function add_turn at ...>
     """
-    t = TurnWrite(user_id, thread_id, user_input, agent_response, timestamp, metadata, turn_id)
+    t = TurnWrite(user_id, thread_id, user_input, agent_response, timestamp, metadata, turn_id, optimistic=optimistic)
     yield from embed_turn(settings, t)
-    while t.next != "done":
-        yield from run_stage(repo, settings, t)
+    try:
+        while t.next != "done":
+            yield from run_stage(repo, settings, t)
+    except BaseException:
+        if t.lease is not None:
+            t.lease.fail()
+        raise
     return t.report
 
 

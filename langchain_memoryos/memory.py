@@ -51,6 +51,7 @@ from langchain_memoryos.storage import (
     decode_label,
     encode_label,
 )
+from langchain_memoryos.unit_of_work import write_user
 
 __all__ = ["MemoryOS"]
 
@@ -231,7 +232,20 @@ class MemoryOS:
         self.repository = MemoryRepository(
             _dimension(self.embeddings), locks=process_locks, embed_chars=self.config.max_embedding_chars
         )
-        self._services = Services(self.store, self.embeddings, self.controller)
+        #: judgements made under the user's lock are never model calls: the controller itself when it is local
+        #: (the offline default), else its fallback
+        self._local = bool(getattr(controller, "local", False))
+        offline = controller if self._local else getattr(controller, "fallback", None)
+        if offline is None:
+            offline = HeuristicController(self.settings.thresholds, page_keywords=self.config.page_keywords)
+        self._services = Services(
+            self.store,
+            self.embeddings,
+            self.controller,
+            offline=offline,
+            lease=self.repository.lease,
+            alease=self.repository.alease,
+        )
         self._closers: list[Callable[[], None]] = []
         self._write_graph: Any = None
         if write_mode not in ("sync", "background"):
@@ -419,7 +433,7 @@ class MemoryOS:
             from langchain_memoryos.graph.write import build_write_graph
 
             self._write_graph = build_write_graph(
-                self.repository, self.settings, self._services, self._turn_from, self._lease, self._alease
+                self.repository, self.settings, self._services, self._turn_from, self._settle_turn, self._asettle_turn
             )
         return self._write_graph
 
@@ -490,22 +504,31 @@ class MemoryOS:
     # -- background writes -------------------------------------------------------
     def _write_turn(self, user: str, turn: TurnWrite) -> None:
         run_sync(embed_turn(self.settings, turn), self._services)  # the encoder never holds the user's lock
-        turn.lease = self.repository.lease(user)  # not _lease: a background worker must not wait for its own queue
-        self._invoke(self.write_graph, "turn", turn)
+        self._invoke(self.write_graph, "turn", turn)  # stm_append takes the lock (never during a model call)
 
     def _queue(self, user: str, turn: TurnWrite) -> WriteReport:
         assert self._writer is not None
+        turn.queued = True
         self._writer.submit(user, lambda: self._write_turn(user, turn))
         return WriteReport(page_id=turn_page(turn).id, queued=True)
 
     def _settle(self, user: str) -> None:
-        """Wait for the user's queued turns (background mode), so reads see them."""
+        """Wait for the user's queued turns (background mode), so reads see them; never from the writer itself."""
         if self._writer is not None and self._writer.pending(user):
             self._writer.wait(user)
 
     async def _asettle(self, user: str) -> None:
         if self._writer is not None and self._writer.pending(user):
             await asyncio.to_thread(self._writer.wait, user)
+
+    def _settle_turn(self, turn: TurnWrite) -> None:
+        """Before a turn through the write graph: wait for the user's queued turns, unless it is one of them."""
+        if not turn.queued:
+            self._settle(turn.user_id)
+
+    async def _asettle_turn(self, turn: TurnWrite) -> None:
+        if not turn.queued:
+            await self._asettle(turn.user_id)
 
     def flush(self, user_id: str | None = None) -> None:
         """Wait until queued background writes are stored (all users, or one).
@@ -535,6 +558,15 @@ class MemoryOS:
             await asyncio.to_thread(self.flush, user_id)
 
     # -- drivers -----------------------------------------------------------------
+    def _drive(self, user_id: str, step: Step[T]) -> T:
+        """Run a step that takes the user's lock itself (``Lock`` effects), after the user's queued writes."""
+        self._settle(user_id)
+        return run_sync(step, self._services)
+
+    async def _adrive(self, user_id: str, step: Step[T]) -> T:
+        await self._asettle(user_id)
+        return await run_async(step, self._services)
+
     def _run(self, user_id: str, step: Step[T]) -> T:
         self._settle(user_id)
         with self.repository.locked(user_id):  # drops the cached state on an error
@@ -566,7 +598,7 @@ class MemoryOS:
             raise TypeError("metadata must be a mapping (e.g. {'source_id': 'D1:3'}).")
         ts = ensure_utc(timestamp)
         meta = _clean_value(metadata) if metadata is not None else None
-        return user, TurnWrite(user, thread, ui, ar, ts, meta, turn_id)
+        return user, TurnWrite(user, thread, ui, ar, ts, meta, turn_id, optimistic=not self._local)
 
     def _add_fact_step(
         self, text: Any, user_id: Any, kind: Any, timestamp: Any, source: str
@@ -578,8 +610,7 @@ class MemoryOS:
             raise ValueError("add_fact needs a non-empty fact text.")
         when = ensure_utc(timestamp) if timestamp is not None else None
 
-        def step() -> Step[list[WriteEvent]]:
-            state = yield from self.repository.load(user)
+        def work(state: UserState) -> Step[list[WriteEvent]]:
             parsed: ParsedRecords = yield Control("parse_records", (body, fact_kind))
             count_usage(state, "parse_records", parsed.usage)
             now = when or state.clock or ensure_utc(None)
@@ -590,10 +621,9 @@ class MemoryOS:
             for record in records:
                 record.kind = fact_kind
                 events += yield from write_record(state, record, self.settings.amu, now=now, source=source)
-            yield StoreBatch(state.take_ops())
             return events
 
-        return user, step()
+        return user, write_user(self.repository, user, work, optimistic=not self._local)
 
     def _correction_step(self, user_id: Any, fact_id: Any, summary: str | None) -> tuple[str, Step[WriteEvent]]:
         user = _check_user(user_id)
@@ -779,7 +809,7 @@ class MemoryOS:
             ['updated']
         """
         user, step = self._add_fact_step(text, user_id, kind, timestamp, source)
-        return self._run(user, step)
+        return self._drive(user, step)
 
     async def aadd_fact(
         self, text: str, *, user_id: str, kind: FactKindArg = "user", timestamp: Any = None, source: str = "add_fact"
@@ -792,7 +822,7 @@ class MemoryOS:
             ['stored']
         """
         user, step = self._add_fact_step(text, user_id, kind, timestamp, source)
-        return await self._arun(user, step)
+        return await self._adrive(user, step)
 
     def update_fact(self, user_id: str, fact_id: str, summary: str) -> WriteEvent:
         """Correct a user fact or agent trait: new summary, re-embedded.

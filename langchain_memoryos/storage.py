@@ -20,7 +20,9 @@ operation, so on SQL stores a turn is one transaction.
 from __future__ import annotations
 
 import asyncio
+import copy
 import hashlib
+import itertools
 import logging
 import threading
 import uuid
@@ -61,6 +63,14 @@ __all__ = [
 
 ROOT = "memoryos"
 _PAGE_SIZE = 1000
+
+#: Revisions of cached user states: every load and every flushed write takes the next one, so a writer that
+#: worked on a copy can tell, at commit, whether the user moved since it took the copy.
+_revisions = itertools.count(1)
+
+
+def _next_revision() -> int:
+    return next(_revisions)
 
 
 def encode_label(value: str) -> str:
@@ -156,6 +166,7 @@ class UserState:
     shared: bool = False
     version: str | None = None
     load_problems: list[str] = field(default_factory=list)
+    revision: int = field(default_factory=_next_revision)
     page_index: VectorIndex = field(init=False)
     segment_index: VectorIndex = field(init=False)
     fact_index: dict[str, VectorIndex] = field(init=False)
@@ -234,8 +245,24 @@ class UserState:
             self._put(self.ns("version"), "v", {"v": self.version})
         if self.pending:
             self.load_problems.clear()  # the rewrites of records loaded without a usable vector go with this flush
+            self.revision = _next_revision()
         ops, self.pending = tuple(self.pending), []
         return ops
+
+    def fork(self) -> UserState:
+        """A private working copy: records, caches and write buffer, sharing nothing mutable.
+
+        A writer whose judgements may be slow (a model call) works on a fork
+        without holding the user's lock, then commits it only if the user has
+        not moved meanwhile (:meth:`MemoryRepository.install`).
+
+        Example:
+            >>> s = UserState(user_id="u", label="u", dimension=2)
+            >>> twin = s.fork(); twin.meta["clock"] = "2024-01-01T00:00:00+00:00"
+            >>> s.clock is None, twin.clock.year, twin.revision == s.revision
+            (True, 2024, True)
+        """
+        return copy.deepcopy(self)
 
     # -- clock and counters -------------------------------------------------
     @property
@@ -741,6 +768,25 @@ class MemoryRepository:
             yield
 
     # -- cache ---------------------------------------------------------------
+    def install(self, state: UserState) -> None:
+        """Make a committed working copy (:meth:`UserState.fork`) the user's cached state.
+
+        Example:
+            >>> repo = MemoryRepository(2); s = UserState(user_id="u", label="u", dimension=2)
+            >>> repo.install(s); repo.cached("u") is s
+            True
+        """
+        self._states[state.user_id] = state
+
+    def cached(self, user_id: str) -> UserState | None:
+        """The user's cached state, if any (no store access).
+
+        Example:
+            >>> MemoryRepository(2).cached("u") is None
+            True
+        """
+        return self._states.get(user_id)
+
     def invalidate(self, user_id: str) -> None:
         """Forget the cached state of a user (it is reloaded from the store).
 

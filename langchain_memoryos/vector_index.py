@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import threading
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import faiss
 import numpy as np
@@ -77,6 +78,25 @@ class VectorIndex:
 
     def __len__(self) -> int:
         return len(self._ids)
+
+    def copy(self) -> VectorIndex:
+        """An independent copy (a writer's private working copy of a user's cache).
+
+        Example:
+            >>> idx = VectorIndex(2); idx.add("a", np.ones(2, dtype=np.float32))
+            >>> twin = idx.copy(); twin.remove(["a"]); len(idx), len(twin)
+            (1, 0)
+        """
+        twin = VectorIndex.__new__(VectorIndex)
+        twin.dimension = self.dimension
+        twin._lock = threading.Lock()
+        with self._lock:
+            twin._index = faiss.clone_index(self._index)  # type: ignore[assignment]
+            twin._ids, twin._keys, twin._next = dict(self._ids), dict(self._keys), self._next
+        return twin
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> VectorIndex:
+        return self.copy()
 
     def __contains__(self, key: object) -> bool:
         return key in self._ids

@@ -106,6 +106,9 @@ class HeuristicController(BaseController):
     """
 
     name = "heuristic"
+    #: its judgements are computed in process with no IO, so a write may make them under the user's lock
+    #: (a controller without ``local = True`` is treated as one that calls a model)
+    local = True
 
     def __init__(self, thresholds: ModelThresholds | None = None, *, page_keywords: int = 8) -> None:
         self.thresholds = thresholds or MODEL_THRESHOLDS["all-MiniLM-L6-v2"]

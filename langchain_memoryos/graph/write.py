@@ -76,6 +76,10 @@ class WriteState(TypedDict, total=False):
 #: Takes the user's write lock for a run (sync, async); ``MemoryOS`` first waits for the user's queued writes.
 Acquire = Callable[[str], UserLease]
 AAcquire = Callable[[str], Awaitable[UserLease]]
+#: Prepares a turn before its run (``MemoryOS`` waits for the user's queued writes); the write stages take the
+#: user's lock themselves, only around store work (:mod:`langchain_memoryos.unit_of_work`).
+Settle = Callable[[TurnWrite], None]
+ASettle = Callable[[TurnWrite], Awaitable[None]]
 
 
 class StageNode(Runnable[WriteState, dict[str, Any]]):
@@ -129,7 +133,11 @@ class StageNode(Runnable[WriteState, dict[str, Any]]):
 
 
 class EntryNode(StageNode):
-    """The first node: builds the run's payload from plain fields when it was not given and takes the user's lease.
+    """The first node: builds the run's payload from plain fields when it was not given, then prepares it.
+
+    ``acquire`` / ``aacquire`` prepare the payload: the read graph's take the
+    user's lease for the run; the write graph's wait for the user's queued
+    writes (its stages take the lock themselves).
 
     Example:
         >>> node = EntryNode("stm_append", lambda t: iter(()), None, "turn", None, None, None)  # type: ignore[arg-type]
@@ -159,17 +167,21 @@ class EntryNode(StageNode):
         return {**input, self._key: payload}, payload
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
-        """Build the payload if needed, take the lease, run the stage with blocking IO."""
+        """Build the payload if needed, prepare it, run the stage with blocking IO."""
         state, payload = self._prepare(input, config)
-        if payload.lease is None:
+        if isinstance(payload, TurnWrite):
+            self._acquire(payload)  # type: ignore[arg-type]
+        elif payload.lease is None:
             payload.lease = self._acquire(payload.user_id)
         StageNode.invoke(self, state, config)
         return self._out(payload, {self._key: payload, **self._extra(payload)})
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
-        """Build the payload if needed, take the lease, run the stage with async IO."""
+        """Build the payload if needed, prepare it, run the stage with async IO."""
         state, payload = self._prepare(input, config)
-        if payload.lease is None:
+        if isinstance(payload, TurnWrite):
+            await self._aacquire(payload)  # type: ignore[arg-type]
+        elif payload.lease is None:
             payload.lease = await self._aacquire(payload.user_id)
         await StageNode.ainvoke(self, state, config)
         return self._out(payload, {self._key: payload, **self._extra(payload)})
@@ -203,16 +215,18 @@ def build_write_graph(
     settings: EngineSettings,
     services: Services,
     make_turn: Callable[[Any, RunnableConfig | None], TurnWrite],
-    acquire: Acquire,
-    aacquire: AAcquire,
+    settle: Settle,
+    asettle: ASettle,
 ) -> Any:
     """Compile the write graph for one memory's repository, settings and services.
 
     ``make_turn(state, config)`` builds the turn from plain fields (validated,
-    user resolved from the run) when the input has no ``turn``;
-    ``acquire`` / ``aacquire`` take the user's lease when the turn holds none,
-    so that turns of one user never interleave, even when the graph runs as
-    a subgraph of the user's own graph.
+    user resolved from the run) when the input has no ``turn``; ``settle`` /
+    ``asettle`` run before the turn (``MemoryOS`` waits for the user's queued
+    writes). The stages take the user's lock through ``services`` around
+    store work only, so turns of one user never interleave, even when the
+    graph runs as a subgraph of the user's own graph, and a model call never
+    holds the lock (:mod:`langchain_memoryos.unit_of_work`).
 
     Example:
         >>> build_write_graph  # doctest: +ELLIPSIS
@@ -226,7 +240,15 @@ def build_write_graph(
         routed = len(targets) > 1 or name == "stm_append"
         if name == "stm_append":
             node: StageNode = EntryNode(
-                name, stage, services, "turn", make_turn, acquire, aacquire, _report, routed=routed
+                name,
+                stage,
+                services,
+                "turn",
+                make_turn,
+                settle,
+                asettle,
+                _report,
+                routed=routed,  # type: ignore[arg-type]
             )
         else:
             node = StageNode(name, stage, services, routed=routed)

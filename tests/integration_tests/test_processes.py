@@ -179,3 +179,35 @@ def test_many_processes_open_a_fresh_database_at_once(pg: str) -> None:
     finally:
         with psycopg.connect(pg, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.mark.parametrize("backend", ["postgres", "sqlite"])
+def test_a_hung_model_call_in_one_process_locks_nobody_out(backend: str, tmp_path: Path) -> None:
+    """A writer stuck in a model call holds no lock: other processes read and write the same user at once."""
+    target = postgres_url() if backend == "postgres" else str(tmp_path / "m.db")
+    if backend == "postgres":
+        wipe_postgres(target)
+    proc = _spawn("hang", backend, target, "ana")
+    try:
+        assert proc.stdout is not None
+        lines = [proc.stdout.readline().strip() for _ in range(2)]
+        assert lines == ["ack 0", "judging"], proc.stderr.read() if proc.stderr and not all(lines) else lines
+        memory = MemoryOS.from_postgres(target) if backend == "postgres" else MemoryOS.from_sqlite(target)
+        done: dict[str, object] = {}
+
+        def read_and_write() -> None:
+            with memory:
+                done["prompt"] = memory.retrieve("cello?", user_id="ana").to_prompt()
+                done["added"] = memory.add_turn("I also sing.", "Nice.", user_id="ana", thread_id="other").added
+
+        import threading
+
+        other = threading.Thread(target=read_and_write, daemon=True)
+        other.start()
+        other.join(60)
+        assert not other.is_alive(), "the hung writer's model call held the user's lock"
+        assert proc.poll() is None  # the writer is still stuck in its model call
+        assert "cello" in str(done["prompt"]) and done["added"] is True
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)

@@ -3,6 +3,9 @@
 ``python writer.py retrieve TARGET USER N`` instead runs N retrievals on PostgreSQL (each visit heats
 the segments it reads) and prints ``visits <total segments visited>``.
 
+``python writer.py hang BACKEND TARGET USER`` writes two turns for USER with a chat model whose second
+call never returns: it prints ``judging`` once that call has started, then hangs until it is killed.
+
 BACKEND is ``postgres`` (TARGET a URL) or ``sqlite`` (TARGET a file). It adds
 COUNT turns numbered from START, each with ``turn_id`` ``"<USER>:<i>"``, and
 prints ``ack <i>`` (flushed) after each ``add_turn`` has returned — the turns
@@ -29,9 +32,31 @@ def retrieve(target: str, user: str, n: int) -> int:
     return 0
 
 
+def hang(backend: str, target: str, user: str) -> int:
+    import threading
+
+    from tests.unit_tests.scripted_model import ScriptedToolModel, page_answer
+
+    def forever(messages: object) -> dict[str, object]:
+        print("judging", flush=True)
+        threading.Event().wait()
+        raise AssertionError("unreachable")
+
+    model = ScriptedToolModel(script={"PageAnalysisOutput": [forever]})
+    config = MemoryOSConfig(stm_capacity=1)
+    open_memory = MemoryOS.from_postgres if backend == "postgres" else MemoryOS.from_sqlite
+    with open_memory(target, model=model, config=config) as memory:
+        memory.add_turn("I play the cello.", "Lovely.", user_id=user, timestamp=T0)  # no model call: STM fills
+        print("ack 0", flush=True)
+        memory.add_turn("I moved to Bergen.", "Nice!", user_id=user, timestamp=T0 + dt.timedelta(minutes=1))
+    return 0 if page_answer else 1
+
+
 def main() -> int:
     if sys.argv[1] == "retrieve":
         return retrieve(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    if sys.argv[1] == "hang":
+        return hang(sys.argv[2], sys.argv[3], sys.argv[4])
     backend, target, user, thread, start, count = sys.argv[1:7]
     config = MemoryOSConfig(mtm_max_segments=10_000)  # no heat eviction: every page must stay
     memory = (
