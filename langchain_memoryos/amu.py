@@ -136,7 +136,7 @@ def write_gate(state: UserState, w: RecordWrite, settings: AMUSettings) -> Step[
     w.gate_score = verdict.score
     if not verdict.admitted:
         w.action = "filtered"
-        w.log(state, "filtered", record, f"write-gate: {verdict.reason}")
+        w.log(state, "filtered", record, f"write-gate: {verdict.reason}", fallback=w.fallback)
         return
     if w.vector is None:
         w.vector = (yield Embed((record.summary,)))[0]
@@ -156,7 +156,7 @@ def relation_judge(state: UserState, w: RecordWrite) -> Step[None]:
     else:
         judgement = yield Control("judge_relations", (w.record, w.candidates))
         count_usage(state, "judge_relations", judgement.usage)
-    w.fallback = judgement.usage.fallback
+    w.fallback = w.fallback or judgement.usage.fallback
     known = set(ids)
     w.relations = [r for r in judgement.relations if r.candidate_id in known]
     w.action = decide_action(w.relations)
@@ -232,6 +232,7 @@ def write_record(
     source: str,
     vector: Vector | None = None,
     prejudged: Prejudged | None = None,
+    fallback: bool = False,
 ) -> Step[list[WriteEvent]]:
     """Step: pass one typed record through the AMU write path and log the decision.
 
@@ -249,6 +250,7 @@ def write_record(
             promotion embeds all its records in one batch).
         prejudged: a relation judgement made ahead (see :func:`prejudge_relations`);
             used only if the record's candidates are still exactly those judged.
+        fallback: a fallback controller made the record (its events say so).
 
     Returns:
         The logged events: the decision (``stored``, ``discarded``, ``updated``
@@ -275,7 +277,7 @@ def write_record(
         >>> [e.action for e in run_sync(step("The user is vegan."), services)]
         ['discarded']
     """
-    w = RecordWrite(record, now=now, source=source, vector=vector, prejudged=prejudged)
+    w = RecordWrite(record, now=now, source=source, vector=vector, prejudged=prejudged, fallback=fallback)
     yield from write_gate(state, w, settings)
     while (stage := next_stage(w)) != "done":
         if stage == "relation_judge":

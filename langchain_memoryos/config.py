@@ -133,6 +133,11 @@ class MemoryOSConfig:
             MTM as if they had overflowed, so an abandoned thread's pages still
             reach mid- and long-term memory. ``None`` keeps them in STM for ever
             (the paper has a single conversation, so it has no such rule).
+        judgement_timeout_seconds: deadline of one model judgement, retries
+            included (``MemoryOS(model=...)``'s LLMController). When it passes, the
+            heuristic controller decides instead (logged, and counted as a
+            fallback in ``stats().llm_usage``), so a hung model never hangs a turn.
+            ``None``: no deadline.
 
     Example:
         >>> cfg = MemoryOSConfig(stm_capacity=5)
@@ -168,6 +173,7 @@ class MemoryOSConfig:
     agent_profile: str = DEFAULT_AGENT_PROFILE
     max_embedding_chars: int = 8000
     stm_idle_seconds: float | None = 86400.0
+    judgement_timeout_seconds: float | None = 30.0
 
     def __post_init__(self) -> None:
         positive_ints = (
@@ -213,6 +219,17 @@ class MemoryOSConfig:
             math.isfinite(self.stm_idle_seconds) and self.stm_idle_seconds >= 0
         ):
             raise ValueError(f"MemoryOSConfig.stm_idle_seconds must be >= 0 or None, got {self.stm_idle_seconds}.")
+        timeout = self.judgement_timeout_seconds
+        if timeout is not None and (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, (int, float))
+            or not math.isfinite(timeout)
+            or timeout <= 0
+        ):
+            raise ValueError(
+                f"MemoryOSConfig.judgement_timeout_seconds must be a number of seconds > 0 or None (no deadline), "
+                f"got {timeout!r}."
+            )
         if self.page_ranking not in PAGE_RANKINGS:
             raise ValueError(f"MemoryOSConfig.page_ranking must be one of {PAGE_RANKINGS}, got {self.page_ranking!r}.")
         for name in ("rrf_k", "lexical_weight", "dense_weight"):

@@ -218,7 +218,7 @@ class MemoryOS:
         if model is not None:
             from langchain_memoryos.controllers.llm import LLMController
 
-            controller = LLMController(model)
+            controller = LLMController(model, judgement_timeout_seconds=self.config.judgement_timeout_seconds)
         if controller is None:
             controller = HeuristicController(self.settings.thresholds, page_keywords=self.config.page_keywords)
         elif hasattr(controller, "adopt_thresholds"):
@@ -620,7 +620,9 @@ class MemoryOS:
             events: list[WriteEvent] = []
             for record in records:
                 record.kind = fact_kind
-                events += yield from write_record(state, record, self.settings.amu, now=now, source=source)
+                events += yield from write_record(
+                    state, record, self.settings.amu, now=now, source=source, fallback=parsed.usage.fallback
+                )
             return events
 
         return user, write_user(self.repository, user, work, optimistic=not self._local)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args
@@ -16,7 +17,9 @@ from typing import Any, Literal, get_args
 __all__ = [
     "ASPECTS",
     "INTENTS",
+    "PROFILE_KEYS",
     "SENTIMENTS",
+    "TRAIT_DIMENSIONS",
     "Aspect",
     "DialoguePage",
     "FactKind",
@@ -39,6 +42,8 @@ __all__ = [
     "ensure_utc",
     "page_words",
     "past_conversation",
+    "persona_key",
+    "persona_value",
 ]
 
 Aspect = Literal["personal_profile", "social_relationship", "activity", "health", "preference", "other"]
@@ -51,6 +56,147 @@ FactKind = Literal["user", "agent"]
 ASPECTS: tuple[str, ...] = get_args(Aspect)
 INTENTS: tuple[str, ...] = get_args(Intent)
 SENTIMENTS: tuple[str, ...] = get_args(Sentiment)
+
+#: The user profile's static attributes: the MemoryOS paper's (§3.4: name, gender, birth year) and the
+#: profile slots the heuristic controller reads off facts. A model's profile key outside this list is refused.
+PROFILE_KEYS: tuple[str, ...] = (
+    "name",
+    "gender",
+    "age",
+    "birth_year",
+    "location",
+    "hometown",
+    "nationality",
+    "languages",
+    "occupation",
+    "employer",
+    "education",
+    "relationship_status",
+    "pet",
+    "diet",
+)
+
+#: The user traits' dimensions in the MemoryOS paper's three groups (§3.4; the names are those of the
+#: paper's official code), each group led by the list-valued dimensions this package fills (``interests``
+#: …). A model's trait dimension outside these lists is refused.
+TRAIT_DIMENSIONS: dict[str, tuple[str, ...]] = {
+    "basic needs and personality": (
+        "needs",
+        "personality",
+        "values",
+        "habits",
+        "extraversion",
+        "openness",
+        "agreeableness",
+        "conscientiousness",
+        "neuroticism",
+        "physiological_needs",
+        "need_for_security",
+        "need_for_belonging",
+        "need_for_self_esteem",
+        "cognitive_needs",
+        "aesthetic_appreciation",
+        "self_actualization",
+        "need_for_order",
+        "need_for_autonomy",
+        "need_for_power",
+        "need_for_achievement",
+    ),
+    "AI alignment": (
+        "answer_style",
+        "tone",
+        "format",
+        "helpfulness",
+        "honesty",
+        "safety",
+        "instruction_compliance",
+        "truthfulness",
+        "coherence",
+        "complexity",
+        "conciseness",
+    ),
+    "content interest tags": (
+        "interests",
+        "activities",
+        "favorites",
+        "dislikes",
+        "science_interest",
+        "education_interest",
+        "psychology_interest",
+        "family_concern",
+        "fashion_interest",
+        "art_interest",
+        "health_concern",
+        "financial_management_interest",
+        "sports_interest",
+        "food_interest",
+        "travel_interest",
+        "music_interest",
+        "literature_interest",
+        "film_interest",
+        "social_media_activity",
+        "tech_interest",
+        "environmental_concern",
+        "history_interest",
+        "political_concern",
+        "religious_interest",
+        "gaming_interest",
+        "animal_concern",
+        "emotional_expression",
+        "sense_of_humor",
+        "information_density",
+        "language_style",
+        "practicality",
+    ),
+}
+
+_LONGEST_WORD = 40  # letters in a row: longer than any real word of a Latin-script language
+
+
+def persona_key(text: object, vocabulary: Iterable[str]) -> str | None:
+    """A persona key normalised (lowercase, snake_case), or ``None`` when it is not in ``vocabulary``.
+
+    Args:
+        text: the key as given (e.g. a model's ``"Birth Year"``).
+        vocabulary: the allowed keys (:data:`PROFILE_KEYS`, or a group of :data:`TRAIT_DIMENSIONS`).
+
+    Returns:
+        The key, or ``None`` for anything else (garbage, unknown or over-long keys).
+
+    Example:
+        >>> persona_key(" Birth-Year ", PROFILE_KEYS), persona_key("zzgarbagezzgarbage", PROFILE_KEYS)
+        ('birth_year', None)
+    """
+    key = "_".join(re.findall(r"[a-z0-9]+", str(text).lower()))
+    return key if key and key in set(vocabulary) else None
+
+
+def persona_value(text: object, limit: int) -> str | None:
+    """A persona value with its spacing normalised, or ``None`` when it is not text one would keep.
+
+    Refused: values longer than ``limit`` characters, values without a letter or
+    digit, and values with a run of Latin letters longer than any real word
+    (model junk such as ``"ZZGARBAGEZZGARBAGE…"``). Scripts written without
+    spaces (Chinese, Japanese …) are kept.
+
+    Args:
+        text: the value as given.
+        limit: the most characters a value may have.
+
+    Returns:
+        The value, or ``None``.
+
+    Example:
+        >>> persona_value("  Lisbon,  Portugal ", 80), persona_value("ZZGARBAGE" * 5, 80), persona_value("x" * 81, 80)
+        ('Lisbon, Portugal', None, None)
+    """
+    value = " ".join(str(text).split())
+    if not value or len(value) > limit or not re.search(r"\w", value):
+        return None
+    if any(len(word) > _LONGEST_WORD for word in re.findall(r"[A-Za-z\u00c0-\u024f]+", value)):
+        return None
+    return value
+
 
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
 

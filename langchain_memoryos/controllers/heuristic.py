@@ -36,7 +36,7 @@ from langchain_memoryos.controllers.rules import (
 )
 from langchain_memoryos.controllers.slots import agent_slot, find_slot
 from langchain_memoryos.keywords import extract_keywords, merge_keywords
-from langchain_memoryos.schema import DialoguePage, FactKind, MemoryRecord, Persona, Relation, Segment
+from langchain_memoryos.schema import PROFILE_KEYS, DialoguePage, FactKind, MemoryRecord, Persona, Relation, Segment
 
 __all__ = ["HeuristicController"]
 
@@ -65,7 +65,7 @@ _ACTIVITIES = frozenset(w for w in ASPECT_LEXICON["activity"] if len(w) > 3 and 
         "pottery",
     }
 )
-_PROFILE_SLOTS = {"name", "age", "location", "hometown", "employer", "occupation", "diet", "relationship_status", "pet"}
+_PROFILE_SLOTS = frozenset(PROFILE_KEYS)  # the slots that become profile attributes
 
 
 def _slot_value(summary: str, kind: str) -> tuple[str, str] | None:

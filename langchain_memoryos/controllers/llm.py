@@ -6,24 +6,35 @@
 * one call per admitted record that has candidates (all candidates at once);
 * one call per update (fuse); retrieval makes none.
 
-Structured output goes through ``with_structured_output`` (tool calling); a
-model without tool calling is asked for JSON and its text is repaired and
-parsed. Every field is checked: texts and lists are cut to their limits,
-numbers clamped, vocabulary values mapped to the closest allowed value or to a
-default. A call that fails (timeout, HTTP error, unparsable or invalid output)
-is retried ``max_retries`` times; then that one judgement falls back to
-:class:`HeuristicController`, a warning is logged and the usage says so (the
-AMU write event carries ``fallback=True``). The turn is always stored and no
-error text ever reaches memory.
+The call path is LangChain's own: ``with_structured_output(schema,
+include_raw=True)`` (tool calling), or for a model without tool calling a JSON
+answer parsed with ``parse_json_markdown``; then a check that the answer
+carries what was asked; the whole wrapped in ``with_retry``. Every field is
+checked: texts and lists are cut to their limits, numbers clamped, vocabulary
+values mapped to the closest allowed value or to a default. An answer that does
+not carry what was asked is a failed answer, like a timeout or an HTTP error:
+the fields a judgement needs must be in the model's own answer (never filled
+in by defaults: ``{"foo": 1}`` is no answer), a JSON array is not an object,
+the relation judge must label every candidate and a fuse must give a summary.
+A failed call is retried ``max_retries`` times; then that one judgement falls
+back to :class:`HeuristicController`, a warning is logged and the usage says so
+(``fallbacks`` in ``MemoryOS.stats().llm_usage``; an AMU write event carries
+``fallback=True``). So does a judgement that has no answer within
+``judgement_timeout_seconds``, retries included: a hung model never hangs a
+turn. The turn is always stored and no error text ever reaches memory.
+
+Persona updates keep only profile keys from :data:`~langchain_memoryos.schema.PROFILE_KEYS`
+and trait dimensions from :data:`~langchain_memoryos.schema.TRAIT_DIMENSIONS`,
+with values that look like text (see :func:`~langchain_memoryos.schema.persona_value`).
 
 Sync and async share one body per judgement: a generator that yields the model
-calls it needs; :meth:`LLMController._run` performs them with ``invoke`` and
-:meth:`LLMController._arun` with ``ainvoke``.
+call it needs; :meth:`LLMController._run` performs it with ``invoke`` (in a
+worker thread, so that the deadline holds) and :meth:`LLMController._arun` with
+``ainvoke``.
 
 Example:
     >>> from langchain_core.language_models import GenericFakeChatModel
     >>> from langchain_core.messages import AIMessage
-    >>> from langchain_memoryos.schema import MemoryRecord
     >>> reply = AIMessage('{"records": [{"aspect": "personal_profile", "intent": "inform", "personal": true,'
     ...                   ' "entities": ["Denver"], "summary": "The user lives in Denver.", "confidence": 1}]}')
     >>> c = LLMController(GenericFakeChatModel(messages=iter([reply])))
@@ -33,19 +44,29 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import datetime as _dt
 import json
 import logging
+import math
 import re
-from collections.abc import Generator, Sequence
+import threading
+from collections.abc import Callable, Generator, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar, cast, get_args
 
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.outputs import LLMResult
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
+from langchain_core.runnables.config import ensure_config, merge_configs
+from langchain_core.utils.json import parse_json_markdown
 from pydantic import BaseModel, Field, ValidationError
 
-from langchain_memoryos.config import ModelThresholds
+from langchain_memoryos.config import MemoryOSConfig, ModelThresholds
 from langchain_memoryos.controllers.base import (
     BaseController,
     ControllerUsage,
@@ -60,7 +81,9 @@ from langchain_memoryos.controllers.prompts import Prompts
 from langchain_memoryos.schema import (
     ASPECTS,
     INTENTS,
+    PROFILE_KEYS,
     SENTIMENTS,
+    TRAIT_DIMENSIONS,
     DialoguePage,
     FactKind,
     MemoryRecord,
@@ -68,6 +91,8 @@ from langchain_memoryos.schema import (
     Relation,
     RelationLabel,
     Segment,
+    persona_key,
+    persona_value,
 )
 
 __all__ = [
@@ -85,9 +110,13 @@ logger = logging.getLogger("langchain_memoryos")
 _SUMMARY_CHARS = 400
 _META_CHARS = 600
 _KEYWORD_CHARS = 40
+_PROFILE_VALUE_CHARS = 80
+_TRAIT_VALUE_CHARS = 60
+_TRAIT_DIMENSION_NAMES = tuple(d for group in TRAIT_DIMENSIONS.values() for d in group)
 
 
 # --------------------------------------------------------------------------- schemas (what the model fills in)
+# A field without a default must be in the model's own answer: an answer without it is a failed answer.
 
 
 class RecordOutput(BaseModel):
@@ -97,7 +126,9 @@ class RecordOutput(BaseModel):
     intent: str = Field(description="inform | request | express | plan | reflect | other")
     personal: bool = Field(description="true if this is reusable information about the user")
     entities: list[str] = Field(default_factory=list, max_length=8, description="names, places, things")
-    summary: str = Field(max_length=_SUMMARY_CHARS, description="one third-person, affect-neutral sentence")
+    summary: str = Field(
+        min_length=1, max_length=_SUMMARY_CHARS, description="one third-person, affect-neutral sentence"
+    )
     sentiment: str = Field(default="neutral", description="positive | neutral | negative")
     confidence: float = Field(default=1.0, ge=0.0, le=1.0, description="rubric score in [0, 1]")
     kind: str = Field(default="user", description="'agent' if it says how the assistant should behave, else 'user'")
@@ -108,39 +139,39 @@ class PageAnalysisOutput(BaseModel):
 
     linked: bool = Field(description="the page continues the previous page's topic")
     chain_meta: str = Field(max_length=_META_CHARS, description="updated chain summary, at most two sentences")
-    keywords: list[str] = Field(default_factory=list, max_length=8, description="topic keywords of the page")
+    keywords: list[str] = Field(max_length=8, description="topic keywords of the page")
     topic_summary: str = Field(default="", max_length=_SUMMARY_CHARS, description="one line naming the topic")
-    records: list[RecordOutput] = Field(default_factory=list, max_length=8, description="facts worth remembering")
+    records: list[RecordOutput] = Field(max_length=8, description="facts worth remembering ([] for none)")
 
 
 class ProfileItem(BaseModel):
     """One static profile attribute."""
 
-    key: str = Field(max_length=40, description="attribute name, e.g. location")
+    key: str = Field(max_length=40, description=f"attribute name, one of: {', '.join(PROFILE_KEYS)}")
     value: str = Field(max_length=120, description="attribute value")
 
 
 class TraitItem(BaseModel):
     """One trait dimension and its values."""
 
-    dimension: str = Field(max_length=40, description="e.g. interests, personality, answer_style")
+    dimension: str = Field(max_length=40, description="a dimension listed in the prompt, e.g. interests")
     values: list[str] = Field(default_factory=list, max_length=12)
 
 
 class PromotionOutput(BaseModel):
-    """The answer for a promoted segment."""
+    """The answer for a promoted segment (an omitted profile or traits list leaves the persona unchanged)."""
 
     segment_summary: str = Field(max_length=_META_CHARS, description="refreshed summary, at most three sentences")
     segment_keywords: list[str] = Field(default_factory=list, max_length=12)
     user_profile: list[ProfileItem] = Field(default_factory=list, max_length=20)
     user_traits: list[TraitItem] = Field(default_factory=list, max_length=20)
-    records: list[RecordOutput] = Field(default_factory=list, max_length=12)
+    records: list[RecordOutput] = Field(max_length=12, description="further facts ([] for none)")
 
 
 class RecordsOutput(BaseModel):
     """Typed records parsed from a statement."""
 
-    records: list[RecordOutput] = Field(default_factory=list, max_length=8)
+    records: list[RecordOutput] = Field(max_length=8, description="the statement's facts ([] for none)")
 
 
 class RelationOutput(BaseModel):
@@ -153,13 +184,15 @@ class RelationOutput(BaseModel):
 class RelationsOutput(BaseModel):
     """The labels of all candidates of one record."""
 
-    relations: list[RelationOutput] = Field(default_factory=list, max_length=50)
+    relations: list[RelationOutput] = Field(max_length=50, description="one label for every candidate")
 
 
 class FuseOutput(BaseModel):
     """The merged record."""
 
-    summary: str = Field(max_length=_SUMMARY_CHARS, description="one third-person sentence, current state")
+    summary: str = Field(
+        min_length=1, max_length=_SUMMARY_CHARS, description="one third-person sentence, current state"
+    )
     entities: list[str] = Field(default_factory=list, max_length=8)
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
 
@@ -171,8 +204,20 @@ T = TypeVar("T")
 # --------------------------------------------------------------------------- repair and validation
 
 
+class _Unusable(ValueError):
+    """A model answer that does not carry what was asked (retried, then the heuristic decides)."""
+
+
+class _Deadline(TimeoutError):
+    """A judgement that had no answer within its deadline."""
+
+
 def _repair(schema: type[BaseModel], data: Any) -> Any:
-    """Bring model output within the schema's limits: cut texts and lists, clamp numbers."""
+    """Bring model output within the schema's limits: cut texts and lists, clamp numbers.
+
+    Nothing is invented: a missing field stays missing and an item of the wrong
+    shape stays in its list, so that validation refuses the answer.
+    """
     if not isinstance(data, dict):
         return data
     out: dict[str, Any] = {}
@@ -185,7 +230,7 @@ def _repair(schema: type[BaseModel], data: Any) -> Any:
         nested = inner[0] if inner and isinstance(inner[0], type) and issubclass(inner[0], BaseModel) else None
         if isinstance(value, list):
             if nested is not None:
-                value = [_repair(nested, v) for v in value if isinstance(v, dict)]
+                value = [_repair(nested, v) for v in value]
             elif inner and inner[0] is str:
                 value = [" ".join(str(v).split())[: _KEYWORD_CHARS * 3] for v in value if str(v).strip()]
             if "MaxLen" in limits:
@@ -203,36 +248,82 @@ def _repair(schema: type[BaseModel], data: Any) -> Any:
     return out
 
 
-def _vocab(value: Any, allowed: Sequence[str], default: str) -> str:
-    """``value`` mapped onto a vocabulary: exact, then case/spacing-insensitive, then a prefix, else ``default``."""
+def _match(value: Any, allowed: Sequence[str]) -> str | None:
+    """``value`` on a vocabulary: exact, then case/spacing-insensitive, then a prefix, else ``None``."""
     text = re.sub(r"[\s-]+", "_", str(value).strip().lower())
     if text in allowed:
         return text
     for word in allowed:
         if text.startswith(word[:5]) or word.startswith(text[:5] or "\0"):
             return word
-    return default
+    return None
 
 
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
+def _vocab(value: Any, allowed: Sequence[str], default: str) -> str:
+    """``value`` mapped onto a vocabulary (see :func:`_match`), else ``default``."""
+    return _match(value, allowed) or default
 
 
-def _json_from_text(text: str) -> Any:
-    """The JSON object in a model's text: code fences stripped, the outermost braces, trailing commas removed."""
-    body = _FENCE.sub("", text.strip())
-    start, end = body.find("{"), body.rfind("}")
-    if start < 0 or end <= start:
-        raise ValueError("no JSON object in the model's answer")
-    candidate = re.sub(r",\s*([}\]])", r"\1", body[start : end + 1])
-    return json.loads(candidate)
+def _answer(schema: type[S], result: Any, check: Callable[[S], None] | None) -> S:
+    """The model's answer as ``schema``; raises when it does not carry what was asked.
+
+    ``result`` is ``with_structured_output(..., include_raw=True)``'s dict or, in
+    JSON mode, the model's message. The tool call's arguments are read (or a JSON
+    object in the text, by ``parse_json_markdown``), repaired and validated.
+    """
+    raw = result.get("raw") if isinstance(result, dict) else result
+    if not isinstance(raw, BaseMessage):
+        raise _Unusable("no model message")
+    tool_calls = getattr(raw, "tool_calls", None) or []
+    data = tool_calls[0]["args"] if tool_calls else parse_json_markdown(raw.text)
+    if not isinstance(data, dict):
+        raise _Unusable(f"the answer is a JSON {type(data).__name__}, not one {schema.__name__} object")
+    out = schema.model_validate(_repair(schema, data))
+    if check is not None:
+        check(out)
+    return out
 
 
-def _tokens(message: Any, prompt: Sequence[BaseMessage]) -> int:
-    usage = getattr(message, "usage_metadata", None)
-    if usage and usage.get("total_tokens"):
-        return int(usage["total_tokens"])
-    text = sum(len(str(m.content)) for m in prompt) + len(str(getattr(message, "content", "")))
-    return max(1, text // 4)
+def _estimate(texts: Sequence[str]) -> int:
+    return max(1, sum(len(t) for t in texts) // 4)
+
+
+class _UsageCounter(BaseCallbackHandler):
+    """Counts one judgement's model calls and tokens, retries included (a callback of its runs)."""
+
+    run_inline = True
+
+    def __init__(self, prompt: Sequence[BaseMessage]) -> None:
+        self.calls = 0
+        self.tokens = 0
+        self._prompt = [str(m.content) for m in prompt]
+
+    def on_chat_model_start(self, serialized: dict[str, Any], messages: list[list[BaseMessage]], **kwargs: Any) -> None:
+        self.calls += 1
+
+    def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
+        total, texts = 0, []
+        for generations in response.generations:
+            for generation in generations:
+                message = getattr(generation, "message", None)
+                usage = getattr(message, "usage_metadata", None)
+                total += int(usage.get("total_tokens") or 0) if usage else 0
+                texts.append(generation.text)
+        self.tokens += total or _estimate([*self._prompt, *texts])
+
+    def on_llm_error(self, error: BaseException, **kwargs: Any) -> None:
+        self.tokens += _estimate(self._prompt)
+
+    def usage(self) -> ControllerUsage:
+        return ControllerUsage(llm_calls=self.calls, llm_tokens=self.tokens)
+
+
+def _failure(exc: BaseException) -> str:
+    if isinstance(exc, (_Unusable, _Deadline)):
+        return str(exc)
+    if isinstance(exc, (ValidationError, ValueError, KeyError, TypeError, AttributeError)):
+        return f"unusable output ({type(exc).__name__})"
+    return f"{type(exc).__name__}: {str(exc)[:120]}"
 
 
 def _record_from(out: RecordOutput, default_kind: str) -> MemoryRecord:
@@ -260,39 +351,51 @@ def _describe(record: MemoryRecord) -> str:
     return f"{record.summary} [aspect: {record.aspect}; entities: {', '.join(record.entities) or '-'}]"
 
 
+def _check_timeout(value: Any, name: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a number of seconds > 0 or None (no deadline), got {value!r}")
+    return float(value)
+
+
 # --------------------------------------------------------------------------- the controller
 
 
 @dataclass(frozen=True)
 class _Call:
-    """One model call a judgement needs: the runnable, its input and its config."""
+    """The model call a judgement needs: the runnable (retries included), its input, config and usage counter."""
 
-    runnable: Any
+    runnable: Runnable[list[BaseMessage], Any]
     messages: list[BaseMessage]
-    config: dict[str, Any]
-    schema: type[BaseModel]
-    structured: bool
+    config: RunnableConfig
+    counter: _UsageCounter
 
 
 Judgement = Generator[_Call, Any, T]
 
 
 class LLMController(BaseController):
-    """Memory judgements by a LangChain chat model, with retries and a heuristic fallback.
+    """Memory judgements by a LangChain chat model, with retries, a deadline and a heuristic fallback.
 
     Args:
         model: a ``BaseChatModel``, or a model name for ``init_chat_model``
             (needs the ``agents`` extra) — see :func:`~langchain_memoryos.chat_models.resolve_chat_model`.
         max_retries: further attempts after a failed call (timeout, HTTP error,
-            unparsable or invalid output) before the judgement falls back.
+            unparsable output, or an answer that does not carry what was asked)
+            before the judgement falls back.
         prompts: prompt templates (default :class:`Prompts`).
         fallback: the controller a failed judgement falls back to (default a
             :class:`HeuristicController` with the memory's thresholds).
+        judgement_timeout_seconds: the deadline of one judgement, retries
+            included, after which the fallback decides (``None``: no deadline).
+            ``MemoryOS(model=...)`` passes ``MemoryOSConfig.judgement_timeout_seconds``.
 
     Example:
         >>> from langchain_core.language_models import GenericFakeChatModel
-        >>> LLMController(GenericFakeChatModel(messages=iter([]))).name
-        'llm'
+        >>> c = LLMController(GenericFakeChatModel(messages=iter([])), judgement_timeout_seconds=5)
+        >>> c.name, c.judgement_timeout_seconds
+        ('llm', 5.0)
     """
 
     name = "llm"
@@ -305,11 +408,13 @@ class LLMController(BaseController):
         max_retries: int = 2,
         prompts: Prompts | None = None,
         fallback: HeuristicController | None = None,
+        judgement_timeout_seconds: float | None = MemoryOSConfig.judgement_timeout_seconds,
     ) -> None:
         from langchain_memoryos.chat_models import resolve_chat_model
 
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
             raise ValueError(f"max_retries must be an int >= 0, got {max_retries!r}")
+        self.judgement_timeout_seconds = _check_timeout(judgement_timeout_seconds, "judgement_timeout_seconds")
         self.model = resolve_chat_model(model)
         self.max_retries = max_retries
         self.prompts = prompts or Prompts()
@@ -330,21 +435,34 @@ class LLMController(BaseController):
         self.fallback.adopt_thresholds(thresholds)
 
     # -- calls ----------------------------------------------------------------
-    def _call(self, judgement: str, schema: type[BaseModel], prompt: str) -> _Call:
+    def _call(self, judgement: str, schema: type[S], prompt: str, check: Callable[[S], None] | None = None) -> _Call:
+        """The call of one judgement: ``schema``'s runnable, checked and retried, with its prompt and config."""
+        structured = self._structured_runnable(schema)
+        if structured is None:
+            schema_json = json.dumps(schema.model_json_schema(), ensure_ascii=False)
+            prompt = f"{prompt}\n\nAnswer with one JSON object only, matching this JSON schema:\n{schema_json}"
+
+        def checked(result: Any) -> S:
+            return _answer(schema, result, check)
+
+        runnable = (structured if structured is not None else self.model) | RunnableLambda(
+            checked, name=f"memoryos_check_{judgement}"
+        )
+        retried = runnable.with_retry(
+            retry_if_exception_type=(Exception,),
+            wait_exponential_jitter=False,
+            stop_after_attempt=self.max_retries + 1,
+        )
         messages: list[BaseMessage] = [SystemMessage(self.prompts.system), HumanMessage(prompt)]
-        config = {
+        counter = _UsageCounter(messages)
+        own: RunnableConfig = {
             "tags": ["nostream", "memoryos"],
             "metadata": {"lc_source": "memoryos", "memoryos_judgement": judgement},
             "run_name": f"memoryos_{judgement}",
+            "callbacks": [counter],
         }
-        runnable = self._structured_runnable(schema)
-        if runnable is None:
-            schema_json = json.dumps(schema.model_json_schema(), ensure_ascii=False)
-            messages[-1] = HumanMessage(
-                f"{prompt}\n\nAnswer with one JSON object only, matching this JSON schema:\n{schema_json}"
-            )
-            return _Call(self.model, messages, config, schema, structured=False)
-        return _Call(runnable, messages, config, schema, structured=True)
+        # the caller's config (a LangGraph node's callbacks, tracing) is kept; the counter is added to it
+        return _Call(retried, messages, merge_configs(ensure_config(), own), counter)
 
     def _structured_runnable(self, schema: type[BaseModel]) -> Any:
         """``with_structured_output(schema, include_raw=True)``, or ``None`` for a model without tool calling."""
@@ -363,41 +481,54 @@ class LLMController(BaseController):
             self._tool_calling = True
         return self._structured[schema]
 
-    def _parse(self, call: _Call, result: Any) -> tuple[BaseModel, int]:
-        """The validated output of one call and its tokens; raises on anything unusable."""
-        if call.structured:
-            raw = result.get("raw") if isinstance(result, dict) else None
-            parsed = result.get("parsed") if isinstance(result, dict) else result
-            tokens = _tokens(raw, call.messages)
-            if isinstance(parsed, call.schema):
-                return call.schema.model_validate(_repair(call.schema, parsed.model_dump())), tokens
-            tool_calls = getattr(raw, "tool_calls", None) or []
-            data = tool_calls[0]["args"] if tool_calls else _json_from_text(str(getattr(raw, "content", "")))
-            return call.schema.model_validate(_repair(call.schema, data)), tokens
-        text = result.text if isinstance(result, AIMessage) else str(getattr(result, "content", result))
-        return call.schema.model_validate(_repair(call.schema, _json_from_text(text))), _tokens(result, call.messages)
-
     def _ask(self, call: _Call) -> Judgement[tuple[Any, ControllerUsage]]:
-        """Yield the call until it parses (at most ``max_retries + 1`` times); ``None`` when all failed."""
-        usage = ControllerUsage()
-        errors: list[str] = []
-        for _ in range(self.max_retries + 1):
-            usage.llm_calls += 1
+        """Yield the call; its checked answer and usage, or ``None`` and a fallback usage when it failed."""
+        try:
+            out = yield call
+        except Exception as exc:  # noqa: BLE001 - every failure falls back, with its reason in the note
+            usage = call.counter.usage()
+            usage.fallback = True
+            usage.note = f"model failed ({usage.llm_calls} calls; last: {_failure(exc)}); heuristic used"
+            return None, usage
+        return out, call.counter.usage()
+
+    def _deadline(self) -> _Deadline:
+        return _Deadline(
+            f"no answer within {self.judgement_timeout_seconds} s "
+            "(MemoryOSConfig.judgement_timeout_seconds / LLMController(judgement_timeout_seconds=...))"
+        )
+
+    def _invoke(self, call: _Call) -> Any:
+        """``invoke`` within the deadline: in a worker thread that is abandoned (its result ignored) at the deadline."""
+        if self.judgement_timeout_seconds is None:
+            return call.runnable.invoke(call.messages, config=call.config)
+        future: Future[Any] = Future()
+        context = contextvars.copy_context()
+
+        def work() -> None:
             try:
-                result = yield call
-                parsed, tokens = self._parse(call, result)
-            except (ValidationError, ValueError, KeyError, TypeError, AttributeError) as exc:
-                errors.append(f"unusable output ({type(exc).__name__})")
-                usage.llm_tokens += _tokens(None, call.messages)
-                continue
-            except Exception as exc:  # noqa: BLE001 - timeouts, HTTP and provider errors are retried
-                errors.append(f"{type(exc).__name__}: {str(exc)[:120]}")
-                continue
-            usage.llm_tokens += tokens
-            return parsed, usage
-        usage.fallback = True
-        usage.note = f"model failed {len(errors)} times ({errors[-1] if errors else 'no answer'}); heuristic used"
-        return None, usage
+                future.set_result(context.run(call.runnable.invoke, call.messages, call.config))
+            except BaseException as exc:  # noqa: BLE001 - handed over to the waiting judgement
+                future.set_exception(exc)
+
+        threading.Thread(target=work, name="memoryos-judgement", daemon=True).start()
+        try:
+            return future.result(timeout=self.judgement_timeout_seconds)
+        except TimeoutError:
+            if not future.done():
+                raise self._deadline() from None
+            raise
+
+    async def _ainvoke(self, call: _Call) -> Any:
+        """``ainvoke`` within the deadline (cancelled at the deadline)."""
+        deadline = asyncio.timeout(self.judgement_timeout_seconds)
+        try:
+            async with deadline:
+                return await call.runnable.ainvoke(call.messages, config=call.config)
+        except TimeoutError:
+            if deadline.expired():
+                raise self._deadline() from None
+            raise
 
     def _run(self, judgement: Judgement[T]) -> T:
         """Drive a judgement with ``invoke``."""
@@ -405,8 +536,8 @@ class LLMController(BaseController):
             call = next(judgement)
             while True:
                 try:
-                    result = call.runnable.invoke(call.messages, config=call.config)
-                except Exception as exc:  # noqa: BLE001 - handed to the judgement, which retries or falls back
+                    result = self._invoke(call)
+                except Exception as exc:  # noqa: BLE001 - handed to the judgement, which falls back
                     call = judgement.throw(exc)
                     continue
                 call = judgement.send(result)
@@ -419,8 +550,8 @@ class LLMController(BaseController):
             call = next(judgement)
             while True:
                 try:
-                    result = await call.runnable.ainvoke(call.messages, config=call.config)
-                except Exception as exc:  # noqa: BLE001 - handed to the judgement, which retries or falls back
+                    result = await self._ainvoke(call)
+                except Exception as exc:  # noqa: BLE001 - handed to the judgement, which falls back
                     call = judgement.throw(exc)
                     continue
                 call = judgement.send(result)
@@ -455,7 +586,7 @@ class LLMController(BaseController):
             chain_meta=out.chain_meta.strip() or out.topic_summary.strip(),
             keywords=_keywords(out.keywords),
             topic_summary=out.topic_summary.strip() or out.chain_meta.strip(),
-            records=[_record_from(r, "user") for r in out.records if r.summary.strip()],
+            records=[_record_from(r, "user") for r in out.records],
             usage=usage,
         )
 
@@ -466,23 +597,21 @@ class LLMController(BaseController):
             pages=listing,
             profile=json.dumps(persona.user_profile, ensure_ascii=False),
             traits=json.dumps(persona.user_traits, ensure_ascii=False),
+            profile_keys=", ".join(PROFILE_KEYS),
+            trait_dimensions="; ".join(f"{group}: {', '.join(dims)}" for group, dims in TRAIT_DIMENSIONS.items()),
         )
         out, usage = yield from self._ask(self._call("promote_segment", PromotionOutput, prompt))
         if out is None:
             return self._fell_back("promote_segment", usage, self.fallback.promote_segment(segment, pages, persona))
-        profile = dict(persona.user_profile)
-        profile.update({_key(i.key): i.value.strip() for i in out.user_profile if _key(i.key) and i.value.strip()})
-        traits = {k: list(v) for k, v in persona.user_traits.items()}
-        for item in out.user_traits:
-            values = list(dict.fromkeys(v.strip() for v in item.values if v.strip()))
-            if _key(item.dimension) and values:
-                traits[_key(item.dimension)] = values
+        profile, traits, refused = _persona_update(persona, out)
+        if refused:
+            logger.info("memoryos: promote_segment: %d persona entries refused (%s)", len(refused), ", ".join(refused))
         return PromotionResult(
             segment_summary=out.segment_summary.strip() or segment.summary,
             segment_keywords=_keywords(out.segment_keywords),
             user_profile=profile,
             user_traits=traits,
-            records=[_record_from(r, "user") for r in out.records if r.summary.strip()],
+            records=[_record_from(r, "user") for r in out.records],
             usage=usage,
         )
 
@@ -491,7 +620,7 @@ class LLMController(BaseController):
         out, usage = yield from self._ask(self._call("parse_records", RecordsOutput, prompt))
         if out is None:
             return self._fell_back("parse_records", usage, self.fallback.parse_records(text, kind))
-        records = [_record_from(r, kind) for r in out.records if r.summary.strip()]
+        records = [_record_from(r, kind) for r in out.records]
         if kind == "agent":
             records = [replace(r, kind="agent") for r in records]
         return ParsedRecords(records, usage=usage)
@@ -505,26 +634,28 @@ class LLMController(BaseController):
         prompt = self.prompts.judge_relations.format(
             candidates=listing, record=_describe(record), date=_date(record.created_at)
         )
-        out, usage = yield from self._ask(self._call("judge_relations", RelationsOutput, prompt))
+
+        def labels_of(out: RelationsOutput) -> dict[int, RelationLabel]:
+            found = {item.candidate: _match(item.label, ("duplicate", "update", "separate")) for item in out.relations}
+            return {i: cast(RelationLabel, label) for i, label in found.items() if label and 1 <= i <= len(candidates)}
+
+        def every_candidate(out: RelationsOutput) -> None:
+            missing = sorted(set(range(1, len(candidates) + 1)) - set(labels_of(out)))
+            if missing:
+                raise _Unusable(f"no duplicate/update/separate label for candidate(s) {missing}")
+
+        out, usage = yield from self._ask(self._call("judge_relations", RelationsOutput, prompt, every_candidate))
         if out is None:
             return self._fell_back("judge_relations", usage, self.fallback.judge_relations(record, candidates))
-        labels: dict[int, RelationLabel] = {}
-        for item in out.relations:
-            if 1 <= item.candidate <= len(candidates):
-                labels[item.candidate] = _vocab(item.label, ("duplicate", "update", "separate"), "separate")  # type: ignore[assignment]
-        relations = [
-            Relation(c.id, labels.get(i, "separate"), float(sim), "model" if i in labels else "model gave no label")
-            for i, (c, sim) in enumerate(candidates, 1)
-        ]
+        labels = labels_of(out)
+        relations = [Relation(c.id, labels[i], float(sim), "model") for i, (c, sim) in enumerate(candidates, 1)]
         return RelationJudgement(relations, usage=usage)
 
     def _fuse(self, record: MemoryRecord, updated: Sequence[MemoryRecord]) -> Judgement[FuseResult]:
         listing = "\n".join(f"- ({_date(u.updated_at)}) {_describe(u)}" for u in updated)
         prompt = self.prompts.fuse.format(updated=listing, record=_describe(record), date=_date(record.created_at))
         out, usage = yield from self._ask(self._call("fuse", FuseOutput, prompt))
-        if out is None or not out.summary.strip():
-            if out is not None:
-                usage.fallback, usage.note = True, "model returned an empty summary; heuristic used"
+        if out is None:
             return self._fell_back("fuse", usage, self.fallback.fuse(record, updated))
         summary = out.summary.strip()
         slot = _slot_value(summary, record.kind)
@@ -587,8 +718,28 @@ class LLMController(BaseController):
         return await self._arun(self._fuse(record, updated))
 
 
-def _key(text: str) -> str:
-    return re.sub(r"[^\w]+", "_", text.strip().lower()).strip("_")[:40]
+def _persona_update(persona: Persona, out: PromotionOutput) -> tuple[dict[str, str], dict[str, list[str]], list[str]]:
+    """The persona after a promotion answer: only known keys and dimensions, and values that look like text.
+
+    Returns the profile, the traits and the refused keys (shortened, for the log).
+    """
+    profile = dict(persona.user_profile)
+    traits = {k: list(v) for k, v in persona.user_traits.items()}
+    refused: list[str] = []
+    for item in out.user_profile:
+        key, value = persona_key(item.key, PROFILE_KEYS), persona_value(item.value, _PROFILE_VALUE_CHARS)
+        if key is None or value is None:
+            refused.append(item.key[:20])
+            continue
+        profile[key] = value
+    for trait in out.user_traits:
+        dimension = persona_key(trait.dimension, _TRAIT_DIMENSION_NAMES)
+        values = [v for v in (persona_value(x, _TRAIT_VALUE_CHARS) for x in trait.values) if v is not None]
+        if dimension is None or len(values) < len(trait.values):
+            refused.append(trait.dimension[:20])
+        if dimension is not None and values:
+            traits[dimension] = list(dict.fromkeys(values))
+    return profile, traits, refused
 
 
 def _keywords(values: Sequence[str]) -> list[str]:

@@ -56,7 +56,8 @@ DEFAULT_ANALYZE_PAGE_PROMPT = (
     "the topic, used if this page starts a new topic segment); records (see below).\n\n" + _RECORD_RULES
 )
 
-#: One call per promotion of a hot segment.
+#: One call per promotion of a hot segment. Its fields: ``summary``, ``pages``, ``profile``, ``traits``, and the
+#: allowed keys ``profile_keys`` and ``trait_dimensions`` (the persona vocabulary of :mod:`langchain_memoryos.schema`).
 DEFAULT_PROMOTE_SEGMENT_PROMPT = (
     "A topic segment of the user's conversations is being consolidated into long-term memory.\n\n"
     "Segment summary so far: {summary}\n\n"
@@ -64,13 +65,12 @@ DEFAULT_PROMOTE_SEGMENT_PROMPT = (
     "Current user profile: {profile}\n"
     "Current user traits: {traits}\n\n"
     "Return: segment_summary (the refreshed summary of the whole segment, at most three sentences); "
-    "segment_keywords (up to 12); user_profile (the full updated set of static attributes such as name, "
-    "age, location, occupation, employer, relationship_status, as key/value pairs; keep the current "
-    "ones unless the pages change them); user_traits (the full updated traits, as dimension/values "
-    "pairs, in three groups of dimensions: basic needs and personality (e.g. needs, personality, "
-    "values), AI-alignment preferences (e.g. answer_style, tone, format), and content interest tags "
-    "(e.g. interests, activities, dislikes)); records (only facts that emerge from several pages "
-    "together, and agent traits; facts stated in a single page were already extracted).\n\n" + _RECORD_RULES
+    "segment_keywords (up to 12); user_profile (the full updated set of static attributes, as key/value "
+    "pairs with keys only from: {profile_keys}; keep the current ones unless the pages change them; "
+    "anything else belongs in records); user_traits (the full updated traits, as dimension/values pairs "
+    "with short values, dimensions only from these three groups: {trait_dimensions}); records (only "
+    "facts that emerge from several pages together, and agent traits; facts stated in a single page "
+    "were already extracted; [] for none).\n\n" + _RECORD_RULES
 )
 
 #: A fact given directly (``add_fact``, a memory tool).

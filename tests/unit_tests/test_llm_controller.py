@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
+import threading
 from typing import Any, TypedDict
 
 import pytest
@@ -130,7 +131,15 @@ def test_json_mode_for_a_model_without_tool_calling() -> None:
 def test_relations_for_all_candidates_in_one_call_and_fuse() -> None:
     model = ScriptedToolModel(
         script={
-            "RelationsOutput": [{"relations": [{"candidate": 2, "label": "Update"}, {"candidate": 9, "label": "x"}]}],
+            "RelationsOutput": [
+                {
+                    "relations": [
+                        {"candidate": 2, "label": "Update"},
+                        {"candidate": 1, "label": " Separate"},
+                        {"candidate": 9, "label": "x"},  # no such candidate: ignored
+                    ]
+                }
+            ],
             "FuseOutput": [{"summary": "The user lives in Denver.", "entities": ["Denver"], "confidence": 0.9}],
         }
     )
@@ -352,3 +361,188 @@ def test_sync_path_gives_the_same_result_one_call_at_a_time() -> None:
         "The user works at Stripe.",
     ]
     assert model.count("RelationsOutput") == 2 and model.peak == 0
+
+
+# --------------------------------------------------------------------------- issue 16: wrong shapes, junk, deadlines
+
+VEGAN = _record("The user is vegan.", "vegan")
+
+
+def _facts(memory: MemoryOS) -> list[str]:
+    return sorted(f.summary for f in memory.list_facts("u"))
+
+
+def test_an_answer_without_what_was_asked_falls_back_and_the_fact_is_kept() -> None:
+    model = ScriptedToolModel(script={"*": [{"foo": 1}]})  # schema-shaped nowhere: every field is missing
+    memory = MemoryOS(model=model)
+    events = memory.add_fact("I'm vegan.", user_id="u")
+    offline = MemoryOS()
+    offline.add_fact("I'm vegan.", user_id="u")
+    assert _facts(memory) == _facts(offline) and len(_facts(memory)) == 1  # stored, as the offline default does
+    usage = memory.stats("u").llm_usage["parse_records"]
+    assert usage["calls"] == 3 and usage["fallbacks"] == 1  # retried twice, then the heuristic parsed it
+    assert [e.action for e in events] == ["stored"] and events[0].fallback
+    assert memory.write_log("u")[-1].fallback
+
+
+def test_a_junk_relation_judge_does_not_pile_up_duplicates() -> None:
+    junk: list[Any] = [{"foo": 1}, {"relations": []}, {"relations": [{"candidate": 1, "label": "maybe"}]}]
+    model = ScriptedToolModel(script={"RecordsOutput": [{"records": [VEGAN]}], "RelationsOutput": junk})
+    memory, offline = MemoryOS(model=model), MemoryOS()
+    for _ in range(5):
+        memory.add_fact("I'm vegan.", user_id="u")
+        offline.add_fact("I'm vegan.", user_id="u")
+    assert len(_facts(memory)) == len(_facts(offline)) == 1  # not 5
+    usage = memory.stats("u").llm_usage["judge_relations"]
+    assert usage["fallbacks"] == 4 and usage["calls"] == 12  # 4 judgements with a candidate, 3 attempts each
+    assert [e.action for e in memory.write_log("u")][-4:] == ["discarded"] * 4
+    assert all(e.fallback for e in memory.write_log("u")[-4:])
+
+
+def test_a_relation_judge_that_misses_a_candidate_is_retried() -> None:
+    model = ScriptedToolModel(
+        script={
+            "RelationsOutput": [
+                {"relations": [{"candidate": 2, "label": "update"}]},  # candidate 1 has no label
+                {"relations": [{"candidate": 1, "label": "separate"}, {"candidate": 2, "label": "update"}]},
+            ]
+        }
+    )
+    new = MemoryRecord(summary="The user moved to Denver.", aspect="personal_profile", entities=["Denver"])
+    olds = [(MemoryRecord(id="f1", summary="The user hikes."), 0.6), (MemoryRecord(id="f2", summary="x"), 0.7)]
+    judged = LLMController(model).judge_relations(new, olds)
+    assert [r.label for r in judged.relations] == ["separate", "update"]
+    assert (judged.usage.llm_calls, judged.usage.fallback) == (2, False)
+
+
+@pytest.mark.parametrize("tool_calling", [True, False])
+def test_a_json_array_is_not_taken_as_its_first_object(tool_calling: bool) -> None:
+    array = "[" + dumps({"records": [_record("The user lives on Mars.", "Mars")]}) + "]"  # one good object, in a list
+    model: Any = (
+        ScriptedToolModel(script={"RecordsOutput": [array]})  # a text answer instead of a tool call
+        if tool_calling
+        else GenericFakeChatModel(messages=iter([AIMessage(array)] * 3))  # JSON mode
+    )
+    parsed = LLMController(model).parse_records("I'm vegan.", "user")
+    assert "Mars" not in " ".join(r.summary for r in parsed.records)
+    assert parsed.usage.fallback and parsed.usage.llm_calls == 3
+    assert "JSON list" in parsed.usage.note
+    assert [r.summary for r in parsed.records] == [
+        r.summary for r in LLMController(model).fallback.parse_records("I'm vegan.", "user").records
+    ]
+
+
+def test_model_junk_never_enters_the_persona() -> None:
+    garbage = "zzgarbagezzgarbage" * 4
+    promotion = {
+        "segment_summary": "Moves and hobbies.",
+        "segment_keywords": ["moves"],
+        "user_profile": [
+            {"key": garbage, "value": "ZZGARBAGE" * 20},
+            {"key": "Location", "value": "Lisbon"},
+            {"key": "favourite colour of the neighbour's cat", "value": "blue"},
+            {"key": "name", "value": "ZZGARBAGE" * 10},
+            {"key": "occupation", "value": "x" * 100},
+        ],
+        "user_traits": [
+            {"dimension": garbage, "values": ["chess"]},
+            {"dimension": "Interests", "values": ["chess", "QQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ", "  "]},
+            {"dimension": "Need for Autonomy", "values": ["high"]},
+        ],
+        "records": [],
+    }
+    model = ScriptedToolModel(script={"PageAnalysisOutput": [page_answer()], "PromotionOutput": [promotion]})
+    config = MemoryOSConfig(stm_capacity=1, promotion_heat=3.0, segment_threshold=0.0)
+    memory = MemoryOS(model=model, config=config)
+    _turns(memory, TURNS)
+    assert model.count("PromotionOutput") >= 1
+    persona = memory.get_persona("u")
+    assert persona.user_profile == {"location": "Lisbon"}
+    assert persona.user_traits == {"interests": ["chess"], "need_for_autonomy": ["high"]}
+    assert "ZZGARBAGE" not in memory.retrieve("hobbies", user_id="u", thread_id="t").to_prompt()
+    assert memory.stats("u").llm_usage["promote_segment"]["fallbacks"] == 0  # the answer was used, junk dropped
+
+
+def _hanging_model(release: threading.Event) -> ScriptedToolModel:
+    def hang(messages: list[Any]) -> dict[str, Any]:
+        release.wait()  # a call that never returns until the test tears down
+        return page_answer("The user has a hanging model.")
+
+    return ScriptedToolModel(script={"PageAnalysisOutput": [hang]})
+
+
+def _check_deadline_fallback(memory: MemoryOS, model: ScriptedToolModel) -> None:
+    stats = memory.stats("u")
+    assert stats.stm_pages + stats.mtm_pages == 2  # both turns stored
+    page = memory.list_pages("u")[0]
+    assert page.keywords and "hanging model" not in " ".join(r.summary for r in page.candidates)  # the heuristic's
+    assert any("porto" in r.summary.lower() for r in page.candidates)
+    usage = stats.llm_usage["analyze_page"]
+    assert (usage["calls"], usage["fallbacks"]) == (1, 1)  # the hung call, counted as a fallback
+    assert model.count("PageAnalysisOutput") == 1  # no retry after the deadline
+
+
+def test_a_hung_model_call_gives_way_to_the_heuristic_at_the_deadline(caplog: pytest.LogCaptureFixture) -> None:
+    release, done, errors = threading.Event(), threading.Event(), []
+    model = _hanging_model(release)
+    config = MemoryOSConfig(stm_capacity=1, promotion_heat=100.0, judgement_timeout_seconds=0.5)
+    memory = MemoryOS(model=model, config=config)
+    assert memory.controller.judgement_timeout_seconds == 0.5  # type: ignore[attr-defined]
+
+    def run() -> None:
+        try:
+            _turns(memory, [("I live in Porto.", "Nice!"), ("ok", "ok")])
+            done.set()
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    worker = threading.Thread(target=run, daemon=True)
+    try:
+        with caplog.at_level(logging.WARNING, logger="langchain_memoryos"):
+            worker.start()
+            worker.join(timeout=120)  # generous: only so that a regression cannot hang the suite
+        assert not errors and done.is_set()  # add_turn returned while the model call still hangs
+    finally:
+        release.set()
+    assert "judgement_timeout_seconds" in caplog.text
+    _check_deadline_fallback(memory, model)
+
+
+def test_a_hung_model_call_gives_way_to_the_heuristic_at_the_deadline_async() -> None:
+    release, done, errors = threading.Event(), threading.Event(), []
+    model = _hanging_model(release)
+    config = MemoryOSConfig(stm_capacity=1, promotion_heat=100.0)  # the controller brings its own deadline
+    memory = MemoryOS(controller=LLMController(model, judgement_timeout_seconds=0.5), config=config)
+
+    async def main() -> None:
+        for i, (a, b) in enumerate([("I live in Porto.", "Nice!"), ("ok", "ok")]):
+            await memory.aadd_turn(a, b, user_id="u", thread_id="t", timestamp=T0 + dt.timedelta(minutes=i))
+        done.set()
+        release.set()  # lets the abandoned executor thread end, so asyncio.run can shut down
+
+    def run() -> None:
+        try:
+            asyncio.run(main())
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    worker = threading.Thread(target=run, daemon=True)
+    try:
+        worker.start()
+        done.wait(timeout=120)  # generous: only so that a regression cannot hang the suite
+        assert not errors and done.is_set()
+    finally:
+        release.set()
+        worker.join(timeout=120)
+    _check_deadline_fallback(memory, model)
+
+
+def test_the_deadline_setting_is_validated() -> None:
+    assert MemoryOSConfig().judgement_timeout_seconds is not None
+    assert 0 < MemoryOSConfig().judgement_timeout_seconds <= 30  # type: ignore[operator]
+    assert MemoryOSConfig(judgement_timeout_seconds=None).judgement_timeout_seconds is None
+    for bad in (0, -1.0, float("nan"), "5", True):
+        with pytest.raises(ValueError, match="judgement_timeout_seconds"):
+            MemoryOSConfig(judgement_timeout_seconds=bad)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="judgement_timeout_seconds"):
+            LLMController(ScriptedToolModel(script={}), judgement_timeout_seconds=bad)  # type: ignore[arg-type]
