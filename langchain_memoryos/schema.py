@@ -37,6 +37,7 @@ __all__ = [
     "WriteAction",
     "WriteEvent",
     "WriteReport",
+    "check_timestamp",
     "cut_page",
     "ensure_utc",
     "page_words",
@@ -70,28 +71,85 @@ def ensure_utc(value: _dt.datetime | str | float | int | None) -> _dt.datetime:
 
     Raises:
         TypeError: for any other type.
-        ValueError: for an unparseable string.
+        ValueError: for an unparseable string, or a time no ``datetime`` can
+            hold in UTC (``2**63`` seconds, NaN, year 10000).
 
     Example:
         >>> ensure_utc("2023-05-08T13:56:00").isoformat()
         '2023-05-08T13:56:00+00:00'
+        >>> ensure_utc(2**63)
+        Traceback (most recent call last):
+        ValueError: timestamp 9223372036854775808 is out of range (a UTC time between the years 1 and 9999 expected).
     """
     if value is None:
         return _dt.datetime.now(_dt.UTC)
-    if isinstance(value, _dt.datetime):
-        if value.tzinfo is None:
-            return value.replace(tzinfo=_dt.UTC)
-        return value.astimezone(_dt.UTC)
     if isinstance(value, bool):
         raise TypeError("timestamp must be a datetime, an ISO string or POSIX seconds, not a bool.")
-    if isinstance(value, (int, float)):
-        return _dt.datetime.fromtimestamp(float(value), tz=_dt.UTC)
     if isinstance(value, str):
         try:
-            return ensure_utc(_dt.datetime.fromisoformat(value.strip()))
+            parsed = _dt.datetime.fromisoformat(value.strip())
         except ValueError as exc:
             raise ValueError(f"timestamp {value!r} is not ISO-8601 (e.g. '2023-05-08T13:56:00').") from exc
-    raise TypeError(f"timestamp must be a datetime, an ISO string or POSIX seconds, got {type(value).__name__}.")
+        return ensure_utc(parsed)
+    if not isinstance(value, (_dt.datetime, int, float)):
+        raise TypeError(f"timestamp must be a datetime, an ISO string or POSIX seconds, got {type(value).__name__}.")
+    try:
+        if isinstance(value, _dt.datetime):
+            return value.replace(tzinfo=_dt.UTC) if value.tzinfo is None else value.astimezone(_dt.UTC)
+        return _dt.datetime.fromtimestamp(float(value), tz=_dt.UTC)
+    except (OverflowError, OSError, ValueError):
+        raise ValueError(
+            f"timestamp {value!r} is out of range (a UTC time between the years 1 and 9999 expected)."
+        ) from None
+
+
+def check_timestamp(
+    value: _dt.datetime | str | float | int | None,
+    max_clock_skew_seconds: float | None,
+    *,
+    now: _dt.datetime | None = None,
+) -> _dt.datetime:
+    """A timestamp given to the memory, in UTC, refused when it lies too far ahead of the wall clock.
+
+    The conversation clock is the latest timestamp a user's memory has seen
+    and it never goes back, so one turn dated in the far future would stop
+    every later turn from counting as recent. A time more than
+    ``max_clock_skew_seconds`` ahead of this machine's clock is refused.
+
+    Args:
+        value: as for :func:`ensure_utc` (``None``: now).
+        max_clock_skew_seconds: how far ahead of ``now`` a time may lie
+            (``MemoryOSConfig.max_clock_skew_seconds``; ``None``: no limit).
+        now: the wall clock (default: this machine's).
+
+    Returns:
+        The timestamp in UTC.
+
+    Raises:
+        ValueError: out of range, or ahead by more than the skew; the message
+            names ``MemoryOSConfig.max_clock_skew_seconds``.
+        TypeError: for a value of another type.
+
+    Example:
+        >>> check_timestamp("2023-05-08T13:56:00", 86400).year
+        2023
+        >>> check_timestamp("9999-12-31T23:59:59", 86400)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ValueError: timestamp 9999-12-31T23:59:59+00:00 lies ... ahead of this machine's clock ...
+    """
+    ts = ensure_utc(value)
+    if max_clock_skew_seconds is None:
+        return ts
+    wall = now if now is not None else _dt.datetime.now(_dt.UTC)
+    ahead = (ts - wall).total_seconds()
+    if ahead > max_clock_skew_seconds:
+        raise ValueError(
+            f"timestamp {ts.isoformat()} lies {ahead:.0f} s ahead of this machine's clock ({wall.isoformat()}), "
+            f"more than MemoryOSConfig.max_clock_skew_seconds={max_clock_skew_seconds:g} allows; pass the time "
+            "the turn happened (a naive datetime is taken as UTC), or raise max_clock_skew_seconds "
+            "(None turns the check off)."
+        )
+    return ts
 
 
 def _ts(value: Any) -> _dt.datetime:
