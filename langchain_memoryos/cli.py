@@ -34,6 +34,7 @@ Example:
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import json
 import os
 import sqlite3
@@ -441,8 +442,8 @@ class TurnLine:
         line: its 1-based line number.
         timestamp: when it happened (``None``: now).
         thread_id: its thread (``None``: the ``--thread`` option).
-        metadata: kept on the page (``source_id`` defaults to ``<file>:<line>``).
-        turn_id: the idempotency key (default ``<file>:<line>``).
+        metadata: kept on the page (``source_id`` defaults to ``<resolved file path>:<line>``).
+        turn_id: the idempotency key (default ``<file name>:<line>:<digest>``, see :func:`read_turns`).
 
     Example:
         >>> TurnLine("I moved to Oslo.", "Nice!", 3).line
@@ -469,8 +470,10 @@ def _text_field(obj: dict[str, Any], *names: str) -> str:
     return ""
 
 
-def _turn_from(obj: Any, name: str, number: int) -> TurnLine:
-    from langchain_memoryos.schema import ensure_utc
+def _turn_from(obj: Any, path: Path, number: int) -> TurnLine:
+    from langchain_memoryos.config import MemoryOSConfig
+    from langchain_memoryos.memory import clean_metadata
+    from langchain_memoryos.schema import check_timestamp
 
     if not isinstance(obj, dict):
         raise ValueError(f"a JSON object expected, got {type(obj).__name__}")
@@ -481,6 +484,7 @@ def _turn_from(obj: Any, name: str, number: int) -> TurnLine:
     metadata = obj.get("metadata") or {}
     if not isinstance(metadata, dict):
         raise ValueError(f"'metadata' must be an object, got {type(metadata).__name__}")
+    metadata = clean_metadata(metadata)  # NaN and Infinity parse as JSON here but are refused by the memory
     thread = obj.get("thread_id")
     if thread is not None and (not isinstance(thread, str) or not thread):
         raise ValueError(f"'thread_id' must be a non-empty string, got {thread!r}")
@@ -488,16 +492,19 @@ def _turn_from(obj: Any, name: str, number: int) -> TurnLine:
     if turn_id is not None and not isinstance(turn_id, str | int):
         raise ValueError(f"'turn_id' must be a string, got {type(turn_id).__name__}")
     raw_time = obj.get("timestamp")
-    timestamp = ensure_utc(raw_time) if raw_time is not None else None
-    key = f"{name}:{number}"
+    # the memory opened by the CLI has the default config: its clock-skew check, before anything is stored
+    timestamp = check_timestamp(raw_time, MemoryOSConfig().max_clock_skew_seconds) if raw_time is not None else None
+    where = f"{path}:{number}"  # the resolved path: two files with the same name are two sources
+    content = json.dumps(obj, sort_keys=True, ensure_ascii=False)
+    digest = hashlib.sha256(f"{where}\x1f{content}".encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return TurnLine(
         user_input=user_input,
         agent_response=agent_response,
         line=number,
         timestamp=timestamp,
         thread_id=thread,
-        metadata={"source_id": key, **metadata},
-        turn_id=str(turn_id) if turn_id is not None else key,
+        metadata={"source_id": where, **metadata},
+        turn_id=str(turn_id) if turn_id is not None else f"{path.name}:{number}:{digest}",
     )
 
 
@@ -507,7 +514,12 @@ def read_turns(path: Path) -> list[TurnLine]:
     Each object has ``user_input`` (or ``user``) and/or ``agent_response`` (or
     ``assistant``), and optionally ``timestamp``, ``thread_id``, ``metadata``
     and ``turn_id``. Without a ``turn_id`` the turn's id is
-    ``<file name>:<line>``, so ingesting the same file again adds nothing.
+    ``<file name>:<line>:<digest>``, the digest a hash of the file's resolved
+    path, the line number and the line's content: ingesting the same file
+    again adds nothing (nor do lines appended to it since), while another
+    file, even one with the same name, or an edited line is a new turn. The
+    page's ``source_id`` is ``<resolved path>:<line>`` unless the line's
+    metadata gives one.
 
     Args:
         path: the file.
@@ -527,12 +539,13 @@ def read_turns(path: Path) -> list[TurnLine]:
         ValueError: ...chat.jsonl:3: 'user' must be a string, got int
     """
     turns: list[TurnLine] = []
+    source = path.resolve()
     with path.open(encoding="utf-8") as lines:
         for number, raw in enumerate(lines, start=1):
             if not raw.strip():
                 continue
             try:
-                turns.append(_turn_from(json.loads(raw), path.name, number))
+                turns.append(_turn_from(json.loads(raw), source, number))
             except (ValueError, TypeError) as exc:
                 reason = f"invalid JSON: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else _message(exc)
                 raise ValueError(f"{path}:{number}: {reason}") from None
@@ -633,9 +646,11 @@ def ingest(
 
     A .jsonl file holds one JSON object per line: user_input (or user),
     agent_response (or assistant), optional timestamp, thread_id, metadata,
-    turn_id. A LoCoMo file (a JSON list of samples with a 'conversation') goes
-    to --user when it has one conversation or --conversation picks one, else
-    each conversation to user '<USER>-<sample_id>'.
+    turn_id. Without a turn_id a line's id comes from the file's path, its line
+    number and its content, so another file with the same name is never taken
+    for a duplicate. A LoCoMo file (a JSON list of samples with a
+    'conversation') goes to --user when it has one conversation or
+    --conversation picks one, else each conversation to user '<USER>-<sample_id>'.
     """
     if not file.is_file():
         raise _fail(f"{file}: no such file (pass a .jsonl file of turns or a LoCoMo .json file)")

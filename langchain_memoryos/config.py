@@ -133,11 +133,23 @@ class MemoryOSConfig:
             MTM as if they had overflowed, so an abandoned thread's pages still
             reach mid- and long-term memory. ``None`` keeps them in STM for ever
             (the paper has a single conversation, so it has no such rule).
+            Idleness is measured on the conversation clock, but never past
+            this machine's wall clock (while ``max_clock_skew_seconds`` is
+            set): a turn dated ahead of the wall clock (a fast client clock, a
+            local time passed as UTC) cannot make another thread look idle.
         judgement_timeout_seconds: deadline of one model judgement, retries
             included (``MemoryOS(model=...)``'s LLMController). When it passes, the
             heuristic controller decides instead (logged, and counted as a
             fallback in ``stats().llm_usage``), so a hung model never hangs a turn.
             ``None``: no deadline.
+        max_clock_skew_seconds: how far ahead of this machine's clock a
+            timestamp given to ``add_turn``, ``add_fact`` or ``import_user`` may
+            lie; a later one is refused with a ``ValueError`` (the conversation
+            clock never goes back, so one turn dated in year 9999 would
+            otherwise make every thread idle and stop recency for good).
+            ``None`` turns the check off (and measures idleness on the
+            conversation clock alone, e.g. to replay conversations dated in
+            the future).
 
     Example:
         >>> cfg = MemoryOSConfig(stm_capacity=5)
@@ -174,6 +186,7 @@ class MemoryOSConfig:
     max_embedding_chars: int = 8000
     stm_idle_seconds: float | None = 86400.0
     judgement_timeout_seconds: float | None = 30.0
+    max_clock_skew_seconds: float | None = 86400.0
 
     def __post_init__(self) -> None:
         positive_ints = (
@@ -230,6 +243,11 @@ class MemoryOSConfig:
                 f"MemoryOSConfig.judgement_timeout_seconds must be a number of seconds > 0 or None (no deadline), "
                 f"got {timeout!r}."
             )
+        skew = self.max_clock_skew_seconds
+        if skew is not None and (isinstance(skew, bool) or not isinstance(skew, (int, float)) or not skew >= 0):
+            raise ValueError(f"MemoryOSConfig.max_clock_skew_seconds must be >= 0 or None, got {skew!r}.")
+        if skew is not None and not math.isfinite(skew):
+            raise ValueError("MemoryOSConfig.max_clock_skew_seconds must be finite; pass None to turn the check off.")
         if self.page_ranking not in PAGE_RANKINGS:
             raise ValueError(f"MemoryOSConfig.page_ranking must be one of {PAGE_RANKINGS}, got {self.page_ranking!r}.")
         for name in ("rrf_k", "lexical_weight", "dense_weight"):

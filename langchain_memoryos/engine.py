@@ -38,7 +38,7 @@ from langchain_memoryos.storage import MemoryRepository, UserLease, UserState, p
 from langchain_memoryos.unit_of_work import MAX_ATTEMPTS, commit_fork, fork_user
 from langchain_memoryos.vector_index import Vector
 
-__all__ = ["WRITE_STAGES", "EngineSettings", "TurnWrite", "add_turn", "run_stage", "segment_heat"]
+__all__ = ["WRITE_STAGES", "EngineSettings", "TurnWrite", "add_turn", "idle_horizon", "run_stage", "segment_heat"]
 
 logger = logging.getLogger("langchain_memoryos")
 
@@ -335,27 +335,62 @@ def embed_turn(settings: EngineSettings, t: TurnWrite) -> Step[None]:
 
 
 def _idle_thread_pages(
-    state: UserState, settings: EngineSettings, *, current: str
+    state: UserState, settings: EngineSettings, *, current: str, now: _dt.datetime | None = None
 ) -> list[tuple[DialoguePage, Vector]]:
     """The STM pages of the user's idle threads, popped oldest first (``stm_idle_seconds``).
 
-    A thread is idle when its newest page is older than ``stm_idle_seconds`` on
-    the conversation clock. The current thread is never flushed.
+    A thread is idle when its newest page is older than ``stm_idle_seconds``
+    at :func:`idle_horizon`. The current thread is never flushed.
     """
     idle = settings.config.stm_idle_seconds
-    clock = state.clock
+    horizon = idle_horizon(state.clock, settings.config, now)
     out: list[tuple[DialoguePage, Vector]] = []
-    if idle is None or clock is None:
+    if idle is None or horizon is None:
         return out
     for thread, pages in list(state.stm.items()):
         if thread == current or not pages:
             continue
         newest = max(p.timestamp for p in pages)
-        if (clock - newest).total_seconds() <= idle:
+        if (horizon - newest).total_seconds() <= idle:
             continue
         while state.stm[thread]:
             out.append(state.stm_pop_oldest(thread))
     return out
+
+
+def idle_horizon(
+    clock: _dt.datetime | None, config: MemoryOSConfig, now: _dt.datetime | None = None
+) -> _dt.datetime | None:
+    """The time at which threads' idleness is judged: the conversation clock, capped at the wall clock.
+
+    The conversation clock is the user's latest timestamp, so a turn dated
+    ahead of the wall clock (allowed up to ``max_clock_skew_seconds``: a fast
+    client clock, a local time passed as UTC) would otherwise make another
+    thread look idle and flush its STM. Capped at the wall clock, only a
+    real gap does: replayed or imported conversations dated in the past are
+    judged on their own clock as before. With ``max_clock_skew_seconds=None``
+    (no wall-clock check) the conversation clock alone decides.
+
+    Args:
+        clock: the user's conversation clock (``None``: no turn yet).
+        config: ``max_clock_skew_seconds`` decides whether the cap applies.
+        now: the wall clock (default: this machine's).
+
+    Returns:
+        The horizon, or ``None`` without a clock.
+
+    Example:
+        >>> import datetime as dt
+        >>> now = dt.datetime(2024, 1, 1, tzinfo=dt.UTC)
+        >>> idle_horizon(now + dt.timedelta(hours=20), MemoryOSConfig(), now) == now
+        True
+        >>> idle_horizon(now + dt.timedelta(hours=20), MemoryOSConfig(max_clock_skew_seconds=None), now).hour
+        20
+    """
+    if clock is None or config.max_clock_skew_seconds is None:
+        return clock
+    wall = now if now is not None else _dt.datetime.now(_dt.UTC)
+    return min(clock, wall)
 
 
 def stage_chain_link(settings: EngineSettings, t: TurnWrite) -> Step[None]:

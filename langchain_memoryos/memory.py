@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import datetime as _dt
 import logging
+import math
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -40,6 +42,7 @@ from langchain_memoryos.schema import (
     Segment,
     WriteEvent,
     WriteReport,
+    check_timestamp,
     ensure_utc,
 )
 from langchain_memoryos.storage import (
@@ -53,7 +56,7 @@ from langchain_memoryos.storage import (
 )
 from langchain_memoryos.unit_of_work import write_user
 
-__all__ = ["MemoryOS"]
+__all__ = ["MemoryOS", "clean_metadata"]
 
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
@@ -136,15 +139,81 @@ def clean_text(value: str, name: str = "text") -> str:
     return cleaned
 
 
-def _clean_value(value: Any) -> Any:
-    """Metadata with every string cleaned (see :func:`clean_text`)."""
+def clean_metadata(metadata: Mapping[str, Any], name: str = "metadata") -> dict[str, Any]:
+    """Metadata as JSON that every backend stores alike, checked before anything is written.
+
+    Allowed: strings (cleaned as by :func:`clean_text`), 64-bit ``int``,
+    finite ``float``, ``bool``, ``None``, lists (and tuples, stored as lists) and
+    dicts with string keys, nested. One conversion: a ``datetime`` or
+    ``date`` becomes its ISO-8601 string (``value.isoformat()``). Anything
+    else (NaN or infinity, bytes, sets, other objects, non-string keys) is
+    refused, naming where it sits: SQLite would store some of it silently
+    changed and PostgreSQL would refuse it, so a memory could not move
+    between them.
+
+    Args:
+        metadata: the mapping given to ``add_turn``.
+        name: how errors name it.
+
+    Returns:
+        A new dict of JSON values.
+
+    Raises:
+        ValueError: for a value that is not JSON (the message names its key).
+
+    Example:
+        >>> import datetime as dt
+        >>> clean_metadata({"at": dt.date(2024, 5, 1), "tags": ("a", "b")})
+        {'at': '2024-05-01', 'tags': ['a', 'b']}
+        >>> clean_metadata({"score": float("nan")})
+        Traceback (most recent call last):
+        ValueError: metadata['score'] is NaN, not a finite number; JSON numbers are finite (pass None or a string).
+    """
+    if not isinstance(metadata, Mapping):
+        raise TypeError(f"{name} must be a mapping (e.g. {{'source_id': 'D1:3'}}).")
+    return _json_value(metadata, name)  # type: ignore[no-any-return]
+
+
+def _json_value(value: Any, where: str) -> Any:
     if isinstance(value, str):
-        return clean_text(value, "metadata")
+        return clean_text(value, where)
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        if not -(2**63) <= value < 2**63:
+            raise ValueError(f"{where} is {value}, beyond 64-bit integers (SQLite's JSON limit); pass it as a string.")
+        return int(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            shown = "NaN" if math.isnan(value) else str(value)
+            raise ValueError(
+                f"{where} is {shown}, not a finite number; JSON numbers are finite (pass None or a string)."
+            )
+        return float(value)
+    if isinstance(value, _dt.date):  # datetime too: the one conversion
+        return value.isoformat()
     if isinstance(value, Mapping):
-        return {clean_text(str(k), "metadata"): _clean_value(v) for k, v in value.items()}
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ValueError(
+                    f"{where} has the key {key!r} ({type(key).__name__}); JSON object keys are strings "
+                    f"(use {str(key)!r})."
+                )
+            out[clean_text(key, where)] = _json_value(item, f"{where}[{key!r}]")
+        return out
     if isinstance(value, (list, tuple)):
-        return [_clean_value(v) for v in value]
-    return value
+        if value and all(type(x) is float for x in value) and all(map(math.isfinite, value)):
+            return list(value)  # a vector: no per-number walk
+        return [_json_value(item, f"{where}[{i}]") for i, item in enumerate(value)]
+    raise ValueError(
+        f"{where} is a {type(value).__name__}, not a JSON value; pass str, int, finite float, bool, None, "
+        "a list or a dict with string keys (a datetime or date is stored as its ISO string)."
+    )
+
+
+#: The time fields of stored items (pages, segments, facts, write events, the user's clock).
+_TIME_FIELDS = ("timestamp", "clock", "created_at", "updated_at", "last_access")
 
 
 def _check_kind(kind: Any) -> FactKindArg:
@@ -578,6 +647,10 @@ class MemoryOS:
             return await run_async(step, self._services)
 
     # -- steps (shared by the sync and async methods) ------------------------
+    def _timestamp(self, value: Any) -> _dt.datetime:
+        """A caller's timestamp in UTC, refused beyond ``max_clock_skew_seconds`` ahead of the wall clock."""
+        return check_timestamp(value, self.config.max_clock_skew_seconds)
+
     def _add_turn_step(
         self,
         user_input: Any,
@@ -596,8 +669,8 @@ class MemoryOS:
             raise ValueError("an empty turn: user_input and agent_response are both empty.")
         if metadata is not None and not isinstance(metadata, Mapping):
             raise TypeError("metadata must be a mapping (e.g. {'source_id': 'D1:3'}).")
-        ts = ensure_utc(timestamp)
-        meta = _clean_value(metadata) if metadata is not None else None
+        ts = self._timestamp(timestamp)
+        meta = clean_metadata(metadata) if metadata is not None else None
         return user, TurnWrite(user, thread, ui, ar, ts, meta, turn_id, optimistic=not self._local)
 
     def _add_fact_step(
@@ -608,7 +681,7 @@ class MemoryOS:
         body = _check_text("text", text)
         if not body.strip():
             raise ValueError("add_fact needs a non-empty fact text.")
-        when = ensure_utc(timestamp) if timestamp is not None else None
+        when = self._timestamp(timestamp) if timestamp is not None else None
 
         def work(state: UserState) -> Step[list[WriteEvent]]:
             parsed: ParsedRecords = yield Control("parse_records", (body, fact_kind))
@@ -679,21 +752,44 @@ class MemoryOS:
             raise ValueError("not a langchain-memoryos export (format 'langchain-memoryos/1' expected).")
         user = _check_user(user_id or data.get("user_id"))
 
+        rows = [(row, self._import_value(i, row)) for i, row in enumerate(data.get("items", []))]
+
         def step() -> Step[int]:
             ops = tuple(
                 PutOp(
                     (ROOT, encode_label(user), *(encode_label(x) for x in row["namespace"])),
                     str(row["key"]),
-                    dict(row["value"]),
+                    value,
                     index=False,
                 )
-                for row in data.get("items", [])
+                for row, value in rows
             )
             yield StoreBatch(ops)
             self.repository.invalidate(user)
             return len(ops)
 
         return user, step()
+
+    def _import_value(self, index: int, row: Any) -> dict[str, Any]:
+        """An exported item's value, checked as ``add_turn`` checks its input, before anything is written.
+
+        Values must be JSON (finite numbers; a ``datetime`` becomes its ISO
+        string) and its times (``timestamp``, ``clock``, ``created_at``,
+        ``updated_at``, ``last_access``) within ``max_clock_skew_seconds`` of
+        the wall clock, so an export moves between backends unchanged and
+        cannot set the conversation clock to year 9999.
+        """
+        if not isinstance(row, Mapping) or not isinstance(row.get("value"), Mapping):
+            raise ValueError(f"import_user: item {index} has no 'value' object (not a memoryos export item).")
+        where = f"import_user: item {index} ({'/'.join(map(str, row.get('namespace', [])))}/{row.get('key')})"
+        value = clean_metadata(row["value"], f"{where} value")
+        for name in _TIME_FIELDS:
+            if value.get(name) is not None:
+                try:
+                    self._timestamp(value[name])
+                except (TypeError, ValueError) as exc:
+                    raise ValueError(f"{where} {name}: {exc}") from None
+        return value
 
     def _set_profile_step(self, user_id: Any, profile: str) -> tuple[str, Step[None]]:
         user = _check_user(user_id)
@@ -727,9 +823,15 @@ class MemoryOS:
             user_id: whose memory.
             thread_id: the conversation thread (STM is per thread).
             timestamp: when it happened (``datetime``, ISO string or POSIX seconds;
-                default now). The conversation clock is the latest timestamp.
-            metadata: kept on the page; ``source_id`` (a string or a list) is
-                returned by ``MemoryContext.source_ids()``; ``user_name`` and
+                default now; naive means UTC). The conversation clock is the
+                latest timestamp; a time more than
+                ``MemoryOSConfig.max_clock_skew_seconds`` ahead of this
+                machine's clock is refused.
+            metadata: kept on the page, as JSON (see :func:`clean_metadata`:
+                finite numbers, string keys; a ``datetime`` is stored as its
+                ISO string), the same on every backend; ``source_id`` (a
+                string or a list) is returned by
+                ``MemoryContext.source_ids()``; ``user_name`` and
                 ``agent_name`` name the speakers: the page is then embedded,
                 indexed and shown as "Ana: …" instead of "User: …".
             turn_id: an id that makes the write idempotent (default: derived from
@@ -739,11 +841,16 @@ class MemoryOS:
             What happened (page key, moves, segments, AMU events).
 
         Raises:
-            ValueError: for a missing user id or an empty turn.
+            ValueError: for a missing user id, an empty turn, a timestamp out of
+                range or too far ahead, or metadata that is not JSON; nothing is
+                written then.
 
         Example:
             >>> MemoryOS().add_turn("Hi", "Hello", user_id="u", turn_id="t1").added
             True
+            >>> MemoryOS().add_turn("Hi", "Hello", user_id="u", timestamp="9999-12-31T23:59:59")  # doctest: +ELLIPSIS
+            Traceback (most recent call last):
+            ValueError: timestamp 9999-12-31T23:59:59+00:00 lies ... max_clock_skew_seconds ...
         """
         user, turn = self._add_turn_step(user_input, agent_response, user_id, thread_id, timestamp, metadata, turn_id)
         if self._writer is not None:
@@ -790,7 +897,8 @@ class MemoryOS:
                 ``kind="agent"`` a trait such as "Answer in bullet points").
             user_id: whose memory.
             kind: ``"user"`` (knowledge base) or ``"agent"`` (agent traits).
-            timestamp: decision time (default: the user's conversation clock).
+            timestamp: decision time (default: the user's conversation clock;
+                refused beyond ``max_clock_skew_seconds`` ahead of the wall clock).
             source: recorded on the write events.
 
         Returns:
@@ -799,7 +907,7 @@ class MemoryOS:
             with no fact yields one ``filtered`` event.
 
         Raises:
-            ValueError: on an empty text or a bad ``kind``.
+            ValueError: on an empty text, a bad ``kind`` or a bad ``timestamp``.
 
         Example:
             >>> m = MemoryOS()
@@ -1260,8 +1368,16 @@ class MemoryOS:
     def import_user(self, data: Mapping[str, Any], *, user_id: str | None = None) -> int:
         """Write an :meth:`export_user` dump back (to the same or another user id).
 
+        Every item is checked before anything is written: values must be JSON
+        (finite numbers; a ``datetime`` becomes its ISO string) and times within
+        ``MemoryOSConfig.max_clock_skew_seconds`` of the wall clock, so an
+        export from one backend imports into any other.
+
         Returns:
             The number of items written.
+
+        Raises:
+            ValueError: not an export, or an item that fails the checks (named).
 
         Example:
             >>> a = MemoryOS(); _ = a.add_turn("Hi", "Hello", user_id="u")

@@ -1,4 +1,4 @@
-"""The MemoryOS read path: STM in full, MTM pages by rank, LPM by relevance.
+"""The MemoryOS read path: STM (within the word budget), MTM pages by rank, LPM by relevance.
 
 Retrieval makes no model call. Mid-term pages are ranked one of two ways
 (``MemoryOSConfig.page_ranking``):
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from langchain_memoryos.controllers.rules import query_aspects, third_person
 from langchain_memoryos.effects import Embed, Step, StoreBatch
@@ -27,13 +27,16 @@ from langchain_memoryos.keywords import extract_keywords
 from langchain_memoryos.lexical import rrf, tokenize
 from langchain_memoryos.schema import (
     PAST_CONVERSATION_TITLE,
+    RECENT_CONVERSATION_TITLE,
     DialoguePage,
     MemoryContext,
     ScoredPage,
     ScoredRecord,
     ScoredSegment,
+    cut_page,
     fence_memory,
     page_words,
+    stm_line,
 )
 from langchain_memoryos.scoring import f_score, top_k
 from langchain_memoryos.storage import MemoryRepository, UserLease, UserState
@@ -102,6 +105,7 @@ def stage_retrieve_stm(repo: MemoryRepository, settings: EngineSettings, r: Read
     r.ctx = MemoryContext(query=r.query, user_id=r.user_id, thread_id=r.thread_id, stm=list(stm), persona=persona)
     r.other = {p.id: p for t, pages in state.stm.items() if t != r.thread_id for p in pages}
     if not r.query.strip() or not (state.segments or r.other or state.facts["user"] or state.facts["agent"]):
+        _fit_stm(r.ctx, config.context_words)
         r.next = "done"
         return
     fact_query = _fact_query(r.query)
@@ -116,6 +120,8 @@ def stage_retrieve_lpm(settings: EngineSettings, r: ReadRun) -> None:
     aspects = query_aspects(r.query)
     r.ctx.user_facts.extend(_recall_facts(r.state, settings, "user", r.vectors, aspects))
     r.ctx.agent_facts.extend(_recall_facts(r.state, settings, "agent", r.vectors, aspects))
+    _fit_facts(r.ctx, settings.config.context_words)
+    _fit_stm(r.ctx, settings.config.context_words)
     r.next = "retrieve_mtm"
 
 
@@ -175,7 +181,9 @@ def retrieve(
 ) -> Step[MemoryContext]:
     """Step: the memory context for ``query``, stage by stage (the read graph's stages, run directly).
 
-    * STM: every page of the thread;
+    * STM: every page of the thread; with ``context_words``, the newest that
+      fit in what the persona and facts leave, an over-long one shown cut
+      (``… [cut: N more words]``) and older ones giving way;
     * LPM: the persona in full, and the top ``top_facts`` user facts and agent
       traits whose cosine is at least ``retrieval_similarity`` (``tau_r``);
     * MTM: pages ranked by ``page_ranking`` (see the module docstring), at most
@@ -336,6 +344,48 @@ def _fill(
             used += cost
     order = {hit.page.id: i for i, hit in enumerate(ranked)}
     return sorted(chosen.values(), key=lambda hit: order.get(hit.page.id, -1))
+
+
+def _fit_facts(ctx: MemoryContext, budget: int | None) -> None:
+    """Facts and agent traits within the word budget with the persona (in rank order; one that does not fit is skipped).
+
+    Facts are short, so this only bites on a pathological one (a huge
+    ``add_fact`` text) or a tiny budget; the persona is always shown.
+    """
+    if budget is None or context_words(replace(ctx, stm=[], pages=[]).to_prompt()) <= budget:
+        return
+    trial = replace(ctx, stm=[], pages=[], user_facts=[], agent_facts=[])
+    for kind in ("user_facts", "agent_facts"):
+        for hit in getattr(ctx, kind):
+            getattr(trial, kind).append(hit)
+            if context_words(trial.to_prompt()) > budget:
+                getattr(trial, kind).pop()
+    ctx.user_facts, ctx.agent_facts = trial.user_facts, trial.agent_facts
+
+
+def _fit_stm(ctx: MemoryContext, budget: int | None) -> None:
+    """The thread's STM as shown within the word budget left by the persona and facts.
+
+    Newest first: pages are taken while they fit; the first that does not
+    is shown cut (:func:`cut_page`, with a visible marker) and older pages
+    give way. The stored pages are never changed (``ctx.stm`` holds copies
+    of the cut ones).
+    """
+    if budget is None or not ctx.stm:
+        return
+    rest = replace(ctx, stm=[], pages=[])
+    used = context_words(rest.to_prompt() if rest.sections() else fence_memory(" "))
+    used += context_words(f"## {RECENT_CONVERSATION_TITLE}")
+    shown: list[DialoguePage] = []
+    for page in reversed(ctx.stm):
+        fitted = cut_page(page, budget - used)
+        if fitted is None:
+            break
+        shown.append(fitted)
+        used += context_words(stm_line(fitted))
+        if fitted is not page:
+            break
+    ctx.stm = shown[::-1]
 
 
 def _drop_covered_facts(ctx: MemoryContext) -> bool:

@@ -28,6 +28,7 @@ __all__ = [
     "MemoryRecord",
     "MemoryStats",
     "PAST_CONVERSATION_TITLE",
+    "RECENT_CONVERSATION_TITLE",
     "Persona",
     "Relation",
     "RelationLabel",
@@ -39,11 +40,14 @@ __all__ = [
     "WriteAction",
     "WriteEvent",
     "WriteReport",
+    "check_timestamp",
+    "cut_page",
     "ensure_utc",
     "page_words",
     "past_conversation",
     "persona_key",
     "persona_value",
+    "stm_line",
 ]
 
 Aspect = Literal["personal_profile", "social_relationship", "activity", "health", "preference", "other"]
@@ -213,28 +217,85 @@ def ensure_utc(value: _dt.datetime | str | float | int | None) -> _dt.datetime:
 
     Raises:
         TypeError: for any other type.
-        ValueError: for an unparseable string.
+        ValueError: for an unparseable string, or a time no ``datetime`` can
+            hold in UTC (``2**63`` seconds, NaN, year 10000).
 
     Example:
         >>> ensure_utc("2023-05-08T13:56:00").isoformat()
         '2023-05-08T13:56:00+00:00'
+        >>> ensure_utc(2**63)
+        Traceback (most recent call last):
+        ValueError: timestamp 9223372036854775808 is out of range (a UTC time between the years 1 and 9999 expected).
     """
     if value is None:
         return _dt.datetime.now(_dt.UTC)
-    if isinstance(value, _dt.datetime):
-        if value.tzinfo is None:
-            return value.replace(tzinfo=_dt.UTC)
-        return value.astimezone(_dt.UTC)
     if isinstance(value, bool):
         raise TypeError("timestamp must be a datetime, an ISO string or POSIX seconds, not a bool.")
-    if isinstance(value, (int, float)):
-        return _dt.datetime.fromtimestamp(float(value), tz=_dt.UTC)
     if isinstance(value, str):
         try:
-            return ensure_utc(_dt.datetime.fromisoformat(value.strip()))
+            parsed = _dt.datetime.fromisoformat(value.strip())
         except ValueError as exc:
             raise ValueError(f"timestamp {value!r} is not ISO-8601 (e.g. '2023-05-08T13:56:00').") from exc
-    raise TypeError(f"timestamp must be a datetime, an ISO string or POSIX seconds, got {type(value).__name__}.")
+        return ensure_utc(parsed)
+    if not isinstance(value, (_dt.datetime, int, float)):
+        raise TypeError(f"timestamp must be a datetime, an ISO string or POSIX seconds, got {type(value).__name__}.")
+    try:
+        if isinstance(value, _dt.datetime):
+            return value.replace(tzinfo=_dt.UTC) if value.tzinfo is None else value.astimezone(_dt.UTC)
+        return _dt.datetime.fromtimestamp(float(value), tz=_dt.UTC)
+    except (OverflowError, OSError, ValueError):
+        raise ValueError(
+            f"timestamp {value!r} is out of range (a UTC time between the years 1 and 9999 expected)."
+        ) from None
+
+
+def check_timestamp(
+    value: _dt.datetime | str | float | int | None,
+    max_clock_skew_seconds: float | None,
+    *,
+    now: _dt.datetime | None = None,
+) -> _dt.datetime:
+    """A timestamp given to the memory, in UTC, refused when it lies too far ahead of the wall clock.
+
+    The conversation clock is the latest timestamp a user's memory has seen
+    and it never goes back, so one turn dated in the far future would stop
+    every later turn from counting as recent. A time more than
+    ``max_clock_skew_seconds`` ahead of this machine's clock is refused.
+
+    Args:
+        value: as for :func:`ensure_utc` (``None``: now).
+        max_clock_skew_seconds: how far ahead of ``now`` a time may lie
+            (``MemoryOSConfig.max_clock_skew_seconds``; ``None``: no limit).
+        now: the wall clock (default: this machine's).
+
+    Returns:
+        The timestamp in UTC.
+
+    Raises:
+        ValueError: out of range, or ahead by more than the skew; the message
+            names ``MemoryOSConfig.max_clock_skew_seconds``.
+        TypeError: for a value of another type.
+
+    Example:
+        >>> check_timestamp("2023-05-08T13:56:00", 86400).year
+        2023
+        >>> check_timestamp("9999-12-31T23:59:59", 86400)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ValueError: timestamp 9999-12-31T23:59:59+00:00 lies ... ahead of this machine's clock ...
+    """
+    ts = ensure_utc(value)
+    if max_clock_skew_seconds is None:
+        return ts
+    wall = now if now is not None else _dt.datetime.now(_dt.UTC)
+    ahead = (ts - wall).total_seconds()
+    if ahead > max_clock_skew_seconds:
+        raise ValueError(
+            f"timestamp {ts.isoformat()} lies {ahead:.0f} s ahead of this machine's clock ({wall.isoformat()}), "
+            f"more than MemoryOSConfig.max_clock_skew_seconds={max_clock_skew_seconds:g} allows; pass the time "
+            "the turn happened (a naive datetime is taken as UTC), or raise max_clock_skew_seconds "
+            "(None turns the check off)."
+        )
+    return ts
 
 
 def _ts(value: Any) -> _dt.datetime:
@@ -849,6 +910,82 @@ class ScoredRecord:
 #: Title of the context section that holds mid-term pages.
 PAST_CONVERSATION_TITLE = "Relevant past conversation"
 
+#: Title of the context section that holds the thread's short-term pages.
+RECENT_CONVERSATION_TITLE = "Recent conversation"
+
+#: Words the marker of a cut text costs: ``… [cut: N more words]``.
+CUT_MARKER_WORDS = 5
+
+
+def stm_line(page: DialoguePage) -> str:
+    """A short-term page as one line of the recent-conversation section.
+
+    Example:
+        >>> import datetime as dt
+        >>> d = dt.datetime(2023, 5, 8, 13, 56, tzinfo=dt.UTC)
+        >>> stm_line(DialoguePage(id="p", user_input="I paint.", agent_response="Nice!", timestamp=d))
+        '[2023-05-08 13:56] User: I paint. | Assistant: Nice!'
+    """
+    return f"[{_fmt_time(page.timestamp)}] " + " | ".join(page.lines())
+
+
+def cut_page(page: DialoguePage, words: int) -> DialoguePage | None:
+    """The page as shown within ``words`` words of :func:`stm_line`: whole, cut, or ``None`` when it cannot fit.
+
+    A side that does not fit keeps its first words and ends with the marker
+    ``… [cut: N more words]``. When both sides are long each keeps as many
+    words as the other (a short side stays whole). The result is a copy
+    for display: the stored page is never changed.
+
+    Args:
+        page: the page.
+        words: the words its line may take.
+
+    Returns:
+        ``page`` itself when it fits; a cut copy; ``None`` when not even the
+        markers fit.
+
+    Example:
+        >>> p = DialoguePage(id="p", user_input="one two three four five six seven eight", agent_response="ok")
+        >>> stm_line(cut_page(p, 13))
+        '[1970-01-01 00:00] User: one two … [cut: 6 more words] | Assistant: ok'
+        >>> cut_page(p, 3) is None
+        True
+    """
+    line_words = len(stm_line(page).split())
+    if line_words <= words:
+        return page
+    sides = [page.user_input, page.agent_response]
+    lengths = [len(side.split()) for side in sides]
+    kept = _allot(lengths, words - (line_words - sum(lengths)))
+    if kept is None:
+        return None
+    shown = [side if k >= n else _cut_text(side, k, n) for side, k, n in zip(sides, kept, lengths, strict=True)]
+    return replace(page, user_input=shown[0], agent_response=shown[1])
+
+
+def _allot(lengths: list[int], room: int) -> list[int] | None:
+    """Words kept per side within ``room``: the longest sides cut to one level, each cut side paying its marker."""
+    present = sorted((i for i, n in enumerate(lengths) if n), key=lambda i: lengths[i])
+    for cut in range(1, len(present) + 1):
+        whole, cuts = present[: len(present) - cut], present[len(present) - cut :]
+        left = room - sum(lengths[i] for i in whole) - CUT_MARKER_WORDS * cut
+        if left < 0:
+            continue
+        level, extra = divmod(left, cut)
+        if whole and lengths[whole[-1]] > level:
+            continue  # a side left whole would be longer than the one cut: cut both
+        kept = list(lengths)
+        for j, i in enumerate(cuts):
+            kept[i] = min(lengths[i], level + (1 if j < extra else 0))
+        return kept
+    return None
+
+
+def _cut_text(text: str, keep: int, total: int) -> str:
+    words = text.split()[:keep]
+    return " ".join([*words, f"\u2026 [cut: {total - keep} more {'word' if total - keep == 1 else 'words'}]"])
+
 
 def past_conversation(pages: Iterable[DialoguePage]) -> str:
     """Mid-term pages as context text: in time order, one date line per day.
@@ -936,7 +1073,10 @@ class MemoryContext:
         query: the query retrieval ran for.
         user_id: whose memory it is.
         thread_id: the thread whose STM is included.
-        stm: the thread's short-term pages, oldest first.
+        stm: the thread's short-term pages as shown, oldest first. With a word
+            budget (``MemoryOSConfig.context_words``) the oldest give way when
+            they do not all fit, and an over-long page is shown cut, its text
+            ending ``… [cut: N more words]`` (``MemoryOS.get_stm`` returns it whole).
         segments: mid-term segments hit, best first.
         pages: mid-term pages hit inside those segments, best first.
         persona: the user's persona (profile, traits, agent profile).
@@ -995,9 +1135,7 @@ class MemoryContext:
         """
         out: dict[str, str] = {}
         if self.stm:
-            out["Recent conversation"] = "\n".join(
-                f"[{_fmt_time(p.timestamp)}] " + " | ".join(p.lines()) for p in self.stm
-            )
+            out[RECENT_CONVERSATION_TITLE] = "\n".join(stm_line(p) for p in self.stm)
         if self.pages:
             out[PAST_CONVERSATION_TITLE] = past_conversation([hit.page for hit in self.pages])
         profile_lines = [f"{k}: {v}" for k, v in sorted(self.persona.user_profile.items())]

@@ -114,9 +114,34 @@ def test_ingest_jsonl_is_idempotent(tmp_path: Path) -> None:
     with MemoryOS.from_sqlite(db) as memory:
         pages = memory.get_stm("ana")
     assert [p.user_input for p in pages] == [SMALL[0]["user"], SMALL[1]["user_input"], SMALL[2]["user"]]
-    # ids: given turn ids are kept; the others are "<file>:<line>" (blank lines count)
-    assert [p.metadata.get("turn_id") for p in pages] == ["chat.jsonl:1", "t2", "chat.jsonl:5"]
+    # ids: given turn ids are kept; the others are "<file>:<line>:<digest>" (blank lines count)
+    ids = [p.metadata.get("turn_id") for p in pages]
+    assert ids[0].startswith("chat.jsonl:1:") and ids[1] == "t2" and ids[2].startswith("chat.jsonl:5:")
+    assert [p.source_ids() for p in pages] == [[f"{path.resolve()}:{n}"] for n in (1, 3, 5)]
     assert pages[2].timestamp.isoformat() == "2024-02-03T10:00:00+00:00"
+
+
+def test_ingest_files_with_the_same_name_lose_no_turn(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    (tmp_path / "x1").mkdir()
+    (tmp_path / "x2").mkdir()
+    one = write_jsonl(tmp_path / "x1" / "chat.jsonl", [SMALL[0], SMALL[2]])
+    two = write_jsonl(tmp_path / "x2" / "chat.jsonl", [{"user": "I play the cello.", "assistant": "Lovely!"}, SMALL[2]])
+    first = run("ingest", one, "--user", "zed", "--db", db, "--no-progress")
+    assert "2 turns, 2 added, 0 duplicates skipped" in first.output, first.output
+    second = run("ingest", two, "--user", "zed", "--db", db, "--no-progress")
+    # line 2 is the same text as x1's line 2, but another file's turn: stored too
+    assert "2 turns, 2 added, 0 duplicates skipped" in second.output, second.output
+    again = run("ingest", two, "--user", "zed", "--db", db, "--no-progress")
+    assert "2 turns, 0 added, 2 duplicates skipped" in again.output, again.output
+    with MemoryOS.from_sqlite(db) as memory:
+        pages = memory.get_stm("zed")
+    assert sorted(p.user_input for p in pages) == sorted(
+        [SMALL[0]["user"], SMALL[2]["user"], "I play the cello.", SMALL[2]["user"]]
+    )
+    sources = sorted(s for p in pages for s in p.source_ids())
+    assert len(set(sources)) == 4  # provenance tells the two files apart
+    assert {s.rsplit(":", 1)[0] for s in sources} == {str(one.resolve()), str(two.resolve())}
 
 
 def test_ingest_bad_line_is_one_error_with_its_line_number(tmp_path: Path) -> None:
@@ -131,6 +156,9 @@ def test_ingest_bad_line_is_one_error_with_its_line_number(tmp_path: Path) -> No
         ({"user": "hi", "metadata": [1]}, "'metadata' must be an object"),
         ({"user": "hi", "timestamp": "yesterday-ish"}, "bad.jsonl:2:"),
         ('["a list"]', "a JSON object expected"),
+        ({"user": "hi", "timestamp": "9999-12-31T23:59:59"}, "max_clock_skew_seconds"),
+        ({"user": "hi", "timestamp": 2**63}, "out of range"),
+        ('{"user": "hi", "metadata": {"score": NaN}}', "metadata['score'] is NaN"),
     ]
     for row, needle in cases:
         path = write_jsonl(tmp_path / "bad.jsonl", [SMALL[0], row])
@@ -145,7 +173,7 @@ def test_read_turns_reads_both_field_names(tmp_path: Path) -> None:
         "A great job.",
         2,
     )
-    assert turns[0].metadata == {"source_id": "t.jsonl:1"} and turns[0].timestamp is None
+    assert turns[0].metadata == {"source_id": f"{(tmp_path / 't.jsonl').resolve()}:1"} and turns[0].timestamp is None
 
 
 def test_ingest_locomo_fixture(tmp_path: Path) -> None:
@@ -174,12 +202,13 @@ def test_recall_prints_the_context_and_its_sources(small_db: Path) -> None:
     result = run("recall", "Where do I live?", "--user", "ana", "--db", small_db)
     assert result.exit_code == 0, result.output
     assert "Lisbon" in result.output and "# Memory" in result.output
-    assert "sources: chat.jsonl:1, chat.jsonl:2, chat.jsonl:3" in result.output
+    assert "sources: " in result.output and "chat.jsonl:3" in result.output
     as_json = run("recall", "Where do I live?", "--user", "ana", "--db", small_db, "--json")
     data = json.loads(as_json.stdout)
     assert data["empty"] is False and data["counts"]["stm"] == 3
     assert "I live in Lisbon" in data["prompt"]
-    assert data["source_ids"] == ["chat.jsonl:1", "chat.jsonl:2", "chat.jsonl:3"]
+    chat = (small_db.parent / "chat.jsonl").resolve()
+    assert data["source_ids"] == [f"{chat}:1", f"{chat}:2", f"{chat}:3"]
     other = json.loads(run("recall", "Where do I live?", "--user", "bob", "--db", small_db, "--json").stdout)
     assert other["empty"] is True and other["source_ids"] == [] and "Lisbon" not in other["prompt"]
 

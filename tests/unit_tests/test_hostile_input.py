@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
+import math
+import re
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -153,3 +157,112 @@ def test_thousands_of_facts_are_stored_searched_and_capped() -> None:
     kept = {f.summary for f in memory.list_facts("bulk")}
     assert "The user owns a kayak with serial number 1990." in kept  # FIFO: the newest stay
     assert "The user owns a kayak with serial number 0." not in kept
+
+
+def _clock(memory: MemoryOS, user: str) -> str:
+    (state,) = [it["value"] for it in memory.export_user(user)["items"] if it["namespace"] == ["meta"]]
+    return str(state["clock"])
+
+
+def test_a_far_future_timestamp_is_refused_and_never_flushes_another_thread(make_memory: MakeMemory) -> None:
+    memory = make_memory()
+    now = dt.datetime.now(dt.UTC)
+    old = memory.add_turn(
+        "I kept a diary in 2019.", "Nice.", user_id="u", thread_id="c", timestamp=now - dt.timedelta(days=3)
+    )
+    report = memory.add_turn(
+        "I live in Oslo.", "Nice!", user_id="u", thread_id="a", timestamp=now - dt.timedelta(hours=13)
+    )
+    assert report.moved_to_mtm == [old.page_id]  # a real gap (over stm_idle_seconds) still flushes an idle thread
+    clock = _clock(memory, "u")
+    with pytest.raises(ValueError, match=r"MemoryOSConfig\.max_clock_skew_seconds"):
+        memory.add_turn("Hello from the future.", "Hi.", user_id="u", thread_id="b", timestamp="9999-12-31T23:59:59")
+    for bad in (2**63, -(2**63), float("nan"), float("inf"), "9999-12-31T23:59:59-05:00", dt.datetime.max):
+        with pytest.raises(ValueError, match="out of range|max_clock_skew_seconds"):
+            memory.add_turn("Hello from nowhere.", "Hi.", user_id="u", thread_id="b", timestamp=bad)
+    with pytest.raises(ValueError, match="max_clock_skew_seconds"):
+        memory.add_fact("I'm vegan.", user_id="u", timestamp="9999-01-01")
+    assert [p.user_input for p in memory.get_stm("u", "a")] == ["I live in Oslo."]  # untouched
+    assert memory.get_stm("u", "b") == [] and _clock(memory, "u") == clock  # nothing stored, the clock as it was
+    # a turn within the skew is taken; its 12 h lead does not make thread a (13 h old) look 25 h idle
+    ahead = memory.add_turn("Hi again.", "Hello.", user_id="u", thread_id="b", timestamp=now + dt.timedelta(hours=12))
+    assert ahead.added and ahead.moved_to_mtm == []
+    assert [p.user_input for p in memory.get_stm("u", "a")] == ["I live in Oslo."]
+    # an export whose clock was set to year 9999 is refused whole
+    data = memory.export_user("u")
+    for item in data["items"]:
+        if item["namespace"] == ["meta"]:
+            item["value"]["clock"] = "9999-12-31T23:59:59+00:00"
+    with pytest.raises(ValueError, match=r"import_user: item \d+ \(meta/state\) clock: .*max_clock_skew_seconds"):
+        memory.import_user(data, user_id="v")
+    assert memory.export_user("v")["items"] == []
+    # the check can be turned off (replaying conversations dated in the future)
+    free = MemoryOS(config=MemoryOSConfig(max_clock_skew_seconds=None))
+    assert free.add_turn("Hello from 9999.", "Hi.", user_id="u", timestamp="9999-12-31T23:59:59").added
+
+
+JSON_META = {
+    "when": dt.datetime(2024, 5, 1, 12, 30, tzinfo=dt.UTC),
+    "day": dt.date(2024, 5, 1),
+    "n": 3,
+    "big": 2**63 - 1,
+    "x": 1.5,
+    "ok": True,
+    "none": None,
+    "tags": ("a", "b"),
+    "nested": {"at": dt.datetime(2024, 5, 1, 12, 30), "list": [1, {"k": "v"}]},
+}
+JSON_STORED = {
+    "when": "2024-05-01T12:30:00+00:00",
+    "day": "2024-05-01",
+    "n": 3,
+    "big": 2**63 - 1,
+    "x": 1.5,
+    "ok": True,
+    "none": None,
+    "tags": ["a", "b"],
+    "nested": {"at": "2024-05-01T12:30:00", "list": [1, {"k": "v"}]},
+}
+
+
+def test_metadata_is_json_the_same_on_every_backend(make_memory: MakeMemory) -> None:
+    memory = make_memory()
+    memory.add_turn("I moved to Oslo.", "Nice!", user_id="u", timestamp=at(0), metadata=JSON_META)
+    for reader in (memory, MemoryOS(memory.store)):  # this process's cache, and a fresh read of the store
+        stored = reader.get_stm("u")[0].metadata
+        assert {k: stored[k] for k in JSON_STORED} == JSON_STORED
+    refused = [
+        ({"score": math.nan}, "metadata['score'] is NaN"),
+        ({"score": -math.inf}, "metadata['score'] is -inf"),
+        ({"deep": [{"x": math.nan}]}, "metadata['deep'][0]['x'] is NaN"),
+        ({"raw": b"bytes"}, "metadata['raw'] is a bytes"),
+        ({"ids": {"D1:1"}}, "metadata['ids'] is a set"),
+        ({"obj": object()}, "metadata['obj'] is a object"),
+        ({1: "one"}, "metadata has the key 1 (int)"),
+        ({"id": 2**64}, "metadata['id'] is 18446744073709551616, beyond 64-bit integers"),
+    ]
+    for metadata, message in refused:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            memory.add_turn("Another turn.", "ok", user_id="u", timestamp=at(0, 1), metadata=metadata)
+    assert len(memory.get_stm("u")) == 1  # refused before anything was written
+
+
+def test_a_sqlite_export_imports_into_every_backend(make_memory: MakeMemory, tmp_path: Path) -> None:
+    with MemoryOS.from_sqlite(tmp_path / "source.db") as source:
+        source.add_turn("I moved to Oslo.", "Nice!", user_id="u", timestamp=at(0), metadata=JSON_META)
+        source.add_fact("I'm vegan.", user_id="u", timestamp=at(0, 1))
+        data = source.export_user("u")
+    target = make_memory()
+    assert target.import_user(data, user_id="v") == len(data["items"])
+    stored = target.get_stm("v")[0].metadata
+    assert {k: stored[k] for k in JSON_STORED} == JSON_STORED
+    assert [f.summary for f in target.list_facts("v")] == ["The user is vegan."]
+    assert target.check("v") == []
+    # an export edited by hand (or written by an older version) with a number JSON cannot hold: refused whole
+    page = next(it for it in data["items"] if it["namespace"] == ["stm", "default"])
+    page["value"]["metadata"]["x"] = math.nan
+    with pytest.raises(
+        ValueError, match=r"import_user: item \d+ \(stm/default/p_\w+\) value\['metadata'\]\['x'\] is NaN"
+    ):
+        target.import_user(data, user_id="w")
+    assert target.export_user("w")["items"] == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
 from langchain_memoryos.lexical import page_tokens, tokenize
@@ -93,3 +94,38 @@ def test_the_budget_counts_everything_and_fills_in_rank_order() -> None:
         assert words <= budget
         if ctx.pages:
             assert "Carcavelos" in ctx.pages[0].page.user_input
+
+
+def test_an_over_long_stm_page_is_shown_cut_and_stays_stored_whole() -> None:
+    memory = MemoryOS()  # context_words=1000
+    memory.add_turn("I live in Lisbon.", "Nice!", user_id="u", timestamp=T0)
+    big = " ".join(f"word{i}" for i in range(200_000))
+    memory.add_turn(big, "That is a long message.", user_id="u", timestamp=T0 + dt.timedelta(hours=1))
+    memory.add_fact("I am allergic to peanuts.", user_id="u")
+    ctx = memory.retrieve("What am I allergic to?", user_id="u")
+    prompt = ctx.to_prompt()
+    assert len(prompt.split()) <= 1000
+    marker = re.search(r"word(\d+) \u2026 \[cut: (\d+) more words\]", prompt)
+    assert marker is not None
+    assert int(marker.group(1)) + 1 + int(marker.group(2)) == 200_000  # the first words shown, the rest counted
+    assert "Assistant: That is a long message." in prompt  # the short side is shown whole
+    assert "peanuts" in prompt  # the facts keep their place
+    stored = memory.get_stm("u")
+    assert [p.user_input for p in stored] == ["I live in Lisbon.", big]  # stored whole
+    assert [p.id for p in ctx.stm] == [stored[1].id] and "Lisbon" not in prompt  # the older page gave way
+
+
+def test_when_stm_alone_is_over_budget_the_oldest_pages_give_way() -> None:
+    memory = MemoryOS(config=MemoryOSConfig(context_words=300))
+    for i in range(7):
+        words = " ".join(f"p{i}w{j}" for j in range(100))
+        memory.add_turn(f"Page {i}: {words}", "ok", user_id="u", timestamp=T0 + dt.timedelta(minutes=i))
+    stored = memory.get_stm("u")
+    assert len(stored) == 7 and all(len(p.user_input.split()) == 102 for p in stored)
+    for query in ("what did I say?", ""):  # with a query, and the read that returns STM alone
+        ctx = memory.retrieve(query, user_id="u")
+        assert len(ctx.to_prompt().split()) <= 300
+        shown = [p.id for p in ctx.stm]
+        assert 1 <= len(shown) < 7 and shown == [p.id for p in stored[-len(shown) :]]  # the newest kept
+        assert ctx.stm[-1].user_input == stored[-1].user_input  # the newest page whole
+        assert all("[cut:" not in p.user_input for p in ctx.stm[1:])  # only the oldest shown may be cut
