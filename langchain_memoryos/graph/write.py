@@ -152,8 +152,8 @@ class EntryNode(StageNode):
         services: Services | None,
         key: str,
         make: Callable[[Any, RunnableConfig | None], Any],
-        acquire: Acquire,
-        aacquire: AAcquire,
+        acquire: Acquire | Settle,
+        aacquire: AAcquire | ASettle,
         extra: Callable[[Any], dict[str, Any]] = lambda payload: {},
         *,
         routed: bool = False,
@@ -248,7 +248,7 @@ def build_write_graph(
                 settle,
                 asettle,
                 _report,
-                routed=routed,  # type: ignore[arg-type]
+                routed=routed,
             )
         else:
             node = StageNode(name, stage, services, routed=routed)
