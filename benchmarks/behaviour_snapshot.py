@@ -38,9 +38,14 @@ def snapshot(path: Path, presets: list[str]) -> dict[str, Any]:
         for sample in load_locomo(path):
             user = str(sample["sample_id"])
             ingest_conversation(memory, sample, user_id=user)
-            log = [e.to_dict() for e in memory.write_log(user_id=user)] if _kw(memory) else [
-                e.to_dict() for e in memory.write_log(user)  # type: ignore[call-arg]
-            ]
+            log = (
+                [e.to_dict() for e in memory.write_log(user_id=user)]
+                if _kw(memory)
+                else [
+                    e.to_dict()
+                    for e in memory.write_log(user)  # type: ignore[call-arg]
+                ]
+            )
             contexts = []
             for q in load_questions(sample):
                 ctx = memory.retrieve(q.question, user_id=user, thread_id="questions")

@@ -41,7 +41,7 @@ import numpy as np
 
 from langchain_memoryos import DialoguePage, MemoryOS, __version__
 from langchain_memoryos.embeddings import encode_texts
-from langchain_memoryos.keywords import extract_keywords
+from langchain_memoryos.retrieval.keywords import extract_keywords
 
 TARGET_INGEST_TPS = 40.0
 TARGET_P95_MS_LARGE = 50.0

@@ -4,7 +4,7 @@ Both memories are SQLite files and receive the same turns. Every lease of the
 user's lock is timed from acquisition to release; a turn's hold time is the sum
 of its leases (an optimistic write takes the lock twice: to copy the user, and
 to commit). With a model, a write judges on a private copy without the lock
-(``langchain_memoryos.unit_of_work``), so its hold time must not contain the
+(``langchain_memoryos.store.unit_of_work``), so its hold time must not contain the
 model's latency.
 
 Usage:
@@ -28,7 +28,7 @@ from bench_engine import SEED, dialogue  # noqa: E402
 from bench_llm_calls import CountingModel  # noqa: E402
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig  # noqa: E402
-from langchain_memoryos.storage import UserLease  # noqa: E402
+from langchain_memoryos.store.repository import UserLease  # noqa: E402
 
 
 class SlowModel(CountingModel):

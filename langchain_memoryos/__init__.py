@@ -35,14 +35,14 @@ from langchain_memoryos.schema import (
     WriteEvent,
     WriteReport,
 )
-from langchain_memoryos.storage import MemoryRepository
+from langchain_memoryos.store.repository import MemoryRepository
 
 try:
     __version__ = version("langchain-memoryos")
 except PackageNotFoundError:  # pragma: no cover - source checkout without install
     __version__ = "0.0.0"
 
-from langchain_memoryos.corrections import FactNotFoundError
+from langchain_memoryos.amu.corrections import FactNotFoundError
 
 __all__ = [
     "BaseController",

@@ -24,15 +24,15 @@ from langgraph.store.base import BaseStore, PutOp
 from langgraph.store.memory import InMemoryStore
 
 from langchain_memoryos.amu import write_record
+from langchain_memoryos.amu.corrections import edit_fact, forget_fact
 from langchain_memoryos.background import BackgroundWriter
 from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.controllers.base import MemoryController, ParsedRecords, count_usage
 from langchain_memoryos.controllers.heuristic import HeuristicController
-from langchain_memoryos.corrections import edit_fact, forget_fact
-from langchain_memoryos.effects import Control, Services, Step, StoreBatch, run_async, run_sync
 from langchain_memoryos.embeddings import encode_texts, resolve_embeddings
-from langchain_memoryos.engine import EngineSettings, TurnWrite, embed_turn, segment_heat, turn_page
-from langchain_memoryos.recall import ReadRun
+from langchain_memoryos.pipeline.effects import Control, Services, Step, StoreBatch, run_async, run_sync
+from langchain_memoryos.pipeline.engine import EngineSettings, TurnWrite, embed_turn, segment_heat, turn_page
+from langchain_memoryos.retrieval.recall import ReadRun
 from langchain_memoryos.schema import (
     DialoguePage,
     MemoryContext,
@@ -45,7 +45,7 @@ from langchain_memoryos.schema import (
     check_timestamp,
     ensure_utc,
 )
-from langchain_memoryos.storage import (
+from langchain_memoryos.store.repository import (
     ROOT,
     MemoryRepository,
     ProcessLocks,
@@ -54,7 +54,7 @@ from langchain_memoryos.storage import (
     decode_label,
     encode_label,
 )
-from langchain_memoryos.unit_of_work import write_user
+from langchain_memoryos.store.unit_of_work import write_user
 
 __all__ = ["MemoryOS", "clean_metadata"]
 
@@ -351,7 +351,7 @@ class MemoryOS:
         """
         from langgraph.store.sqlite import SqliteStore
 
-        from langchain_memoryos.filelocks import FileLocks
+        from langchain_memoryos.store.filelocks import FileLocks
 
         conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         locks = None if str(path) == ":memory:" else FileLocks(f"{path}.locks")
@@ -403,7 +403,7 @@ class MemoryOS:
             Traceback (most recent call last):
             ValueError: from_postgres needs a connection string ...
         """
-        from langchain_memoryos.postgres import open_postgres
+        from langchain_memoryos.store.postgres import open_postgres
 
         backend = open_postgres(conn_string, max_connections=max_connections, setup=setup)
         try:
@@ -1265,7 +1265,7 @@ class MemoryOS:
         return await self._arun(user, step)
 
     def _check_step(self, user_id: Any, *, repair: bool) -> tuple[str, Step[list[str]]]:
-        from langchain_memoryos.invariants import check_state, repair_state
+        from langchain_memoryos.pipeline.invariants import check_state, repair_state
 
         user = _check_user(user_id)
 

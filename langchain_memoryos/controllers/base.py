@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from langchain_memoryos.schema import DialoguePage, MemoryRecord, Persona, Relation, Segment
 
 if TYPE_CHECKING:
-    from langchain_memoryos.storage import UserState
+    from langchain_memoryos.store.repository import UserState
 
 __all__ = [
     "BaseController",
@@ -68,7 +68,7 @@ def count_usage(state: UserState, judgement: str, usage: ControllerUsage) -> Non
     """Add one judgement's model usage to the user's counters (``MemoryOS.stats()``).
 
     Example:
-        >>> from langchain_memoryos.storage import UserState
+        >>> from langchain_memoryos.store.repository import UserState
         >>> s = UserState(user_id="u", label="u", dimension=2)
         >>> count_usage(s, "fuse", ControllerUsage(llm_calls=2, llm_tokens=30, fallback=True))
         >>> s.stats().llm_usage["fuse"]

@@ -35,7 +35,7 @@ from langchain_memoryos.controllers.rules import (
     words,
 )
 from langchain_memoryos.controllers.slots import agent_slot, find_slot
-from langchain_memoryos.keywords import extract_keywords, merge_keywords
+from langchain_memoryos.retrieval.keywords import extract_keywords, merge_keywords
 from langchain_memoryos.schema import PROFILE_KEYS, DialoguePage, FactKind, MemoryRecord, Persona, Relation, Segment
 
 __all__ = ["HeuristicController"]

@@ -380,7 +380,7 @@ class LLMController(BaseController):
 
     Args:
         model: a ``BaseChatModel``, or a model name for ``init_chat_model``
-            (needs the ``agents`` extra) — see :func:`~langchain_memoryos.chat_models.resolve_chat_model`.
+            (needs the ``agents`` extra) — see :func:`~langchain_memoryos.controllers.chat_models.resolve_chat_model`.
         max_retries: further attempts after a failed call (timeout, HTTP error,
             unparsable output, or an answer that does not carry what was asked)
             before the judgement falls back.
@@ -410,7 +410,7 @@ class LLMController(BaseController):
         fallback: HeuristicController | None = None,
         judgement_timeout_seconds: float | None = MemoryOSConfig.judgement_timeout_seconds,
     ) -> None:
-        from langchain_memoryos.chat_models import resolve_chat_model
+        from langchain_memoryos.controllers.chat_models import resolve_chat_model
 
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
             raise ValueError(f"max_retries must be an int >= 0, got {max_retries!r}")

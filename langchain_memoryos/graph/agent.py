@@ -29,7 +29,7 @@ from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langgraph.graph import END, START, MessagesState, StateGraph
 
 from langchain_memoryos.graph.runtime import resolve_thread_id, resolve_user_id
-from langchain_memoryos.messages import last_human_index, message_text, turn_from_messages
+from langchain_memoryos.integrations.messages import last_human_index, message_text, turn_from_messages
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -201,7 +201,7 @@ def create_memoryos_agent(
         >>> sorted(n for n in agent.get_graph().nodes if not n.startswith("__"))
         ['agent', 'recall', 'remember']
     """
-    from langchain_memoryos.chat_models import resolve_chat_model
+    from langchain_memoryos.controllers.chat_models import resolve_chat_model
 
     chat = resolve_chat_model(model)
     bound: Any = chat.bind_tools(list(tools)) if tools else chat

@@ -22,12 +22,12 @@ from typing import Any, TypedDict
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 
-from langchain_memoryos.effects import Services
-from langchain_memoryos.engine import EngineSettings
 from langchain_memoryos.graph.write import RECURSION_LIMIT, AAcquire, Acquire, EntryNode, StageNode, _route
-from langchain_memoryos.recall import READ_STAGES, ReadRun, run_read_stage
+from langchain_memoryos.pipeline.effects import Services
+from langchain_memoryos.pipeline.engine import EngineSettings
+from langchain_memoryos.retrieval.recall import READ_STAGES, ReadRun, run_read_stage
 from langchain_memoryos.schema import MemoryContext
-from langchain_memoryos.storage import MemoryRepository
+from langchain_memoryos.store.repository import MemoryRepository
 
 __all__ = ["ReadState", "build_read_graph"]
 
@@ -35,7 +35,7 @@ __all__ = ["ReadState", "build_read_graph"]
 class ReadState(TypedDict, total=False):
     """The read graph's state.
 
-    Give either ``read`` (a :class:`~langchain_memoryos.recall.ReadRun`, as
+    Give either ``read`` (a :class:`~langchain_memoryos.retrieval.recall.ReadRun`, as
     ``MemoryOS.retrieve`` does) or ``query`` and optionally ``thread_id`` and
     ``user_id`` (without it, the user comes from the run). ``context`` is the
     resulting :class:`~langchain_memoryos.schema.MemoryContext`.

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, StructuredTool
 
-from langchain_memoryos.corrections import FactNotFoundError
+from langchain_memoryos.amu.corrections import FactNotFoundError
 from langchain_memoryos.graph.runtime import resolve_thread_id, resolve_user_id
 from langchain_memoryos.schema import WriteEvent
 

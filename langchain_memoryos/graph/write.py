@@ -3,7 +3,7 @@
 Nodes, named as in the papers: ``stm_append``, ``chain_link``, ``mtm_insert``,
 ``heat_evict``, ``persona_promote``, ``write_gate``, ``relation_judge``,
 ``fuse``, ``lpm_commit``. Each node runs the engine stage of the same name
-(:mod:`langchain_memoryos.engine`) on the turn in the state; a stage with a
+(:mod:`langchain_memoryos.pipeline.engine`) on the turn in the state; a stage with a
 choice of next stages routes itself with a ``Command`` (drawn as conditional
 edges; no separate routing step), so idle work is skipped: no STM overflow →
 done; no hot segment → no promotion; no candidates → no judge; no update →
@@ -26,10 +26,10 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command
 
-from langchain_memoryos.effects import Services, Step, run_async, run_sync
-from langchain_memoryos.engine import EngineSettings, TurnWrite, run_stage
+from langchain_memoryos.pipeline.effects import Services, Step, run_async, run_sync
+from langchain_memoryos.pipeline.engine import EngineSettings, TurnWrite, run_stage
 from langchain_memoryos.schema import WriteReport
-from langchain_memoryos.storage import MemoryRepository, UserLease
+from langchain_memoryos.store.repository import MemoryRepository, UserLease
 
 __all__ = ["WriteState", "build_write_graph"]
 
@@ -53,7 +53,7 @@ RECURSION_LIMIT = 100_000
 class WriteState(TypedDict, total=False):
     """The write graph's state.
 
-    Give either ``turn`` (a :class:`~langchain_memoryos.engine.TurnWrite`, as
+    Give either ``turn`` (a :class:`~langchain_memoryos.pipeline.engine.TurnWrite`, as
     ``MemoryOS.add_turn`` does) or the turn's fields: ``user_input``,
     ``agent_response`` and optionally ``thread_id``, ``timestamp``,
     ``metadata``, ``turn_id`` and ``user_id`` — without ``user_id`` the user
@@ -77,7 +77,7 @@ class WriteState(TypedDict, total=False):
 Acquire = Callable[[str], UserLease]
 AAcquire = Callable[[str], Awaitable[UserLease]]
 #: Prepares a turn before its run (``MemoryOS`` waits for the user's queued writes); the write stages take the
-#: user's lock themselves, only around store work (:mod:`langchain_memoryos.unit_of_work`).
+#: user's lock themselves, only around store work (:mod:`langchain_memoryos.store.unit_of_work`).
 Settle = Callable[[TurnWrite], None]
 ASettle = Callable[[TurnWrite], Awaitable[None]]
 
@@ -226,7 +226,7 @@ def build_write_graph(
     writes). The stages take the user's lock through ``services`` around
     store work only, so turns of one user never interleave, even when the
     graph runs as a subgraph of the user's own graph, and a model call never
-    holds the lock (:mod:`langchain_memoryos.unit_of_work`).
+    holds the lock (:mod:`langchain_memoryos.store.unit_of_work`).
 
     Example:
         >>> build_write_graph  # doctest: +ELLIPSIS

@@ -29,8 +29,8 @@ except ImportError as exc:  # the ``classic`` extra is not installed
 from langchain_core.messages import BaseMessage, get_buffer_string
 from pydantic import ConfigDict, ValidationInfo, field_validator
 
+from langchain_memoryos.integrations.messages import message_text, page_messages
 from langchain_memoryos.memory import MemoryOS
-from langchain_memoryos.messages import message_text, page_messages
 from langchain_memoryos.schema import MemoryContext
 
 __all__ = ["MemoryOSMemory"]

@@ -34,7 +34,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ChatMessage, HumanMe
 from langchain_core.runnables import Runnable, RunnableConfig, ensure_config
 from langchain_core.runnables.utils import ConfigurableFieldSpec, get_unique_config_specs
 
-from langchain_memoryos.messages import MessageTurn, message_text, page_messages, turn_from_messages
+from langchain_memoryos.integrations.messages import MessageTurn, message_text, page_messages, turn_from_messages
 from langchain_memoryos.schema import MemoryContext
 
 if TYPE_CHECKING:

@@ -20,8 +20,8 @@ from typer.testing import CliRunner, Result
 from langchain_memoryos import MemoryOS
 from langchain_memoryos import cli as cli_module
 from langchain_memoryos.cli import app, read_turns
-from langchain_memoryos.demo import session_thread_id, turn_timestamp
-from langchain_memoryos.demo_data import PROBES, SESSIONS
+from langchain_memoryos.cli.demo import session_thread_id, turn_timestamp
+from langchain_memoryos.cli.demo_data import PROBES, SESSIONS
 from tests.unit_tests.scripted_model import ScriptedToolModel
 
 FIXTURE = Path(__file__).parent / "data" / "locomo_fixture.json"

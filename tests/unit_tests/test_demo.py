@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from langchain_memoryos import MemoryOS
-from langchain_memoryos.demo import SECTION_TITLES, WIDTH, DemoResult, run_demo, turn_timestamp
-from langchain_memoryos.demo_data import PROBES, SESSIONS
+from langchain_memoryos.cli.demo import SECTION_TITLES, WIDTH, DemoResult, run_demo, turn_timestamp
+from langchain_memoryos.cli.demo_data import PROBES, SESSIONS
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +108,7 @@ def test_replay_on_the_same_memory_adds_nothing(demo: tuple[DemoResult, str, Mem
 
 def test_module_runs_as_a_script() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "langchain_memoryos.demo"],
+        [sys.executable, "-m", "langchain_memoryos.cli.demo"],
         capture_output=True,
         text=True,
         timeout=600,

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
-from langchain_memoryos.storage import encode_label
+from langchain_memoryos.store.repository import encode_label
 from tests.conftest import at
 
 MemoryFactory = Callable[..., MemoryOS]
@@ -346,10 +346,10 @@ def test_concurrent_writers_of_one_user_lose_nothing(make_memory: MemoryFactory)
 def test_promotion_reuses_the_vector_of_a_word_for_word_known_fact() -> None:
     import numpy as np
 
-    from langchain_memoryos.effects import Embed
-    from langchain_memoryos.engine import EngineSettings, _embed_summaries
+    from langchain_memoryos.pipeline.effects import Embed
+    from langchain_memoryos.pipeline.engine import EngineSettings, _embed_summaries
     from langchain_memoryos.schema import MemoryRecord
-    from langchain_memoryos.storage import UserState
+    from langchain_memoryos.store.repository import UserState
 
     state = UserState(user_id="u", label="u", dimension=2)
     known = np.array([1.0, 0.0], dtype=np.float32)

@@ -115,7 +115,7 @@ def test_user_ids_cannot_reach_another_users_namespace(make_memory: MakeMemory) 
         (page,) = memory.get_stm(user)
         assert page.user_input == f"I am user {user!r}, number {i}."
     assert memory.delete_user("a") > 0
-    from langchain_memoryos.storage import ROOT, encode_label
+    from langchain_memoryos.store.repository import ROOT, encode_label
 
     assert memory.store.search((ROOT, encode_label("a")), limit=10) == []  # not one row of "a" is left
     for namespace in memory.store.list_namespaces(prefix=(ROOT, encode_label("a"))):
@@ -132,7 +132,7 @@ def test_user_ids_cannot_reach_another_users_namespace(make_memory: MakeMemory) 
 def test_thousands_of_facts_are_stored_searched_and_capped() -> None:
     """2,000 facts (imported): retrieval stays correct, check() sees the over-capacity, repair() applies FIFO."""
     from langchain_memoryos.embeddings import resolve_embeddings
-    from langchain_memoryos.vector_index import encode_vector
+    from langchain_memoryos.store.vector_index import encode_vector
 
     memory = MemoryOS(config=MemoryOSConfig(user_kb_capacity=100))
     memory.add_fact("I am allergic to peanuts.", user_id="u")

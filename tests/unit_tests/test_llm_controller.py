@@ -254,7 +254,7 @@ def test_model_names_resolve_or_name_the_missing_extra(monkeypatch: pytest.Monke
 
     from langchain_openai import ChatOpenAI
 
-    from langchain_memoryos.chat_models import resolve_chat_model
+    from langchain_memoryos.controllers.chat_models import resolve_chat_model
 
     local = resolve_chat_model("openai:qwen2.5", base_url="http://127.0.0.1:8000/v1")
     assert isinstance(local, ChatOpenAI) and local.model_name == "qwen2.5"

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
-from langchain_memoryos.engine import TurnWrite
-from langchain_memoryos.recall import ReadRun
+from langchain_memoryos.pipeline.engine import TurnWrite
+from langchain_memoryos.retrieval.recall import ReadRun
 
 T0 = dt.datetime(2024, 7, 1, 9, tzinfo=dt.UTC)
 WRITE_NODES = [

@@ -6,7 +6,7 @@ import datetime as dt
 import re
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
-from langchain_memoryos.lexical import page_tokens, tokenize
+from langchain_memoryos.retrieval.lexical import page_tokens, tokenize
 from langchain_memoryos.schema import DialoguePage, page_words, past_conversation
 
 T0 = dt.datetime(2024, 3, 1, 9, tzinfo=dt.UTC)

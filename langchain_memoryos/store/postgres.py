@@ -16,7 +16,7 @@ Needs the ``postgres`` extra (``langgraph-checkpoint-postgres``, ``psycopg``,
 ``psycopg-pool``).
 
 Example:
-    >>> from langchain_memoryos.postgres import advisory_key
+    >>> from langchain_memoryos.store.postgres import advisory_key
     >>> advisory_key("ana") == advisory_key("ana") != advisory_key("bob")
     True
 """

@@ -1,10 +1,10 @@
 r"""Offline demo: ingest a multi-session conversation and show every memory tier.
 
-Run it with ``python -m langchain_memoryos.demo`` (or ``make demo``). It needs no
+Run it with ``python -m langchain_memoryos.cli.demo`` (or ``make demo``). It needs no
 API key and no network: the embeddings are the offline MiniLM and every
 judgement is made by the deterministic :class:`HeuristicController`.
 
-The demo feeds the built-in conversation of :mod:`langchain_memoryos.demo_data`
+The demo feeds the built-in conversation of :mod:`langchain_memoryos.cli.demo_data`
 (one user, six dated sessions, one thread per session) through
 :meth:`MemoryOS.add_turn`, printing what each session moved from short-term to
 mid-term memory and which segments it created, joined, evicted or promoted.
@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TextIO, TypedDict
 
-from langchain_memoryos.demo_data import PROBES, SESSIONS, TURN_GAP_MINUTES, USER_ID, Probe, Session
+from langchain_memoryos.cli.demo_data import PROBES, SESSIONS, TURN_GAP_MINUTES, USER_ID, Probe, Session
 from langchain_memoryos.memory import MemoryOS
 from langchain_memoryos.schema import (
     DialoguePage,
@@ -693,7 +693,7 @@ def answer_with_context(
     """
     from langchain_core.messages import HumanMessage, SystemMessage
 
-    from langchain_memoryos.messages import message_text, page_messages
+    from langchain_memoryos.integrations.messages import message_text, page_messages
 
     memory_text = context.without_stm().to_prompt()
     system = f"{instructions}\n\n{memory_text}" if memory_text else instructions
@@ -907,7 +907,7 @@ def run_demo(
 
 
 def main() -> int:
-    """Entry point of ``python -m langchain_memoryos.demo``.
+    """Entry point of ``python -m langchain_memoryos.cli.demo``.
 
     Returns:
         The process exit code (0).

@@ -237,7 +237,7 @@ def _chat_model(name: str | None) -> BaseChatModel | None:
     """The chat model for a ``--model`` name (``None`` for none)."""
     if not name or not name.strip():
         return None
-    from langchain_memoryos.chat_models import resolve_chat_model
+    from langchain_memoryos.controllers.chat_models import resolve_chat_model
 
     factory = _MODEL_FACTORY or resolve_chat_model
     try:
@@ -353,7 +353,7 @@ def demo(
     and what retrieval finds for questions about the first sessions. With a
     model (--model or $MEMORYOS_MODEL) the model also answers those questions.
     """
-    from langchain_memoryos.demo import run_demo
+    from langchain_memoryos.cli.demo import run_demo
     from langchain_memoryos.memory import MemoryOS
 
     with _errors():
@@ -403,7 +403,7 @@ def chat(
     from rich.panel import Panel
     from rich.text import Text
 
-    from langchain_memoryos.demo import answer_with_context
+    from langchain_memoryos.cli.demo import answer_with_context
 
     out = _console()
     with _errors():
@@ -938,7 +938,7 @@ def bench_locomo(
         cats = tuple(int(c) for c in categories.split(",") if c.strip())
         model = None
         if llm:
-            from langchain_memoryos.chat_models import resolve_chat_model
+            from langchain_memoryos.controllers.chat_models import resolve_chat_model
 
             model = resolve_chat_model(llm, base_url=llm_base_url)
         run = run_locomo(

@@ -35,8 +35,8 @@ from typing import Any, Protocol
 import numpy as np
 from langgraph.store.base import GetOp, Item, Op, PutOp, SearchOp
 
-from langchain_memoryos.effects import Embed, Step, StoreBatch
-from langchain_memoryos.lexical import LexicalIndex, page_tokens
+from langchain_memoryos.pipeline.effects import Embed, Step, StoreBatch
+from langchain_memoryos.retrieval.lexical import LexicalIndex, page_tokens
 from langchain_memoryos.schema import (
     DialoguePage,
     FactKind,
@@ -47,7 +47,7 @@ from langchain_memoryos.schema import (
     WriteEvent,
     ensure_utc,
 )
-from langchain_memoryos.vector_index import Vector, VectorIndex, decode_vector, encode_vector
+from langchain_memoryos.store.vector_index import Vector, VectorIndex, decode_vector, encode_vector
 
 logger = logging.getLogger(__name__)
 
@@ -184,7 +184,7 @@ class UserState:
         """BM25 index over every page (MTM and every thread's STM), built on first use.
 
         Example:
-            >>> from langchain_memoryos.lexical import tokenize
+            >>> from langchain_memoryos.retrieval.lexical import tokenize
             >>> s = UserState(user_id="u", label="u", dimension=2)
             >>> s.put_page(DialoguePage(id="p", user_input="pottery class", agent_response=""),
             ...            np.ones(2, dtype=np.float32))
@@ -799,7 +799,7 @@ class MemoryRepository:
         """Step: the user's state, loaded from the store on first use.
 
         Example:
-            >>> from langchain_memoryos.effects import run_sync, Services
+            >>> from langchain_memoryos.pipeline.effects import run_sync, Services
             >>> from langgraph.store.memory import InMemoryStore
             >>> services = Services(InMemoryStore(), None, None)  # type: ignore[arg-type]
             >>> st = run_sync(MemoryRepository(2).load("u"), services)

@@ -14,11 +14,11 @@ import numpy as np
 
 from langchain_memoryos.config import MemoryOSConfig, ModelThresholds
 from langchain_memoryos.controllers.base import FuseResult, RelationJudgement, count_usage
-from langchain_memoryos.effects import Control, Embed, Parallel, Step
+from langchain_memoryos.pipeline.effects import Control, Embed, Parallel, Step
 from langchain_memoryos.schema import FactKind, MemoryRecord, Relation, WriteAction, WriteEvent
 from langchain_memoryos.scoring import decide_action, gate, select_candidates
-from langchain_memoryos.storage import UserState
-from langchain_memoryos.vector_index import Vector
+from langchain_memoryos.store.repository import UserState
+from langchain_memoryos.store.vector_index import Vector
 
 __all__ = [
     "AMUSettings",
@@ -258,8 +258,8 @@ def write_record(
         FIFO capacity pushed out.
 
     Example:
-        >>> from langchain_memoryos.effects import Services, run_sync
-        >>> from langchain_memoryos.storage import MemoryRepository
+        >>> from langchain_memoryos.pipeline.effects import Services, run_sync
+        >>> from langchain_memoryos.store.repository import MemoryRepository
         >>> from langchain_memoryos.controllers import HeuristicController
         >>> from langchain_memoryos.embeddings import resolve_embeddings
         >>> from langchain_memoryos.config import MemoryOSConfig

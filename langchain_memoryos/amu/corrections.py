@@ -13,9 +13,9 @@ import datetime as _dt
 from langgraph.store.base import PutOp
 
 from langchain_memoryos.controllers.base import ParsedRecords, count_usage
-from langchain_memoryos.effects import Control, Embed, Step
+from langchain_memoryos.pipeline.effects import Control, Embed, Step
 from langchain_memoryos.schema import FactKind, MemoryRecord, WriteEvent
-from langchain_memoryos.storage import MemoryRepository, UserState
+from langchain_memoryos.store.repository import MemoryRepository, UserState
 
 __all__ = ["FactNotFoundError", "edit_fact", "find_fact", "forget_fact"]
 
@@ -47,7 +47,7 @@ def find_fact(state: UserState, fact_id: str) -> tuple[FactKind, MemoryRecord]:
         >>> find_fact(UserState(user_id="u", label="u", dimension=2), "f_1")
         Traceback (most recent call last):
         ...
-        langchain_memoryos.corrections.FactNotFoundError: no fact 'f_1' for user 'u'; ...
+        langchain_memoryos.amu.corrections.FactNotFoundError: no fact 'f_1' for user 'u'; ...
     """
     kinds: tuple[FactKind, ...] = ("user", "agent")
     for kind in kinds:

@@ -5,7 +5,7 @@ Retrieval makes no model call. Mid-term pages are ranked one of two ways
 
 * ``"hybrid"`` (default): every mid-term page (and the STM pages of the user's
   other threads) by reciprocal-rank fusion of its cosine to the query (FAISS)
-  and its BM25 score (:mod:`langchain_memoryos.lexical`), filling the context
+  and its BM25 score (:mod:`langchain_memoryos.retrieval.lexical`), filling the context
   word budget in rank order;
 * ``"segments"`` (the paper): the top segments by ``F_score = cos + Jaccard``,
   then the top pages inside them by cosine.
@@ -21,10 +21,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from langchain_memoryos.controllers.rules import query_aspects, third_person
-from langchain_memoryos.effects import Embed, Step, StoreBatch
-from langchain_memoryos.engine import EngineSettings, embedding_text, segment_heat
-from langchain_memoryos.keywords import extract_keywords
-from langchain_memoryos.lexical import rrf, tokenize
+from langchain_memoryos.pipeline.effects import Embed, Step, StoreBatch
+from langchain_memoryos.pipeline.engine import EngineSettings, embedding_text, segment_heat
+from langchain_memoryos.retrieval.keywords import extract_keywords
+from langchain_memoryos.retrieval.lexical import rrf, tokenize
 from langchain_memoryos.schema import (
     PAST_CONVERSATION_TITLE,
     RECENT_CONVERSATION_TITLE,
@@ -39,8 +39,8 @@ from langchain_memoryos.schema import (
     stm_line,
 )
 from langchain_memoryos.scoring import f_score, top_k
-from langchain_memoryos.storage import MemoryRepository, UserLease, UserState
-from langchain_memoryos.vector_index import Vector
+from langchain_memoryos.store.repository import MemoryRepository, UserLease, UserState
+from langchain_memoryos.store.vector_index import Vector
 
 __all__ = ["READ_STAGES", "ReadRun", "context_words", "retrieve", "run_read_stage"]
 

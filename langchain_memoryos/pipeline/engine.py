@@ -3,7 +3,7 @@
 STM append → STM→MTM (chain, keywords, segment) → heat-evict → persona-promote
 (→ AMU write path).
 
-Each function is a step (see :mod:`langchain_memoryos.effects`): it yields store
+Each function is a step (see :mod:`langchain_memoryos.pipeline.effects`): it yields store
 batches, embeddings and controller judgements, so sync and async share it.
 """
 
@@ -30,13 +30,13 @@ from langchain_memoryos.amu import (
 )
 from langchain_memoryos.config import MemoryOSConfig, ModelThresholds
 from langchain_memoryos.controllers.base import PageAnalysis, PromotionResult, count_usage
-from langchain_memoryos.effects import Control, Embed, Judgements, Lock, Step, StoreBatch, judged
-from langchain_memoryos.keywords import merge_keywords
+from langchain_memoryos.pipeline.effects import Control, Embed, Judgements, Lock, Step, StoreBatch, judged
+from langchain_memoryos.retrieval.keywords import merge_keywords
 from langchain_memoryos.schema import DialoguePage, MemoryRecord, Segment, WriteReport, ensure_utc
 from langchain_memoryos.scoring import f_score, gate, heat, recency
-from langchain_memoryos.storage import MemoryRepository, UserLease, UserState, page_key
-from langchain_memoryos.unit_of_work import MAX_ATTEMPTS, commit_fork, fork_user
-from langchain_memoryos.vector_index import Vector
+from langchain_memoryos.store.repository import MemoryRepository, UserLease, UserState, page_key
+from langchain_memoryos.store.unit_of_work import MAX_ATTEMPTS, commit_fork, fork_user
+from langchain_memoryos.store.vector_index import Vector
 
 __all__ = ["WRITE_STAGES", "EngineSettings", "TurnWrite", "add_turn", "idle_horizon", "run_stage", "segment_heat"]
 
@@ -207,10 +207,10 @@ def open_turn(repo: MemoryRepository, t: TurnWrite) -> Step[UserState]:
     """Step: the state a turn works on: a private copy of the user (optimistic), else the user under its lease.
 
     The lock is held only to load (and copy) the user: never while a model
-    is asked (see :mod:`langchain_memoryos.unit_of_work`).
+    is asked (see :mod:`langchain_memoryos.store.unit_of_work`).
 
     Example:
-        >>> from langchain_memoryos.effects import Services, run_sync
+        >>> from langchain_memoryos.pipeline.effects import Services, run_sync
         >>> from langgraph.store.memory import InMemoryStore
         >>> repo = MemoryRepository(2)
         >>> t = TurnWrite("u", "t", "hi", "", None, None, None, optimistic=True)
@@ -233,7 +233,7 @@ def commit_turn(repo: MemoryRepository, t: TurnWrite) -> Step[None]:
 
     A turn that worked under its lease flushes its writes and releases the
     lease. A turn that worked on a private copy commits it only if the user's
-    revision is the one it copied (:func:`~langchain_memoryos.unit_of_work.commit_fork`);
+    revision is the one it copied (:func:`~langchain_memoryos.store.unit_of_work.commit_fork`);
     else it starts again from ``stm_append`` (:meth:`TurnWrite.restart`).
     """
     if t.base is None:

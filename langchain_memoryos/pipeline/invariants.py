@@ -48,11 +48,11 @@ import numpy as np
 from langchain_memoryos.amu import evict_over_capacity
 from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.controllers.base import PageAnalysis
-from langchain_memoryos.engine import EngineSettings, TurnWrite, evict_coldest, segment_heat, stage_mtm_insert
-from langchain_memoryos.keywords import extract_keywords, merge_keywords
+from langchain_memoryos.pipeline.engine import EngineSettings, TurnWrite, evict_coldest, segment_heat, stage_mtm_insert
+from langchain_memoryos.retrieval.keywords import extract_keywords, merge_keywords
 from langchain_memoryos.schema import DialoguePage, FactKind, Segment, WriteEvent, WriteReport, ensure_utc
-from langchain_memoryos.storage import UserState
-from langchain_memoryos.vector_index import Vector, VectorIndex
+from langchain_memoryos.store.repository import UserState
+from langchain_memoryos.store.vector_index import Vector, VectorIndex
 
 __all__ = ["check_state", "repair_state"]
 

@@ -1,0 +1,1 @@
+"""The declared write and read pipelines: effects and their drivers, the stage tables, invariants and repair."""
