@@ -20,17 +20,26 @@ T0 = dt.datetime(2024, 8, 1, 9, tzinfo=dt.UTC)
 class SlowController(HeuristicController):
     """The heuristic judgements, each page analysis taking a while; records the most in flight at once."""
 
-    def __init__(self, delay: float = 0.03, fail_on: str = "") -> None:
+    def __init__(self, delay: float = 0.03, fail_on: str = "", meet: int = 0) -> None:
         super().__init__()
         self.delay, self.fail_on = delay, fail_on
         self.active = self.peak = 0
         self.lock = threading.Lock()
+        # the first analyses of `meet` writers wait for each other: writers that run in parallel meet (on a
+        # loaded machine too); writers run one after another never do (the barrier breaks after 10 s)
+        self.meet = threading.Barrier(meet, timeout=10) if meet else None
 
     def analyze_page(self, page: Any, previous: Any, similarity: Any) -> Any:
         with self.lock:
             self.active += 1
             self.peak = max(self.peak, self.active)
         try:
+            if self.meet is not None and not self.meet.broken:
+                try:
+                    self.meet.wait()
+                except threading.BrokenBarrierError:
+                    pass
+                self.meet = None
             time.sleep(self.delay)
             if self.fail_on and self.fail_on in page.user_input:
                 self.fail_on = ""  # a transient failure: once
@@ -57,7 +66,7 @@ def _all_pages(memory: MemoryOS, user: str) -> list[Any]:
 
 
 def test_turns_of_a_user_are_written_in_order_and_users_in_parallel() -> None:
-    controller = SlowController()
+    controller = SlowController(meet=2)
     memory = MemoryOS(controller=controller, config=MemoryOSConfig(stm_capacity=1), write_mode="background")
     reports = [_turn(memory, user, i) for i in range(6) for user in ("ana", "ben")]
     assert all(r.queued for r in reports)
