@@ -12,7 +12,7 @@ places that perform the IO, with ``store.batch`` / ``store.abatch``,
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -23,7 +23,18 @@ from langgraph.store.base import BaseStore, Op
 from langchain_memoryos.controllers.base import MemoryController
 from langchain_memoryos.embeddings import aencode_texts, encode_texts
 
-__all__ = ["Control", "Effect", "Embed", "Parallel", "Services", "Step", "StoreBatch", "run_async", "run_sync"]
+__all__ = [
+    "Control",
+    "Effect",
+    "Embed",
+    "Parallel",
+    "Purge",
+    "Services",
+    "Step",
+    "StoreBatch",
+    "run_async",
+    "run_sync",
+]
 
 T = TypeVar("T")
 
@@ -80,7 +91,25 @@ class Parallel:
     controls: tuple[Control, ...]
 
 
-Effect = StoreBatch | Embed | Control | Parallel
+@dataclass(frozen=True)
+class Purge:
+    """Make the rows just deleted unrecoverable from the store's files (after a user's deletion).
+
+    The driver calls ``Services.purge`` when the store has one (SQLite:
+    checkpoint the write-ahead log with ``TRUNCATE``, so the deleted text does
+    not linger in the ``-wal`` file); other stores do nothing.
+
+    Example:
+        >>> def step():
+        ...     yield Purge()
+        >>> calls = []
+        >>> run_sync(step(), Services(None, None, None, purge=lambda: calls.append(1)))  # type: ignore[arg-type]
+        >>> calls
+        [1]
+    """
+
+
+Effect = StoreBatch | Embed | Control | Parallel | Purge
 Step = Generator[Effect, Any, T]
 
 
@@ -96,6 +125,7 @@ class Services:
     store: BaseStore
     embeddings: Embeddings
     controller: MemoryController
+    purge: Callable[[], Any] | None = None
     _async_store: bool | None = None
 
 
@@ -130,6 +160,8 @@ def run_sync(step: Step[T], services: Services) -> T:
 
 
 def _perform_sync(effect: Effect, services: Services) -> Any:
+    if isinstance(effect, Purge):
+        return services.purge() if services.purge is not None else None
     if isinstance(effect, StoreBatch):
         return services.store.batch(effect.ops) if effect.ops else []
     if isinstance(effect, Embed):
@@ -178,6 +210,8 @@ async def run_async(step: Step[T], services: Services) -> T:
 
 
 async def _perform_async(effect: Effect, services: Services) -> Any:
+    if isinstance(effect, Purge):
+        return await asyncio.to_thread(services.purge) if services.purge is not None else None
     if isinstance(effect, StoreBatch):
         if not effect.ops:
             return []

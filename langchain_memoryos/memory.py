@@ -623,6 +623,7 @@ class MemoryOS:
         user = _check_user(user_id)
 
         def step() -> Step[list[WriteEvent]]:
+            yield from self.repository.finish_deletion(user)
             items = yield from self.repository.search_all(self.repository.namespace(user, "log"))
             events = [WriteEvent.from_dict(it.value) for it in sorted(items, key=lambda it: it.key)]
             return events[-limit:] if limit else events
@@ -633,6 +634,7 @@ class MemoryOS:
         user = _check_user(user_id)
 
         def step() -> Step[dict[str, Any]]:
+            yield from self.repository.finish_deletion(user)
             items = yield from self.repository.all_items(user)
             rows = [
                 {"namespace": [decode_label(x) for x in it.namespace[2:]], "key": it.key, "value": it.value}
@@ -648,6 +650,7 @@ class MemoryOS:
         user = _check_user(user_id or data.get("user_id"))
 
         def step() -> Step[int]:
+            yield from self.repository.finish_deletion(user)  # never import next to a half-deleted user's rows
             ops = tuple(
                 PutOp(
                     (ROOT, encode_label(user), *(encode_label(x) for x in row["namespace"])),
@@ -656,6 +659,7 @@ class MemoryOS:
                     index=False,
                 )
                 for row in data.get("items", [])
+                if list(row["namespace"]) != ["deleting"]  # never a tombstone (an export has none)
             )
             yield StoreBatch(ops)
             self.repository.invalidate(user)
@@ -1135,6 +1139,8 @@ class MemoryOS:
             if not repair:
                 return check_state(state, self.config)
             fixes = repair_state(state, self.config)
+            if state.completed_deletion:
+                fixes.insert(0, f"user: finished an interrupted delete_user ({state.completed_deletion} rows deleted)")
             yield StoreBatch(state.take_ops())
             return fixes
 
@@ -1242,13 +1248,24 @@ class MemoryOS:
     def delete_user(self, user_id: str) -> int:
         """Delete every item of a user in every namespace.
 
+        A deletion that has started always finishes. Its first transaction
+        marks the user with a tombstone (and a new version stamp, so every
+        process drops its cached copy of the user); the rows then go in batches
+        and the tombstone last. If the deletion is interrupted (a crash,
+        ``kill -9``, a store error), the next access to the user, in any
+        process, finishes it first: reads (``retrieve``, ``get_stm``,
+        ``list_facts``, ``export_user``, ``stats``, ``check`` …) see an empty
+        user, ``repair()`` and ``delete_user`` finish the deletion, and a write
+        first finishes it and then starts the user afresh — nothing of the old
+        user is ever rebuilt from what was left.
+
         Returns:
             The number of items deleted.
 
         Example:
             >>> m = MemoryOS(); _ = m.add_turn("Hi", "Hello", user_id="u")
-            >>> m.delete_user("u") > 0, m.stats("u").stm_pages
-            (True, 0)
+            >>> m.delete_user("u") > 0, m.stats("u").stm_pages, m.export_user("u")["items"]
+            (True, 0, [])
         """
         user = _check_user(user_id)
         return self._run(user, self.repository.delete_all(user))
@@ -1258,12 +1275,12 @@ class MemoryOS:
 
         Example:
             >>> import asyncio
-            >>> asyncio.run(MemoryOS().adelete_user("u"))
-            0
+            >>> m = MemoryOS(); _ = m.add_turn("Hi", "Hello", user_id="u")
+            >>> asyncio.run(m.adelete_user("u")) > 0, m.get_stm("u")
+            (True, [])
         """
         user = _check_user(user_id)
         return await self._arun(user, self.repository.delete_all(user))
-
 
 def _segments_of(state: UserState, config: MemoryOSConfig) -> list[Segment]:
     clock = state.clock
