@@ -152,6 +152,34 @@ def _check_kind(kind: Any) -> FactKindArg:
     return kind  # type: ignore[no-any-return]
 
 
+def _sqlite_purge(store: BaseStore) -> Callable[[], None] | None:
+    """For an ``SqliteStore``: deleted rows are overwritten, and the purge after a user's deletion empties the WAL.
+
+    The connection gets ``PRAGMA secure_delete=ON`` (SQLite overwrites deleted
+    content, freed pages included, with zeros); the purge runs
+    ``PRAGMA wal_checkpoint(TRUNCATE)``, so no copy of the deleted text stays in
+    the ``-wal`` file. ``None`` for other stores.
+    """
+    from langgraph.store.sqlite import SqliteStore
+
+    if not isinstance(store, SqliteStore):
+        return None
+    with store.lock:
+        store.conn.execute("PRAGMA secure_delete=ON")
+
+    def purge() -> None:
+        with store.lock:
+            busy, _, _ = store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if busy:
+            logger.warning(
+                "SQLite: the write-ahead log could not be checkpointed after a deletion (another connection kept "
+                "reading for busy_timeout); the deleted text stays in the -wal file until the next checkpoint: "
+                "run MemoryOS.vacuum() when the other connections are idle."
+            )
+
+    return purge
+
+
 def _dimension(embeddings: Embeddings) -> int:
     dim = getattr(embeddings, "dimension", None)
     if isinstance(dim, int) and dim > 0:
@@ -231,7 +259,7 @@ class MemoryOS:
         self.repository = MemoryRepository(
             _dimension(self.embeddings), locks=process_locks, embed_chars=self.config.max_embedding_chars
         )
-        self._services = Services(self.store, self.embeddings, self.controller)
+        self._services = Services(self.store, self.embeddings, self.controller, purge=_sqlite_purge(self.store))
         self._closers: list[Callable[[], None]] = []
         self._write_graph: Any = None
         if write_mode not in ("sync", "background"):
@@ -1259,6 +1287,11 @@ class MemoryOS:
         first finishes it and then starts the user afresh — nothing of the old
         user is ever rebuilt from what was left.
 
+        On SQLite the deleted rows are overwritten with zeros
+        (``secure_delete``) and the write-ahead log is checkpointed with
+        ``TRUNCATE``, so the text leaves the files. PostgreSQL keeps it in dead
+        rows and its WAL until ``VACUUM``: see :meth:`vacuum`.
+
         Returns:
             The number of items deleted.
 
@@ -1281,6 +1314,57 @@ class MemoryOS:
         """
         user = _check_user(user_id)
         return await self._arun(user, self.repository.delete_all(user))
+
+    def vacuum(self, *, full: bool = False) -> str | None:
+        """Reclaim the space of deleted rows, so that deleted text leaves the database files.
+
+        * PostgreSQL (:meth:`from_postgres`): ``VACUUM store``: the dead rows
+          (a deleted user's, the old versions of rewritten ones) and their TOAST
+          data become free space that later writes overwrite. ``full=True`` runs
+          ``VACUUM (FULL) store``: the table and its TOAST table are rewritten
+          into new files at once, but the table is locked exclusively while it
+          runs (every memory process waits). The server's WAL, WAL archives,
+          replicas and backups keep old text until they are recycled or expire.
+        * SQLite: ``VACUUM`` (the file is rebuilt, and shrinks), then the WAL is
+          checkpointed. ``delete_user`` already overwrote the deleted rows and
+          emptied the WAL.
+        * Other stores: nothing.
+
+        Args:
+            full: PostgreSQL: ``VACUUM (FULL)``.
+
+        Returns:
+            The statement that was run (``None`` when there is none).
+
+        Example:
+            >>> import os, tempfile
+            >>> with MemoryOS.from_sqlite(os.path.join(tempfile.mkdtemp(), "m.db")) as memory:
+            ...     memory.vacuum()
+            'VACUUM'
+            >>> MemoryOS().vacuum() is None
+            True
+        """
+        from langgraph.store.sqlite import SqliteStore
+
+        if self._backend is not None:
+            return str(self._backend.vacuum(full=full))
+        if isinstance(self.store, SqliteStore):
+            with self.store.lock:
+                self.store.conn.execute("VACUUM")
+                self.store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            return "VACUUM"
+        return None
+
+    async def avacuum(self, *, full: bool = False) -> str | None:
+        """Async twin of :meth:`vacuum`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().avacuum()) is None
+            True
+        """
+        return await asyncio.to_thread(self.vacuum, full=full)
+
 
 def _segments_of(state: UserState, config: MemoryOSConfig) -> list[Segment]:
     clock = state.clock

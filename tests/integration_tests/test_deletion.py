@@ -175,3 +175,46 @@ def test_kill_9_mid_delete_user_then_the_next_access_finishes_the_deletion(backe
         assert cached.check("bob") == []
     print(f"{backend}: rows left by each kill: {left}")
     assert sum(0 < n for n in left) >= len(FINISHERS) // 2, left  # most kills landed in the middle of a deletion
+
+
+def test_delete_vacuum_on_postgres_rewrites_or_vacuums_the_store_table(tmp_path: Path) -> None:
+    """``memoryos delete --postgres URL --vacuum`` runs VACUUM on the store table; ``--vacuum-full`` rewrites it."""
+    import psycopg
+    from typer.testing import CliRunner
+
+    from langchain_memoryos.cli import app
+
+    url = postgres_url()
+    wipe_postgres(url)
+    with MemoryOS.from_postgres(url) as memory:
+        memory.import_user(bulky_export(300, MARK, user_id="ana"), user_id="ana")
+        memory.add_turn("Bob keeps goats.", "ok", user_id="bob")
+
+    def table() -> tuple[int, int]:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("SELECT pg_stat_clear_snapshot()")
+            row = conn.execute(
+                "SELECT pg_relation_filenode('store'), vacuum_count FROM pg_stat_user_tables WHERE relname = 'store'"
+            ).fetchone()
+        assert row is not None
+        return int(row[0]), int(row[1])
+
+    runner = CliRunner()
+    node, vacuums = table()
+    plain = runner.invoke(app, ["delete", "--user", "ana", "--yes", "--postgres", url, "--vacuum"])
+    assert plain.exit_code == 0, plain.output
+    assert "deleted" in plain.output and "ran VACUUM store" in plain.output
+    for _ in range(50):  # the statistics are reported when the vacuum ends; give them a moment
+        if table()[1] > vacuums:
+            break
+        time.sleep(0.1)
+    assert table() == (node, vacuums + 1)  # vacuumed in place
+
+    full = runner.invoke(app, ["delete", "--user", "bob", "--yes", "--postgres", url, "--vacuum-full"])
+    assert full.exit_code == 0 and "ran VACUUM (FULL) store" in full.output, full.output
+    assert table()[0] != node  # rewritten into a new file: the dead rows' bytes are not in it
+
+    hint = runner.invoke(app, ["delete", "--user", "nobody", "--yes", "--postgres", url])
+    assert hint.exit_code == 0 and "VACUUM" in hint.output  # without the flag, the operator is told what to run
+    with MemoryOS.from_postgres(url) as memory:
+        assert asyncio.run(memory.avacuum()) == "VACUUM store"

@@ -1,4 +1,4 @@
-"""``delete_user``: a deletion that has started finishes.
+"""``delete_user``: a deletion that has started finishes, and the deleted text leaves the SQLite files.
 
 The interruption is a real store of each backend whose batches start failing after the first batch
 that deleted rows (as when the process dies or the database goes away in the middle of a deletion).
@@ -218,3 +218,47 @@ def test_every_access_to_a_half_deleted_user_sees_it_empty_and_finishes_it(setup
     assert s.rows("ana", marked=True) == 0  # nothing of the deleted user is left
     assert s.memory.export_user("ana") == s.other.export_user("ana")  # both memories agree
     assert s.rows("bob") > 0 and s.memory.check("bob") == []
+
+
+# -- the deleted text leaves the SQLite files -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("opened", ["from_sqlite", "own store, secure_delete off, async"])
+def test_deleted_text_is_in_neither_the_sqlite_file_nor_its_wal(tmp_path: Path, opened: str) -> None:
+    """No copy of a deleted user's text in the database file (overwritten, even on an SQLite built with
+    ``secure_delete`` off) or in its write-ahead log (checkpointed with TRUNCATE)."""
+    secret, kept = "quokkaxylophone", "marmaladewalrus"
+    path = tmp_path / "m.db"
+    wal = Path(f"{path}-wal")
+
+    def found(word: str) -> tuple[bool, bool]:
+        data = path.read_bytes()
+        log = wal.read_bytes() if wal.exists() else b""
+        return word.encode() in data, word.encode() in log
+
+    config = MemoryOSConfig(stm_capacity=2)
+    if opened == "from_sqlite":
+        memory = MemoryOS.from_sqlite(path, config=config)
+    else:
+        conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA secure_delete=OFF")  # the default of most SQLite builds (Debian's is on)
+        store = SqliteStore(conn)
+        store.setup()
+        memory = MemoryOS(store, config=config)
+        memory._closers.append(conn.close)
+    with memory:
+        for i in range(8):
+            memory.add_turn(f"My locker code is {secret} {i}.", "Noted.", user_id="ana", timestamp=at(0, i))
+        memory.add_turn(f"Bob here: {kept}.", "ok", user_id="bob", timestamp=at(0))
+        with closing(sqlite3.connect(path)) as other:  # as an automatic checkpoint would: the text reaches the file
+            other.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        memory.add_turn(f"Again: {secret}.", "Noted.", user_id="ana", timestamp=at(1))
+        assert found(secret) == (True, True)  # in the file and in the log before the deletion
+        if opened == "from_sqlite":
+            assert memory.delete_user("ana") > 0
+        else:
+            assert asyncio.run(memory.adelete_user("ana")) > 0
+        assert found(secret) == (False, False)  # read while the memory is open (closing checkpoints as well)
+        assert any(found(kept))  # another user's text is untouched
+        assert [p.user_input for p in memory.get_stm("bob")] == [f"Bob here: {kept}."]
