@@ -222,6 +222,34 @@ def _check_kind(kind: Any) -> FactKindArg:
     return kind  # type: ignore[no-any-return]
 
 
+def _sqlite_purge(store: BaseStore) -> Callable[[], None] | None:
+    """For an ``SqliteStore``: deleted rows are overwritten, and the purge after a user's deletion empties the WAL.
+
+    The connection gets ``PRAGMA secure_delete=ON`` (SQLite overwrites deleted
+    content, freed pages included, with zeros); the purge runs
+    ``PRAGMA wal_checkpoint(TRUNCATE)``, so no copy of the deleted text stays in
+    the ``-wal`` file. ``None`` for other stores.
+    """
+    from langgraph.store.sqlite import SqliteStore
+
+    if not isinstance(store, SqliteStore):
+        return None
+    with store.lock:
+        store.conn.execute("PRAGMA secure_delete=ON")
+
+    def purge() -> None:
+        with store.lock:
+            busy, _, _ = store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if busy:
+            logger.warning(
+                "SQLite: the write-ahead log could not be checkpointed after a deletion (another connection kept "
+                "reading for busy_timeout); the deleted text stays in the -wal file until the next checkpoint: "
+                "run MemoryOS.vacuum() when the other connections are idle."
+            )
+
+    return purge
+
+
 def _dimension(embeddings: Embeddings) -> int:
     dim = getattr(embeddings, "dimension", None)
     if isinstance(dim, int) and dim > 0:
@@ -314,6 +342,7 @@ class MemoryOS:
             offline=offline,
             lease=self.repository.lease,
             alease=self.repository.alease,
+            purge=_sqlite_purge(self.store),
         )
         self._closers: list[Callable[[], None]] = []
         self._write_graph: Any = None
@@ -728,6 +757,7 @@ class MemoryOS:
         user = _check_user(user_id)
 
         def step() -> Step[list[WriteEvent]]:
+            yield from self.repository.finish_deletion(user)
             items = yield from self.repository.search_all(self.repository.namespace(user, "log"))
             events = [WriteEvent.from_dict(it.value) for it in sorted(items, key=lambda it: it.key)]
             return events[-limit:] if limit else events
@@ -738,6 +768,7 @@ class MemoryOS:
         user = _check_user(user_id)
 
         def step() -> Step[dict[str, Any]]:
+            yield from self.repository.finish_deletion(user)
             items = yield from self.repository.all_items(user)
             rows = [
                 {"namespace": [decode_label(x) for x in it.namespace[2:]], "key": it.key, "value": it.value}
@@ -755,6 +786,7 @@ class MemoryOS:
         rows = [(row, self._import_value(i, row)) for i, row in enumerate(data.get("items", []))]
 
         def step() -> Step[int]:
+            yield from self.repository.finish_deletion(user)  # never import next to a half-deleted user's rows
             ops = tuple(
                 PutOp(
                     (ROOT, encode_label(user), *(encode_label(x) for x in row["namespace"])),
@@ -763,6 +795,7 @@ class MemoryOS:
                     index=False,
                 )
                 for row, value in rows
+                if list(row["namespace"]) != ["deleting"]  # never a tombstone (an export has none)
             )
             yield StoreBatch(ops)
             self.repository.invalidate(user)
@@ -1275,6 +1308,8 @@ class MemoryOS:
             if not repair:
                 return check_state(state, self.config)
             fixes = repair_state(state, self.config)
+            if state.completed_deletion:
+                fixes.insert(0, f"user: finished an interrupted delete_user ({state.completed_deletion} rows deleted)")
             yield StoreBatch(state.take_ops())
             return fixes
 
@@ -1390,13 +1425,29 @@ class MemoryOS:
     def delete_user(self, user_id: str) -> int:
         """Delete every item of a user in every namespace.
 
+        A deletion that has started always finishes. Its first transaction
+        marks the user with a tombstone (and a new version stamp, so every
+        process drops its cached copy of the user); the rows then go in batches
+        and the tombstone last. If the deletion is interrupted (a crash,
+        ``kill -9``, a store error), the next access to the user, in any
+        process, finishes it first: reads (``retrieve``, ``get_stm``,
+        ``list_facts``, ``export_user``, ``stats``, ``check`` …) see an empty
+        user, ``repair()`` and ``delete_user`` finish the deletion, and a write
+        first finishes it and then starts the user afresh — nothing of the old
+        user is ever rebuilt from what was left.
+
+        On SQLite the deleted rows are overwritten with zeros
+        (``secure_delete``) and the write-ahead log is checkpointed with
+        ``TRUNCATE``, so the text leaves the files. PostgreSQL keeps it in dead
+        rows and its WAL until ``VACUUM``: see :meth:`vacuum`.
+
         Returns:
             The number of items deleted.
 
         Example:
             >>> m = MemoryOS(); _ = m.add_turn("Hi", "Hello", user_id="u")
-            >>> m.delete_user("u") > 0, m.stats("u").stm_pages
-            (True, 0)
+            >>> m.delete_user("u") > 0, m.stats("u").stm_pages, m.export_user("u")["items"]
+            (True, 0, [])
         """
         user = _check_user(user_id)
         return self._run(user, self.repository.delete_all(user))
@@ -1406,11 +1457,62 @@ class MemoryOS:
 
         Example:
             >>> import asyncio
-            >>> asyncio.run(MemoryOS().adelete_user("u"))
-            0
+            >>> m = MemoryOS(); _ = m.add_turn("Hi", "Hello", user_id="u")
+            >>> asyncio.run(m.adelete_user("u")) > 0, m.get_stm("u")
+            (True, [])
         """
         user = _check_user(user_id)
         return await self._arun(user, self.repository.delete_all(user))
+
+    def vacuum(self, *, full: bool = False) -> str | None:
+        """Reclaim the space of deleted rows, so that deleted text leaves the database files.
+
+        * PostgreSQL (:meth:`from_postgres`): ``VACUUM store``: the dead rows
+          (a deleted user's, the old versions of rewritten ones) and their TOAST
+          data become free space that later writes overwrite. ``full=True`` runs
+          ``VACUUM (FULL) store``: the table and its TOAST table are rewritten
+          into new files at once, but the table is locked exclusively while it
+          runs (every memory process waits). The server's WAL, WAL archives,
+          replicas and backups keep old text until they are recycled or expire.
+        * SQLite: ``VACUUM`` (the file is rebuilt, and shrinks), then the WAL is
+          checkpointed. ``delete_user`` already overwrote the deleted rows and
+          emptied the WAL.
+        * Other stores: nothing.
+
+        Args:
+            full: PostgreSQL: ``VACUUM (FULL)``.
+
+        Returns:
+            The statement that was run (``None`` when there is none).
+
+        Example:
+            >>> import os, tempfile
+            >>> with MemoryOS.from_sqlite(os.path.join(tempfile.mkdtemp(), "m.db")) as memory:
+            ...     memory.vacuum()
+            'VACUUM'
+            >>> MemoryOS().vacuum() is None
+            True
+        """
+        from langgraph.store.sqlite import SqliteStore
+
+        if self._backend is not None:
+            return str(self._backend.vacuum(full=full))
+        if isinstance(self.store, SqliteStore):
+            with self.store.lock:
+                self.store.conn.execute("VACUUM")
+                self.store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            return "VACUUM"
+        return None
+
+    async def avacuum(self, *, full: bool = False) -> str | None:
+        """Async twin of :meth:`vacuum`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().avacuum()) is None
+            True
+        """
+        return await asyncio.to_thread(self.vacuum, full=full)
 
 
 def _segments_of(state: UserState, config: MemoryOSConfig) -> list[Segment]:

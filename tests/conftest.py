@@ -41,6 +41,36 @@ def wipe_postgres(url: str) -> None:
             conn.execute("TRUNCATE store")
 
 
+def bulky_export(rows: int, marker: str, *, user_id: str = "bulky") -> dict[str, Any]:
+    """An export of a consistent user of ``rows`` rows, built fast (import it with ``import_user``).
+
+    A few real turns and a fact (STM, MTM pages, segments, persona, log) are
+    written to an in-memory store; then one MTM page is copied (each copy with
+    its own id and text naming ``marker``, all listed by the page's segment) and
+    one log event is copied, until the export has ``rows`` items.
+    """
+    memory = MemoryOS(InMemoryStore(), config=MemoryOSConfig(stm_capacity=2))
+    for i in range(5):
+        memory.add_turn(f"{marker}: I keep bees, hive {i}.", "Lovely.", user_id=user_id, timestamp=at(0, i))
+    memory.add_fact(f"I'm allergic to {marker} pollen.", user_id=user_id)
+    data = memory.export_user(user_id)
+    items: list[dict[str, Any]] = data["items"]
+    page = next(r for r in items if r["namespace"] == ["pages"])
+    segment = next(r for r in items if r["namespace"] == ["segments"] and r["key"] == page["value"]["segment_id"])
+    event = next(r for r in items if r["namespace"] == ["log"])
+    extra = rows - len(items)
+    assert extra >= 0, f"a bulky user has at least {len(items)} rows"
+    for i in range(extra // 2):
+        key = f"p_bulk{i:08d}"
+        items.append(
+            {"namespace": ["pages"], "key": key, "value": {**page["value"], "id": key, "user_input": f"{marker} {i}"}}
+        )
+        segment["value"]["page_ids"].append(key)
+    for i in range(extra - extra // 2):
+        items.append({"namespace": ["log"], "key": f"9{i:011d}", "value": event["value"]})
+    return data
+
+
 @pytest.fixture(params=["memory", "sqlite", "postgres"])
 def make_memory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[..., MemoryOS]]:
     """Factory of MemoryOS instances on a real store (parametrized: InMemoryStore, SqliteStore, PostgresStore)."""

@@ -863,14 +863,46 @@ def delete(
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
     db: DbOpt = None,
     postgres: PostgresOpt = None,
+    vacuum: Annotated[
+        bool,
+        typer.Option(
+            "--vacuum",
+            help="Then reclaim the deleted rows: PostgreSQL 'VACUUM store' (their space is reused, without "
+            "blocking), SQLite 'VACUUM' (the file shrinks).",
+        ),
+    ] = False,
+    vacuum_full: Annotated[
+        bool,
+        typer.Option(
+            "--vacuum-full",
+            help="PostgreSQL: then 'VACUUM (FULL) store': the table is rewritten, so the deleted text leaves its "
+            "files now; the table is locked while it runs.",
+        ),
+    ] = False,
 ) -> None:
-    """Delete everything stored for a user (asks first, unless --yes)."""
+    """Delete everything stored for a user (asks first, unless --yes).
+
+    On SQLite the deleted rows are overwritten and the write-ahead log is
+    emptied. PostgreSQL keeps the deleted text in dead rows until VACUUM
+    (--vacuum, --vacuum-full) and in its WAL and backups until they are
+    recycled.
+    """
     with _errors(), _open_memory(db, postgres, must_exist=True) as memory:
         if not yes and not typer.confirm(f"Delete all memory of user {user!r} in {_where(db, postgres)}?"):
             typer.echo("aborted: nothing was deleted", err=True)
             raise typer.Exit(1)
         count = memory.delete_user(user)
         typer.echo(f"deleted {count} items of user {user!r}")
+        if vacuum or vacuum_full:
+            statement = memory.vacuum(full=vacuum_full)
+            typer.echo(f"ran {statement}")
+        elif postgres:
+            typer.echo(
+                "note: PostgreSQL keeps the deleted text in dead rows until VACUUM: pass --vacuum (or --vacuum-full "
+                "to rewrite the table now), or run 'VACUUM store;' (or 'VACUUM (FULL) store;') yourself; its WAL "
+                "and backups keep it until they are recycled.",
+                err=True,
+            )
 
 
 # -- bench ------------------------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ __all__ = [
     "Judgements",
     "Lock",
     "Parallel",
+    "Purge",
     "Services",
     "Step",
     "StoreBatch",
@@ -111,7 +112,25 @@ class Parallel:
     controls: tuple[Control, ...]
 
 
-Effect = StoreBatch | Embed | Control | Parallel | Lock
+@dataclass(frozen=True)
+class Purge:
+    """Make the rows just deleted unrecoverable from the store's files (after a user's deletion).
+
+    The driver calls ``Services.purge`` when the store has one (SQLite:
+    checkpoint the write-ahead log with ``TRUNCATE``, so the deleted text does
+    not linger in the ``-wal`` file); other stores do nothing.
+
+    Example:
+        >>> def step():
+        ...     yield Purge()
+        >>> calls = []
+        >>> run_sync(step(), Services(None, None, None, purge=lambda: calls.append(1)))  # type: ignore[arg-type]
+        >>> calls
+        [1]
+    """
+
+
+Effect = StoreBatch | Embed | Control | Parallel | Lock | Purge
 Step = Generator[Effect, Any, T]
 
 
@@ -126,6 +145,7 @@ class Services:
         offline: the controller for judgements made under the user's lock
             (``Control(offline=True)``): local, never a model call.
         lease, alease: take a user's write lock (for :class:`Lock`).
+        purge: make deleted rows unrecoverable from the store's files (for :class:`Purge`).
 
     Example:
         >>> def step():
@@ -141,6 +161,7 @@ class Services:
     offline: MemoryController | None = None
     lease: Callable[[str], Any] | None = None
     alease: Callable[[str], Awaitable[Any]] | None = None
+    purge: Callable[[], Any] | None = None
     _async_store: bool | None = None
 
     def judge(self, control: Control) -> Any:
@@ -280,6 +301,8 @@ def run_sync(step: Step[T], services: Services) -> T:
 
 
 def _perform_sync(effect: Effect, services: Services) -> Any:
+    if isinstance(effect, Purge):
+        return services.purge() if services.purge is not None else None
     if isinstance(effect, StoreBatch):
         return services.store.batch(effect.ops) if effect.ops else []
     if isinstance(effect, Embed):
@@ -332,6 +355,8 @@ async def run_async(step: Step[T], services: Services) -> T:
 
 
 async def _perform_async(effect: Effect, services: Services) -> Any:
+    if isinstance(effect, Purge):
+        return await asyncio.to_thread(services.purge) if services.purge is not None else None
     if isinstance(effect, StoreBatch):
         if not effect.ops:
             return []

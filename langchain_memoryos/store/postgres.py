@@ -144,6 +144,20 @@ class PostgresBackend:
             finally:
                 conn.execute("SELECT pg_advisory_unlock(%s, %s)", (_LOCK_SPACE, _SETUP_KEY))
 
+    def vacuum(self, *, full: bool = False) -> str:
+        """Run ``VACUUM store`` (``full``: ``VACUUM (FULL) store``) on its own autocommit connection.
+
+        Plain ``VACUUM`` frees the dead rows (deleted or rewritten, with their
+        TOAST data) for reuse without blocking the memory; ``FULL`` rewrites the
+        table into new files, removing the old bytes now, under an exclusive
+        lock. Returns the statement.
+        """
+        psycopg, _, _ = _require()
+        statement = "VACUUM (FULL) store" if full else "VACUUM store"
+        with psycopg.connect(self.conn_string, autocommit=True) as conn:
+            conn.execute(statement)
+        return statement
+
     def close(self) -> None:
         """Close both pools (idempotent)."""
         self.pool.close()

@@ -10,17 +10,24 @@ Namespaces (``<u>`` is the reversibly encoded user id, ``<t>`` the thread id)::
     ("memoryos", <u>, "persona")       persona (key "persona")
     ("memoryos", <u>, "log")           AMU write events
     ("memoryos", <u>, "meta")          conversation clock and counters (key "state")
+    ("memoryos", <u>, "version")       version stamp (key "v"), in stores shared by processes
+    ("memoryos", <u>, "deleting")      tombstone (key "tombstone") while the user is being deleted
 
 Vectors live inside the item values (base64 float32). Each user's vectors are
 also held in FAISS indices (:class:`UserState`), a cache rebuilt from the store
 on first use. Writes are buffered as ``PutOp``s and flushed in one batch per
 operation, so on SQL stores a turn is one transaction.
+
+A user's deletion is all or nothing in effect: its first transaction stores a
+tombstone, and until the last row is gone every access to the user finishes
+the deletion before doing anything else (see :meth:`MemoryRepository.delete_all`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import copy
+import datetime as _dt
 import hashlib
 import itertools
 import logging
@@ -35,7 +42,7 @@ from typing import Any, Protocol
 import numpy as np
 from langgraph.store.base import GetOp, Item, Op, PutOp, SearchOp
 
-from langchain_memoryos.pipeline.effects import Embed, Step, StoreBatch
+from langchain_memoryos.pipeline.effects import Embed, Purge, Step, StoreBatch
 from langchain_memoryos.retrieval.lexical import LexicalIndex, page_tokens
 from langchain_memoryos.schema import (
     DialoguePage,
@@ -63,6 +70,8 @@ __all__ = [
 
 ROOT = "memoryos"
 _PAGE_SIZE = 1000
+#: the namespace part and key of a user's tombstone (see ``MemoryRepository.delete_all``)
+_DELETING, _TOMBSTONE = "deleting", "tombstone"
 
 #: Revisions of cached user states: every load and every flushed write takes the next one, so a writer that
 #: worked on a copy can tell, at commit, whether the user moved since it took the copy.
@@ -167,6 +176,8 @@ class UserState:
     version: str | None = None
     load_problems: list[str] = field(default_factory=list)
     revision: int = field(default_factory=_next_revision)
+    #: rows of an interrupted deletion that loading this user deleted (0 normally)
+    completed_deletion: int = 0
     page_index: VectorIndex = field(init=False)
     segment_index: VectorIndex = field(init=False)
     fact_index: dict[str, VectorIndex] = field(init=False)
@@ -798,6 +809,12 @@ class MemoryRepository:
     def load(self, user_id: str) -> Step[UserState]:
         """Step: the user's state, loaded from the store on first use.
 
+        A user whose deletion was interrupted (its tombstone is there) is not
+        loaded: the deletion is finished first and the user starts empty
+        (``state.completed_deletion`` counts the rows it deleted). In a store
+        shared by processes, a cached state is used only while the user's
+        version stamp is unchanged.
+
         Example:
             >>> from langchain_memoryos.pipeline.effects import run_sync, Services
             >>> from langgraph.store.memory import InMemoryStore
@@ -815,6 +832,12 @@ class MemoryRepository:
                 return state  # no other process wrote since this cache was built
         label = encode_label(user_id)
         state = UserState(user_id=user_id, label=label, dimension=self.dimension, shared=self.shared)
+        head = yield StoreBatch((GetOp(state.ns(_DELETING), _TOMBSTONE), GetOp(state.ns("version"), "v")))
+        if head[0] is not None:  # an interrupted deletion: finish it, the user starts empty
+            state.completed_deletion = yield from self._finish_deletion(user_id)
+            self._states[user_id] = state
+            return state
+        state.version = _version(head[1])
         pages = yield from self.search_all(state.ns("pages"))
         segments = yield from self.search_all(state.ns("segments"))
         user_facts = yield from self.search_all(state.ns("facts", "user"))
@@ -824,10 +847,8 @@ class MemoryRepository:
             (
                 SearchOp(state.ns("persona"), limit=1),
                 SearchOp(state.ns("meta"), limit=1),
-                GetOp(state.ns("version"), "v"),
             )
         )
-        state.version = _version(singles[2])
         for it in pages:
             state.pages[it.key] = DialoguePage.from_dict(it.value)
         _index(state.page_index, pages, state.load_problems, "page")
@@ -946,16 +967,100 @@ class MemoryRepository:
                 return out
             offset += _PAGE_SIZE
 
+    def _marks(self, user_id: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The namespaces of the user's tombstone and version stamp."""
+        return self.namespace(user_id, _DELETING), self.namespace(user_id, "version")
+
     def delete_all(self, user_id: str) -> Step[int]:
         """Step: delete every item of a user in every namespace; returns the count.
 
+        A deletion that has started always finishes. Its first transaction
+        stores a tombstone for the user and a new version stamp (so other
+        processes drop their cached state of the user); the rows then go in
+        batches of up to 1,000, the tombstone and the stamp last, and the store is
+        purged (:class:`~langchain_memoryos.pipeline.effects.Purge`). If the deletion is
+        interrupted (a crash, ``kill -9``, a store error), every later access to
+        the user — :meth:`load` (so any read, write, ``check`` or ``repair``),
+        :meth:`finish_deletion`, or ``delete_all`` again — finishes it first: a
+        half-deleted user is never seen and never rebuilt from what is left.
+
         Example:
-            >>> MemoryRepository(2).delete_all  # doctest: +ELLIPSIS
-            <bound method ...>
+            >>> from langchain_memoryos.pipeline.effects import run_sync, Services
+            >>> from langgraph.store.memory import InMemoryStore
+            >>> store, repo = InMemoryStore(), MemoryRepository(2)
+            >>> services = Services(store, None, None)  # type: ignore[arg-type]
+            >>> store.put(repo.namespace("u", "log"), "1", {"note": "secret"})
+            >>> run_sync(repo.delete_all("u"), services), store.search(("memoryos", "u"))
+            (1, [])
         """
-        items = yield from self.all_items(user_id)
-        ops = tuple(PutOp(it.namespace, it.key, None) for it in items)
-        for start in range(0, len(ops), _PAGE_SIZE):
-            yield StoreBatch(ops[start : start + _PAGE_SIZE])
+        tombstone, version = self._marks(user_id)
+        first, stamp = yield StoreBatch((SearchOp(self.namespace(user_id), limit=1), GetOp(version, "v")))
+        if not first:
+            self.invalidate(user_id)
+            return 0  # nothing stored: nothing to mark or purge
+        since = _dt.datetime.now(_dt.UTC).isoformat()
+        yield StoreBatch(
+            (
+                PutOp(tombstone, _TOMBSTONE, {"since": since}, index=False),
+                PutOp(version, "v", {"v": uuid.uuid4().hex}, index=False),
+            )
+        )
+        deleted = yield from self._erase(user_id)
+        return deleted + int(stamp is not None)
+
+    def finish_deletion(self, user_id: str) -> Step[int]:
+        """Step: finish the user's interrupted deletion, if there is one; returns the rows it deleted.
+
+        :meth:`load` does this itself; the steps that read the store without
+        loading the user (the write log, export, import) call it first.
+
+        Example:
+            >>> from langchain_memoryos.pipeline.effects import run_sync, Services
+            >>> from langgraph.store.memory import InMemoryStore
+            >>> store, repo = InMemoryStore(), MemoryRepository(2)
+            >>> store.put(repo.namespace("u", "log"), "1", {"note": "left over"})
+            >>> run_sync(repo.finish_deletion("u"), Services(store, None, None))  # type: ignore[arg-type]
+            0
+            >>> store.put(repo.namespace("u", "deleting"), "tombstone", {"rows": 9})
+            >>> run_sync(repo.finish_deletion("u"), Services(store, None, None))  # type: ignore[arg-type]
+            1
+            >>> store.search(("memoryos", "u"))
+            []
+        """
+        tombstone, _ = self._marks(user_id)
+        found = yield StoreBatch((GetOp(tombstone, _TOMBSTONE),))
+        if found[0] is None:
+            return 0
+        return (yield from self._finish_deletion(user_id))
+
+    def _finish_deletion(self, user_id: str) -> Step[int]:
+        logger.warning("user %r: finishing an interrupted deletion", user_id)
+        return (yield from self._erase(user_id))
+
+    def _erase(self, user_id: str) -> Step[int]:
+        """Step: delete the user's rows, then the tombstone and the stamp; returns the rows deleted.
+
+        Each round deletes the rows of the first page of the user's prefix
+        (never an offset: a store that pages rows written together in an
+        unstable order would skip some), until only the marks are left.
+        """
+        tombstone, version = self._marks(user_id)
+        done: set[tuple[tuple[str, ...], str]] = set()
+        while True:
+            res = yield StoreBatch((SearchOp(self.namespace(user_id), limit=_PAGE_SIZE),))
+            rows = [(it.namespace, it.key) for it in res[0] if it.namespace not in (tombstone, version)]
+            if not rows:
+                break
+            if done.intersection(rows):
+                raise RuntimeError(
+                    f"rows of user {user_id!r} are still there after their deletion: the store did not delete them, "
+                    "or another process rewrites this user without the memory's locks (open the store with "
+                    "MemoryOS.from_sqlite or MemoryOS.from_postgres in every process); the user stays marked "
+                    "for deletion and the next access tries again."
+                )
+            done.update(rows)
+            yield StoreBatch(tuple(PutOp(ns, key, None) for ns, key in rows))
+        yield StoreBatch((PutOp(tombstone, _TOMBSTONE, None), PutOp(version, "v", None)))
         self.invalidate(user_id)
-        return len(ops)
+        yield Purge()
+        return len(done)

@@ -5,6 +5,8 @@ the segments it reads) and prints ``visits <total segments visited>``.
 
 ``python writer.py hang BACKEND TARGET USER`` writes two turns for USER with a chat model whose second
 call never returns: it prints ``judging`` once that call has started, then hangs until it is killed.
+``python writer.py delete BACKEND TARGET USER`` opens the memory, prints ``ready`` (flushed), deletes the
+user and prints ``deleted <count>``.
 
 BACKEND is ``postgres`` (TARGET a URL) or ``sqlite`` (TARGET a file). It adds
 COUNT turns numbered from START, each with ``turn_id`` ``"<USER>:<i>"``, and
@@ -52,11 +54,20 @@ def hang(backend: str, target: str, user: str) -> int:
     return 0 if page_answer else 1
 
 
+def delete(backend: str, target: str, user: str) -> int:
+    with MemoryOS.from_postgres(target) if backend == "postgres" else MemoryOS.from_sqlite(target) as memory:
+        print("ready", flush=True)
+        print(f"deleted {memory.delete_user(user)}", flush=True)
+    return 0
+
+
 def main() -> int:
     if sys.argv[1] == "retrieve":
         return retrieve(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     if sys.argv[1] == "hang":
         return hang(sys.argv[2], sys.argv[3], sys.argv[4])
+    if sys.argv[1] == "delete":
+        return delete(sys.argv[2], sys.argv[3], sys.argv[4])
     backend, target, user, thread, start, count = sys.argv[1:7]
     config = MemoryOSConfig(mtm_max_segments=10_000)  # no heat eviction: every page must stay
     memory = (

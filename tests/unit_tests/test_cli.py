@@ -281,6 +281,21 @@ def test_export_delete_import_roundtrip(small_db: Path, tmp_path: Path) -> None:
     assert "Lisbon" in run("recall", "Where do I live?", "--user", "copy", "--db", small_db).output
 
 
+def test_delete_vacuum_shrinks_the_sqlite_file(tmp_path: Path) -> None:
+    from tests.conftest import bulky_export
+
+    db = tmp_path / "m.db"
+    with MemoryOS.from_sqlite(db) as memory:
+        memory.import_user(bulky_export(1500, "zebraquartz", user_id="ana"), user_id="ana")
+        memory.add_turn("Bob keeps goats.", "ok", user_id="bob")
+    size = db.stat().st_size
+    result = run("delete", "--user", "ana", "--yes", "--db", db, "--vacuum")
+    assert result.exit_code == 0 and "deleted 1500 items" in result.output and "ran VACUUM" in result.output
+    assert db.stat().st_size < size / 4  # the freed pages went back to the file system
+    with MemoryOS.from_sqlite(db) as memory:
+        assert [p.user_input for p in memory.get_stm("bob")] == ["Bob keeps goats."]
+
+
 def test_delete_confirmed_interactively(small_db: Path) -> None:
     result = run("delete", "--user", "ana", "--db", small_db, input="y\n")
     assert result.exit_code == 0 and "deleted" in result.output
