@@ -70,6 +70,8 @@ __all__ = [
 
 ROOT = "memoryos"
 _PAGE_SIZE = 1000
+#: the first read of a namespace asks for this many items; a larger one is read again with twice the limit
+_FIRST_READ = 10_000
 #: the namespace part and key of a user's tombstone (see ``MemoryRepository.delete_all``)
 _DELETING, _TOMBSTONE = "deleting", "tombstone"
 
@@ -558,6 +560,23 @@ def _index(index: VectorIndex, items: list[Item], problems: list[str], what: str
         index.add_many(keys, np.stack(vectors))
 
 
+def _every(namespace: tuple[str, ...]) -> Step[list[Item]]:
+    """Step: every item under ``namespace``, read whole in one search (never paged by offset).
+
+    Paging by offset loses rows: ``PostgresStore`` orders a search by
+    ``updated_at``, which the rows written in one transaction share, so pages
+    of a tie overlap and miss rows. One search returns a consistent set; a
+    namespace with more items than the limit is read again with a doubled limit.
+    """
+    limit = _FIRST_READ
+    while True:
+        res = yield StoreBatch((SearchOp(namespace, limit=limit),))
+        items: list[Item] = list(res[0])
+        if len(items) < limit:
+            return items
+        limit *= 2
+
+
 class ProcessLocks(Protocol):
     """Per-user locks between processes (PostgreSQL advisory locks, SQLite file locks).
 
@@ -933,39 +952,31 @@ class MemoryRepository:
         yield  # pragma: no cover - makes this a generator like every step
 
     def search_all(self, namespace: tuple[str, ...], *, exact: bool = True) -> Step[list[Item]]:
-        """Step: every item of a namespace (``exact=False``: and of its sub-namespaces), paged.
+        """Step: every item of a namespace (``exact=False``: and of its sub-namespaces).
 
         Example:
-            >>> MemoryRepository(2).search_all  # doctest: +ELLIPSIS
-            <bound method ...>
+            >>> from langchain_memoryos.pipeline.effects import Services, run_sync
+            >>> from langgraph.store.memory import InMemoryStore
+            >>> store = InMemoryStore(); store.put(("a",), "k", {}); store.put(("a", "b"), "k", {})
+            >>> run = lambda exact: run_sync(MemoryRepository(2).search_all(("a",), exact=exact), Services(store, None, None))
+            >>> len(run(True)), len(run(False))
+            (1, 2)
         """
-        out: list[Item] = []
-        offset = 0
-        while True:
-            res = yield StoreBatch((SearchOp(namespace, limit=_PAGE_SIZE, offset=offset),))
-            batch: list[Item] = list(res[0])
-            out.extend(it for it in batch if not exact or it.namespace == namespace)
-            if len(batch) < _PAGE_SIZE:
-                return out
-            offset += _PAGE_SIZE
+        items = yield from _every(namespace)
+        return [it for it in items if not exact or it.namespace == namespace]
 
     def all_items(self, user_id: str) -> Step[list[Item]]:
         """Step: every stored item of a user, in every namespace.
 
         Example:
-            >>> MemoryRepository(2).all_items  # doctest: +ELLIPSIS
-            <bound method ...>
+            >>> from langchain_memoryos.pipeline.effects import Services, run_sync
+            >>> from langgraph.store.memory import InMemoryStore
+            >>> store = InMemoryStore(); store.put(("memoryos", "u", "pages"), "p", {})
+            >>> store.put(("memoryos", "u2", "pages"), "p", {})
+            >>> [it.namespace for it in run_sync(MemoryRepository(2).all_items("u"), Services(store, None, None))]
+            [('memoryos', 'u', 'pages')]
         """
-        out: list[Item] = []
-        offset = 0
-        prefix = self.namespace(user_id)
-        while True:
-            res = yield StoreBatch((SearchOp(prefix, limit=_PAGE_SIZE, offset=offset),))
-            batch: list[Item] = list(res[0])
-            out.extend(batch)
-            if len(batch) < _PAGE_SIZE:
-                return out
-            offset += _PAGE_SIZE
+        return (yield from _every(self.namespace(user_id)))
 
     def _marks(self, user_id: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The namespaces of the user's tombstone and version stamp."""
