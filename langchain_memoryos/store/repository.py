@@ -958,9 +958,9 @@ class MemoryRepository:
             >>> from langchain_memoryos.pipeline.effects import Services, run_sync
             >>> from langgraph.store.memory import InMemoryStore
             >>> store = InMemoryStore(); store.put(("a",), "k", {}); store.put(("a", "b"), "k", {})
-            >>> run = lambda exact: run_sync(MemoryRepository(2).search_all(("a",), exact=exact), Services(store, None, None))
-            >>> len(run(True)), len(run(False))
-            (1, 2)
+            >>> services = Services(store, None, None)  # type: ignore[arg-type]
+            >>> [len(run_sync(MemoryRepository(2).search_all(("a",), exact=e), services)) for e in (True, False)]
+            [1, 2]
         """
         items = yield from _every(namespace)
         return [it for it in items if not exact or it.namespace == namespace]
