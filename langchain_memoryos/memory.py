@@ -27,11 +27,12 @@ from langchain_memoryos.amu import write_record
 from langchain_memoryos.amu.corrections import edit_fact, forget_fact
 from langchain_memoryos.background import BackgroundWriter
 from langchain_memoryos.config import MemoryOSConfig
-from langchain_memoryos.controllers.base import MemoryController, ParsedRecords, count_usage
+from langchain_memoryos.controllers.base import MemoryController, ParsedRecords
 from langchain_memoryos.controllers.heuristic import HeuristicController
 from langchain_memoryos.embeddings import encode_texts, resolve_embeddings
-from langchain_memoryos.pipeline.effects import Control, Services, Step, StoreBatch, run_async, run_sync
+from langchain_memoryos.pipeline.effects import Services, Step, StoreBatch, run_async, run_sync
 from langchain_memoryos.pipeline.engine import EngineSettings, TurnWrite, embed_turn, segment_heat, turn_page
+from langchain_memoryos.pipeline.judgements import ParseRecords
 from langchain_memoryos.retrieval.recall import ReadRun
 from langchain_memoryos.schema import (
     DialoguePage,
@@ -713,8 +714,7 @@ class MemoryOS:
         when = self._timestamp(timestamp) if timestamp is not None else None
 
         def work(state: UserState) -> Step[list[WriteEvent]]:
-            parsed: ParsedRecords = yield Control("parse_records", (body, fact_kind))
-            count_usage(state, "parse_records", parsed.usage)
+            parsed: ParsedRecords = yield ParseRecords(body, fact_kind)
             now = when or state.clock or ensure_utc(None)
             if when is not None:
                 state.advance_clock(when)
@@ -737,17 +737,14 @@ class MemoryOS:
         if text == "":
             raise ValueError("update_fact needs a non-empty summary; use delete_fact to forget a fact.")
 
-        def step() -> Step[WriteEvent]:
-            state = yield from self.repository.load(user)
+        def work(state: UserState) -> Step[WriteEvent]:
             now = state.clock or ensure_utc(None)
             if text is None:
-                event = yield from forget_fact(self.repository, state, fact_id, now=now)
-            else:
-                event = yield from edit_fact(state, fact_id, text, now=now)
-            yield StoreBatch(state.take_ops())
-            return event
+                return (yield from forget_fact(self.repository, state, fact_id, now=now))
+            return (yield from edit_fact(state, fact_id, text, now=now))
 
-        return user, step()
+        # an edit asks the controller (a model call with an LLM): never under the user's lock
+        return user, write_user(self.repository, user, work, optimistic=not self._local)
 
     def _state_step(self, user_id: Any) -> tuple[str, Step[UserState]]:
         user = _check_user(user_id)
@@ -990,7 +987,7 @@ class MemoryOS:
             ['The user lives in Bergen.']
         """
         user, step = self._correction_step(user_id, fact_id, summary)
-        return self._run(user, step)
+        return self._drive(user, step)
 
     async def aupdate_fact(self, user_id: str, fact_id: str, summary: str) -> WriteEvent:
         """Async twin of :meth:`update_fact`.
@@ -1002,7 +999,7 @@ class MemoryOS:
             'The user is vegetarian.'
         """
         user, step = self._correction_step(user_id, fact_id, summary)
-        return await self._arun(user, step)
+        return await self._adrive(user, step)
 
     def delete_fact(self, user_id: str, fact_id: str) -> WriteEvent:
         """Forget a user fact or agent trait, and scrub its text from the write log.
@@ -1025,7 +1022,7 @@ class MemoryOS:
             ['[deleted]', '[deleted]']
         """
         user, step = self._correction_step(user_id, fact_id, None)
-        return self._run(user, step)
+        return self._drive(user, step)
 
     async def adelete_fact(self, user_id: str, fact_id: str) -> WriteEvent:
         """Async twin of :meth:`delete_fact`.
@@ -1037,7 +1034,7 @@ class MemoryOS:
             'deleted'
         """
         user, step = self._correction_step(user_id, fact_id, None)
-        return await self._arun(user, step)
+        return await self._adrive(user, step)
 
     def set_agent_profile(self, user_id: str, profile: str) -> None:
         """Set the agent profile (the assistant's role and character) for one user.

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from langchain_memoryos.config import MemoryOSConfig, ModelThresholds
-from langchain_memoryos.controllers.base import FuseResult, RelationJudgement, count_usage
-from langchain_memoryos.pipeline.effects import Control, Embed, Parallel, Step
+from langchain_memoryos.controllers.base import FuseResult, RelationJudgement
+from langchain_memoryos.pipeline.effects import Embed, Parallel, Step
+from langchain_memoryos.pipeline.judgements import FuseRecords, JudgeRelations
 from langchain_memoryos.schema import FactKind, MemoryRecord, Relation, WriteAction, WriteEvent
 from langchain_memoryos.scoring import decide_action, gate, select_candidates
 from langchain_memoryos.store.repository import UserState
@@ -154,8 +155,7 @@ def relation_judge(state: UserState, w: RecordWrite) -> Step[None]:
     if w.prejudged is not None and w.prejudged[0] == ids:
         judgement: RelationJudgement = w.prejudged[1]  # counted when it was made
     else:
-        judgement = yield Control("judge_relations", (w.record, w.candidates))
-        count_usage(state, "judge_relations", judgement.usage)
+        judgement = yield JudgeRelations(w.record, w.candidates)
     w.fallback = w.fallback or judgement.usage.fallback
     known = set(ids)
     w.relations = [r for r in judgement.relations if r.candidate_id in known]
@@ -170,8 +170,7 @@ def fuse(state: UserState, w: RecordWrite) -> Step[None]:
     """Stage 3 (``fuse``): one current record from the new one and those it updates; they are deleted."""
     kind = w.record.kind
     olds = [state.facts[kind][r.candidate_id] for r in w.relations if r.label == "update"]
-    fused: FuseResult = yield Control("fuse", (w.record, olds))
-    count_usage(state, "fuse", fused.usage)
+    fused: FuseResult = yield FuseRecords(w.record, olds)
     w.fallback = w.fallback or fused.usage.fallback
     new = fused.record
     new.kind = kind
@@ -343,10 +342,9 @@ def prejudge_relations(
         plans.append((i, record, candidates))
     if len(plans) < 2:
         return {}
-    results = yield Parallel(tuple(Control("judge_relations", (rec, cands)) for _, rec, cands in plans))
+    results = yield Parallel(tuple(JudgeRelations(rec, cands) for _, rec, cands in plans))
     out: dict[int, Prejudged] = {}
     for (i, _, cands), judgement in zip(plans, results, strict=True):
-        count_usage(state, "judge_relations", judgement.usage)
         out[i] = ([cand.id for cand, _ in cands], judgement)
     return out
 

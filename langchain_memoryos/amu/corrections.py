@@ -12,8 +12,9 @@ import datetime as _dt
 
 from langgraph.store.base import PutOp
 
-from langchain_memoryos.controllers.base import ParsedRecords, count_usage
-from langchain_memoryos.pipeline.effects import Control, Embed, Step
+from langchain_memoryos.controllers.base import ParsedRecords
+from langchain_memoryos.pipeline.effects import Embed, Step
+from langchain_memoryos.pipeline.judgements import ParseRecords
 from langchain_memoryos.schema import FactKind, MemoryRecord, WriteEvent
 from langchain_memoryos.store.repository import MemoryRepository, UserState
 
@@ -77,8 +78,7 @@ def edit_fact(state: UserState, fact_id: str, summary: str, *, now: _dt.datetime
         <function edit_fact at ...>
     """
     kind, old = find_fact(state, fact_id)
-    parsed: ParsedRecords = yield Control("parse_records", (summary, kind))
-    count_usage(state, "parse_records", parsed.usage)
+    parsed: ParsedRecords = yield ParseRecords(summary, kind)
     record = MemoryRecord.from_dict(old.to_dict())
     record.summary = summary
     entities = [e for r in parsed.records for e in r.entities]

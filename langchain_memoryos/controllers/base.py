@@ -12,6 +12,10 @@ A controller answers, for the engine:
 * ``judge_relations`` — duplicate / update / separate for every candidate of one
   admitted record, in one judgement.
 * ``fuse`` — one current record from a new record and the records it updates.
+* ``plan_query`` (optional, local) — how the read path matches a query against
+  facts: its third-person form and the aspects it is about. The language
+  rules behind it belong to the controller; a controller without it is
+  answered by the memory's offline controller.
 
 Every method has an ``a``-prefixed async twin. :class:`BaseController` gives
 async twins that run the sync method in a worker thread, so a controller only
@@ -38,6 +42,7 @@ __all__ = [
     "PageAnalysis",
     "ParsedRecords",
     "PromotionResult",
+    "QueryPlan",
     "RelationJudgement",
     "count_usage",
 ]
@@ -75,6 +80,24 @@ def count_usage(state: UserState, judgement: str, usage: ControllerUsage) -> Non
         {'calls': 2, 'tokens': 30, 'fallbacks': 1}
     """
     state.count_usage(judgement, usage.llm_calls, usage.llm_tokens, fallback=usage.fallback)
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """How the read path matches a query against facts (``plan_query``).
+
+    Attributes:
+        fact_query: the query as facts are written (third person: "Where does
+            the user live?"); the query itself when no rewrite applies.
+        aspects: the AMU aspects the query is about (their facts come first).
+
+    Example:
+        >>> QueryPlan("Where does the user live?", frozenset({"personal_profile"})).aspects
+        frozenset({'personal_profile'})
+    """
+
+    fact_query: str
+    aspects: frozenset[str] = frozenset()
 
 
 @dataclass

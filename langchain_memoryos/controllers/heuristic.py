@@ -21,6 +21,7 @@ from langchain_memoryos.controllers.base import (
     PageAnalysis,
     ParsedRecords,
     PromotionResult,
+    QueryPlan,
     RelationJudgement,
 )
 from langchain_memoryos.controllers.rules import (
@@ -30,8 +31,10 @@ from langchain_memoryos.controllers.rules import (
     analyze_sentence,
     change_cue,
     gist,
+    query_aspects,
     slot_of,
     split_sentences,
+    third_person,
     words,
 )
 from langchain_memoryos.controllers.slots import agent_slot, find_slot
@@ -314,6 +317,25 @@ class HeuristicController(BaseController):
                 continue
             relations.append(Relation(cand.id, "separate", sim, "different fact that can coexist"))
         return RelationJudgement(relations)
+
+    def plan_query(self, query: str) -> QueryPlan:
+        """The query in the third person (as facts are written) and the aspects it is about (English rules).
+
+        Facts are stored in the third person ("The user lives in Denver."), and
+        MiniLM scores a first-person question against them far lower than the
+        same question about "the user" (0.27 against 0.63 for that pair), so the
+        read path matches facts with both forms and keeps the better cosine.
+
+        Example:
+            >>> plan = HeuristicController().plan_query("Where do I live?")
+            >>> plan.fact_query, sorted(plan.aspects)
+            ('Where do the user lives.', ['personal_profile'])
+        """
+        try:
+            fact_query = third_person(query) or query
+        except Exception:  # noqa: BLE001 - a rewrite must never break retrieval
+            fact_query = query
+        return QueryPlan(fact_query, frozenset(query_aspects(query)))
 
     def fuse(self, record: MemoryRecord, updated: Sequence[MemoryRecord]) -> FuseResult:
         """Keep the new state (and its slot); merge provenance; keep the earliest creation time.

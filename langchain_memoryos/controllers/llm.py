@@ -74,6 +74,7 @@ from langchain_memoryos.controllers.base import (
     PageAnalysis,
     ParsedRecords,
     PromotionResult,
+    QueryPlan,
     RelationJudgement,
 )
 from langchain_memoryos.controllers.heuristic import HeuristicController, _slot_value
@@ -708,6 +709,16 @@ class LLMController(BaseController):
     ) -> RelationJudgement:
         """Async twin of :meth:`judge_relations` (``ainvoke``)."""
         return await self._arun(self._judge(record, candidates))
+
+    def plan_query(self, query: str) -> QueryPlan:
+        """How the read path matches a query against facts: the fallback's rules (retrieval makes no model call).
+
+        Example:
+            >>> from langchain_core.language_models import GenericFakeChatModel
+            >>> LLMController(GenericFakeChatModel(messages=iter([]))).plan_query("Do I have a dog?").fact_query
+            'Do the user has a dog.'
+        """
+        return self.fallback.plan_query(query)
 
     def fuse(self, record: MemoryRecord, updated: Sequence[MemoryRecord]) -> FuseResult:
         """See :class:`~langchain_memoryos.controllers.base.MemoryController` (one call)."""

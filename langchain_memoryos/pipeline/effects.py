@@ -15,19 +15,22 @@ import asyncio
 import copy
 from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore, Op
 
-from langchain_memoryos.controllers.base import MemoryController
 from langchain_memoryos.embeddings import aencode_texts, encode_texts
+from langchain_memoryos.pipeline.judgements import Judgement
+
+if TYPE_CHECKING:
+    from langchain_memoryos.controllers.base import MemoryController
 
 __all__ = [
-    "Control",
     "Effect",
     "Embed",
+    "Judgement",
     "Judgements",
     "Lock",
     "Parallel",
@@ -68,24 +71,6 @@ class Embed:
 
 
 @dataclass(frozen=True)
-class Control:
-    """Call the controller method ``method`` (or its ``a``-twin when async).
-
-    ``offline=True`` asks the memory's offline controller instead (the
-    controller itself when it is local, else its fallback): a judgement that
-    must be made while the user's lock is held is never a model call.
-
-    Example:
-        >>> Control("fuse", ()).method
-        'fuse'
-    """
-
-    method: str
-    args: tuple[Any, ...] = field(default_factory=tuple)
-    offline: bool = False
-
-
-@dataclass(frozen=True)
 class Lock:
     """Take the user's write lock; the result is a held lease (``release()`` it, or use it in ``with``).
 
@@ -99,17 +84,18 @@ class Lock:
 
 @dataclass(frozen=True)
 class Parallel:
-    """Several independent controller calls; the result is their results, in order.
+    """Several independent judgements; the result is their answers, in order.
 
     The sync driver makes them one after another; the async driver runs them
     concurrently (``asyncio.gather``), so a model's latency is paid once.
 
     Example:
-        >>> len(Parallel((Control("fuse", ()), Control("fuse", ()))).controls)
+        >>> from langchain_memoryos.pipeline.judgements import ParseRecords
+        >>> len(Parallel((ParseRecords("a", "user"), ParseRecords("b", "user"))).requests)
         2
     """
 
-    controls: tuple[Control, ...]
+    requests: tuple[Judgement, ...]
 
 
 @dataclass(frozen=True)
@@ -130,7 +116,7 @@ class Purge:
     """
 
 
-Effect = StoreBatch | Embed | Control | Parallel | Lock | Purge
+Effect = StoreBatch | Embed | Judgement | Parallel | Lock | Purge
 Step = Generator[Effect, Any, T]
 
 
@@ -143,7 +129,7 @@ class Services:
         embeddings: the encoder.
         controller: the judgement maker.
         offline: the controller for judgements made under the user's lock
-            (``Control(offline=True)``): local, never a model call.
+            (``offline=True`` requests): local, never a model call.
         lease, alease: take a user's write lock (for :class:`Lock`).
         purge: make deleted rows unrecoverable from the store's files (for :class:`Purge`).
 
@@ -164,42 +150,48 @@ class Services:
     purge: Callable[[], Any] | None = None
     _async_store: bool | None = None
 
-    def judge(self, control: Control) -> Any:
-        """The controller that answers ``control``."""
-        return self.offline if control.offline and self.offline is not None else self.controller
+    def judge(self, request: Judgement) -> MemoryController:
+        """The controller that answers ``request``: the offline one when asked for, or when the controller cannot.
+
+        Example:
+            >>> from langchain_memoryos.pipeline.judgements import PlanQuery
+            >>> services = Services(None, None, "model", offline="local")  # type: ignore[arg-type]
+            >>> services.judge(PlanQuery("q", offline=True))
+            'local'
+        """
+        if self.offline is not None and (request.offline or not hasattr(self.controller, request.name)):
+            return self.offline
+        return self.controller
 
 
 @dataclass
 class Judgements:
-    """The answers one write got from its controller, by request.
+    """The answers one write got from its controller, by request, and where their usage is counted.
 
     A write that has to run again (the user moved while its judgements were
     being made) reuses the answers to the same requests instead of asking the
     model again. With ``calls=False`` a request without an answer is decided by
-    the offline controller (``Control(offline=True)``) and counted as a
-    fallback: this is how a write that runs under the user's lock never waits
-    for a model.
+    the offline controller (``offline=True``) and counted as a fallback: this
+    is how a write that runs under the user's lock never waits for a model.
+    ``count(name, usage)`` is called once per answer a stage receives (the
+    write's usage counters: every judgement is counted in one place).
 
     Example:
-        >>> j = Judgements()
-        >>> def step():
-        ...     return (yield Control("fuse", ("a",))), (yield Control("fuse", ("a",)))
-        >>> class Echo:
+        >>> from langchain_memoryos.pipeline.judgements import ParseRecords
+        >>> class Model:
         ...     calls = 0
-        ...     def fuse(self, text):
-        ...         Echo.calls += 1
+        ...     def parse_records(self, text, kind):
+        ...         Model.calls += 1
         ...         return text.upper()
-        >>> run_sync(judged(step(), j), Services(None, None, Echo())), Echo.calls  # type: ignore[arg-type]
+        >>> def step():
+        ...     return (yield ParseRecords("a", "user")), (yield ParseRecords("a", "user"))
+        >>> run_sync(judged(step(), Judgements()), Services(None, None, Model())), Model.calls  # type: ignore[arg-type]
         (('A', 'A'), 1)
     """
 
     answers: dict[str, Any] = field(default_factory=dict)
     calls: bool = True
-
-
-def _request_key(control: Control) -> str:
-    # the request's full value: the same request made on the same records gets the same answer
-    return control.method + repr(control.args)
+    count: Callable[[str, Any], None] | None = None
 
 
 def _answered(value: Any) -> Any:
@@ -214,7 +206,7 @@ def _as_fallback(value: Any) -> Any:
 
 
 def judged(step: Step[T], judgements: Judgements) -> Step[T]:
-    """Run ``step`` with its controller judgements answered from, and recorded in, ``judgements``.
+    """Run ``step`` with its judgements answered from, and recorded in, ``judgements`` (and counted).
 
     Args:
         step: the step.
@@ -224,9 +216,10 @@ def judged(step: Step[T], judgements: Judgements) -> Step[T]:
         The step, as a step.
 
     Example:
-        >>> j = Judgements(answers={"fuse('a',)": "kept"}, calls=False)
+        >>> from langchain_memoryos.pipeline.judgements import ParseRecords
+        >>> j = Judgements(answers={ParseRecords("a", "user").key(): "kept"}, calls=False)
         >>> def step():
-        ...     return (yield Control("fuse", ("a",)))
+        ...     return (yield ParseRecords("a", "user"))
         >>> run_sync(judged(step(), j), Services(None, None, None))  # type: ignore[arg-type]
         'kept'
     """
@@ -239,26 +232,26 @@ def judged(step: Step[T], judgements: Judgements) -> Step[T]:
             return stop.value  # type: ignore[no-any-return]
         error = None
         try:
-            if isinstance(effect, Control):
+            if isinstance(effect, Judgement):
                 result = (yield from _judge_all((effect,), judgements))[0]
             elif isinstance(effect, Parallel):
-                result = yield from _judge_all(effect.controls, judgements)
+                result = yield from _judge_all(effect.requests, judgements)
             else:
                 result = yield effect
         except Exception as exc:  # noqa: BLE001 - raised inside the step, which may handle it
             result, error = None, exc
 
 
-def _judge_all(controls: tuple[Control, ...], judgements: Judgements) -> Step[list[Any]]:
-    keys = [_request_key(c) for c in controls]
+def _judge_all(requests: tuple[Judgement, ...], judgements: Judgements) -> Step[list[Any]]:
+    keys = [r.key() for r in requests]
     missing = [i for i, k in enumerate(keys) if k not in judgements.answers]
-    asked = tuple(replace(controls[i], offline=True) if not judgements.calls else controls[i] for i in missing)
+    asked = tuple(replace(requests[i], offline=True) if not judgements.calls else requests[i] for i in missing)
     answers: list[Any] = []
     if len(asked) == 1:
         answers = [(yield asked[0])]
     elif asked:
         answers = list((yield Parallel(asked)))
-    out: list[Any] = [None] * len(controls)
+    out: list[Any] = [None] * len(requests)
     for i, answer in zip(missing, answers, strict=True):
         if not judgements.calls:
             answer = _as_fallback(answer)
@@ -267,6 +260,11 @@ def _judge_all(controls: tuple[Control, ...], judgements: Judgements) -> Step[li
     for i, key in enumerate(keys):
         if i not in missing:
             out[i] = _answered(judgements.answers[key])
+    if judgements.count is not None:
+        for request, answer in zip(requests, out, strict=True):
+            usage = getattr(answer, "usage", None)
+            if usage is not None:
+                judgements.count(request.name, usage)
     return out
 
 
@@ -310,13 +308,12 @@ def _perform_sync(effect: Effect, services: Services) -> Any:
             return np.zeros((0, 1), dtype=np.float32)
         return encode_texts(services.embeddings, effect.texts)
     if isinstance(effect, Parallel):
-        return [getattr(services.judge(c), c.method)(*c.args) for c in effect.controls]
+        return [r.ask(services.judge(r)) for r in effect.requests]
     if isinstance(effect, Lock):
         if services.lease is None:
             raise RuntimeError("no lock service: Services(lease=...) is needed to take a user's lock")
         return services.lease(effect.user_id)
-    method = getattr(services.judge(effect), effect.method)
-    return method(*effect.args)
+    return effect.ask(services.judge(effect))
 
 
 async def run_async(step: Step[T], services: Services) -> T:
@@ -373,11 +370,9 @@ async def _perform_async(effect: Effect, services: Services) -> Any:
             return np.zeros((0, 1), dtype=np.float32)
         return await aencode_texts(services.embeddings, effect.texts)
     if isinstance(effect, Parallel):
-        calls = [getattr(services.judge(c), "a" + c.method)(*c.args) for c in effect.controls]
-        return list(await asyncio.gather(*calls))
+        return list(await asyncio.gather(*(r.aask(services.judge(r)) for r in effect.requests)))
     if isinstance(effect, Lock):
         if services.alease is None:
             raise RuntimeError("no lock service: Services(alease=...) is needed to take a user's lock")
         return await services.alease(effect.user_id)
-    method = getattr(services.judge(effect), "a" + effect.method)
-    return await method(*effect.args)
+    return await effect.aask(services.judge(effect))

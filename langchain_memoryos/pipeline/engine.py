@@ -29,8 +29,9 @@ from langchain_memoryos.amu import (
     write_gate,
 )
 from langchain_memoryos.config import MemoryOSConfig, ModelThresholds
-from langchain_memoryos.controllers.base import PageAnalysis, PromotionResult, count_usage
-from langchain_memoryos.pipeline.effects import Control, Embed, Judgements, Lock, Step, StoreBatch, judged
+from langchain_memoryos.controllers.base import ControllerUsage, PageAnalysis, PromotionResult, count_usage
+from langchain_memoryos.pipeline.effects import Embed, Judgements, Lock, Step, StoreBatch, judged
+from langchain_memoryos.pipeline.judgements import AnalyzePage, PromoteSegment
 from langchain_memoryos.retrieval.keywords import merge_keywords
 from langchain_memoryos.schema import DialoguePage, MemoryRecord, Segment, WriteReport, ensure_utc
 from langchain_memoryos.scoring import f_score, gate, heat, recency
@@ -185,6 +186,13 @@ class TurnWrite:
     base: int | None = None
     attempts: int = 0
     queued: bool = False
+
+    def __post_init__(self) -> None:
+        self.judgements.count = self._count
+
+    def _count(self, judgement: str, usage: ControllerUsage) -> None:
+        """Count a judgement's model usage on the state the turn works on (committed with it)."""
+        count_usage(self.user, judgement, usage)
 
     @property
     def user(self) -> UserState:
@@ -402,8 +410,7 @@ def stage_chain_link(settings: EngineSettings, t: TurnWrite) -> Step[None]:
     similarity = None
     if previous is not None and previous.id in state.page_index:
         similarity = float(np.dot(state.page_index.get(previous.id), vector))
-    analysis: PageAnalysis = yield Control("analyze_page", (page, previous, similarity))
-    count_usage(state, "analyze_page", analysis.usage)
+    analysis: PageAnalysis = yield AnalyzePage(page, previous, similarity)
     page.linked = analysis.linked
     page.meta = analysis.chain_meta
     page.keywords = list(analysis.keywords)
@@ -487,8 +494,7 @@ def stage_persona_promote(settings: EngineSettings, t: TurnWrite) -> Step[None]:
     seg = _hot_segments(state, settings)[0]
     clock = state.clock
     pages = [state.pages[p] for p in seg.pending_page_ids if p in state.pages]
-    result: PromotionResult = yield Control("promote_segment", (seg, pages, state.persona))
-    count_usage(state, "promote_segment", result.usage)
+    result: PromotionResult = yield PromoteSegment(seg, pages, state.persona)
     now = clock or ensure_utc(None)
     state.persona.user_profile = dict(result.user_profile)
     state.persona.user_traits = {k: list(v) for k, v in result.user_traits.items()}

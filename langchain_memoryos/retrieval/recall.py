@@ -20,9 +20,10 @@ import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from langchain_memoryos.controllers.rules import query_aspects, third_person
+from langchain_memoryos.controllers.base import QueryPlan
 from langchain_memoryos.pipeline.effects import Embed, Step, StoreBatch
 from langchain_memoryos.pipeline.engine import EngineSettings, embedding_text, segment_heat
+from langchain_memoryos.pipeline.judgements import PlanQuery
 from langchain_memoryos.retrieval.keywords import extract_keywords
 from langchain_memoryos.retrieval.lexical import rrf, tokenize
 from langchain_memoryos.schema import (
@@ -74,6 +75,7 @@ class ReadRun:
         vectors: the query's embeddings (as asked, and in the third person for facts).
         other: STM pages of the user's other threads, by id.
         ranked: MTM pages in rank order, before the budget.
+        plan: how facts are matched (the query in the third person, its aspects), from the controller.
         next: the next stage (a node name, or ``"done"``).
 
     Example:
@@ -90,6 +92,7 @@ class ReadRun:
     vectors: list[Vector] = field(default_factory=list)
     other: dict[str, DialoguePage] = field(default_factory=dict)
     ranked: list[ScoredPage] = field(default_factory=list)
+    plan: QueryPlan | None = None
     next: str = "retrieve_stm"
 
 
@@ -108,7 +111,8 @@ def stage_retrieve_stm(repo: MemoryRepository, settings: EngineSettings, r: Read
         _fit_stm(r.ctx, config.context_words)
         r.next = "done"
         return
-    fact_query = _fact_query(r.query)
+    r.plan = yield PlanQuery(r.query)
+    fact_query = r.plan.fact_query
     texts = (r.query,) if fact_query == r.query else (r.query, fact_query)
     r.vectors = list((yield Embed(tuple(embedding_text(t, config.max_embedding_chars) for t in texts))))
     r.next = "retrieve_lpm"
@@ -117,7 +121,8 @@ def stage_retrieve_stm(repo: MemoryRepository, settings: EngineSettings, r: Read
 def stage_retrieve_lpm(settings: EngineSettings, r: ReadRun) -> None:
     """``retrieve_lpm``: user facts and agent traits above ``tau_r``, the query's aspects first."""
     assert r.state is not None and r.ctx is not None
-    aspects = query_aspects(r.query)
+    assert r.plan is not None
+    aspects = r.plan.aspects
     r.ctx.user_facts.extend(_recall_facts(r.state, settings, "user", r.vectors, aspects))
     r.ctx.agent_facts.extend(_recall_facts(r.state, settings, "agent", r.vectors, aspects))
     _fit_facts(r.ctx, settings.config.context_words)
@@ -201,20 +206,6 @@ def retrieve(
     return r.ctx
 
 
-def _fact_query(query: str) -> str:
-    """The query as facts are written: first person to third ("Where do I live?" → "…the user live…").
-
-    Facts are stored in the third person ("The user lives in Denver."), and
-    MiniLM scores a first-person question against them far lower than the
-    same question about "the user" (0.27 against 0.63 for that pair), so
-    facts are matched with both forms and keep the better cosine.
-    """
-    try:
-        return third_person(query) or query
-    except Exception:  # noqa: BLE001 - a rewrite must never break retrieval
-        return query
-
-
 def _recall_facts(
     state: UserState, settings: EngineSettings, kind: str, qvecs: list[Vector], aspects: frozenset[str]
 ) -> list[ScoredRecord]:
@@ -222,7 +213,7 @@ def _recall_facts(
 
     Each fact's score is its best cosine against the query vectors (the
     query as asked and in the third person). The facts of the aspects the
-    query is about (:func:`query_aspects`) come first, best first; when they
+    query is about (the controller's ``plan_query``) come first, best first; when they
     are fewer than ``top_facts`` (or none, or the query names no aspect) the
     best facts of the other aspects fill the rest, so a wrong guess of the
     aspect never hides a relevant fact. Only facts with cosine ``>= tau_r``

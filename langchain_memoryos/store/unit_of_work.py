@@ -26,6 +26,7 @@ import logging
 from collections.abc import Callable
 from typing import TypeVar
 
+from langchain_memoryos.controllers.base import count_usage
 from langchain_memoryos.pipeline.effects import Judgements, Lock, Step, StoreBatch, judged
 from langchain_memoryos.store.repository import MemoryRepository, UserState
 
@@ -111,10 +112,12 @@ def write_user(
         >>> run_sync(write_user(repo, "u", tick, optimistic=True), services), repo.cached("u").clock.month
         (3, 3)
     """
-    judgements = Judgements()
+    working: list[UserState] = []  # the state the current run works on: its usage counters get the judgements'
+    judgements = Judgements(count=lambda name, usage: count_usage(working[-1], name, usage))
     attempts = 0
     while optimistic and judgements.calls:
         state, base = yield from fork_user(repo, user_id)
+        working.append(state)
         result = yield from judged(work(state), judgements)
         if (yield from commit_fork(repo, state, base)):
             return result
@@ -122,6 +125,7 @@ def write_user(
         judgements.calls = attempts < MAX_ATTEMPTS
     with (yield Lock(user_id)):
         state = yield from repo.load(user_id)
+        working.append(state)
         result = yield from judged(work(state), judgements)
         yield StoreBatch(state.take_ops())
         return result

@@ -10,7 +10,8 @@ from typing import Any
 from langgraph.store.memory import InMemoryStore
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
-from langchain_memoryos.pipeline.effects import Control, Services, run_sync
+from langchain_memoryos.pipeline.effects import Services, run_sync
+from langchain_memoryos.pipeline.judgements import ParseRecords
 from langchain_memoryos.store.repository import MemoryRepository, UserState
 from langchain_memoryos.store.unit_of_work import MAX_ATTEMPTS, write_user
 from tests.unit_tests.scripted_model import ScriptedToolModel, page_answer
@@ -113,13 +114,13 @@ class _Judge:
     def __init__(self) -> None:
         self.calls: list[str] = []
 
-    def fuse(self, text: str) -> str:
+    def parse_records(self, text: str, kind: str) -> str:
         self.calls.append(text)
         return f"model:{text}"
 
 
 class _Offline:
-    def fuse(self, text: str) -> str:
+    def parse_records(self, text: str, kind: str) -> str:
         return f"offline:{text}"
 
 
@@ -132,8 +133,8 @@ def test_a_write_that_keeps_losing_the_race_runs_under_the_lock_with_the_offline
     def work(state: UserState) -> Any:
         forked = state is not repo.cached("u")
         runs.append(forked)
-        first = yield Control("fuse", ("a",))
-        second = yield Control("fuse", (f"b{len(runs)}",))  # a request that differs in every run
+        first = yield ParseRecords("a", "user")
+        second = yield ParseRecords(f"b{len(runs)}", "user")  # a request that differs in every run
         if forked:  # another writer commits meanwhile: this run's copy is stale at commit
             other = repo.cached("u")
             assert other is not None

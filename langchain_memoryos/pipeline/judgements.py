@@ -1,0 +1,229 @@
+"""Judgements as typed requests: what a stage asks of the controller, performed and counted by the driver.
+
+A stage never calls the controller: it yields a request (one of the classes
+here) and receives the answer. The drivers (:func:`~langchain_memoryos.pipeline.effects.run_sync`,
+:func:`~langchain_memoryos.pipeline.effects.run_async`) perform it with
+:meth:`Judgement.ask` / :meth:`Judgement.aask`; a write's
+:func:`~langchain_memoryos.pipeline.effects.judged` wrapper records the answers
+(so a write that runs again reuses them) and counts each answer's model usage
+once, under the request's :attr:`Judgement.name`.
+
+Example:
+    >>> from langchain_memoryos.controllers import HeuristicController
+    >>> req = ParseRecords("I'm vegan.", "user")
+    >>> req.name, [r.summary for r in req.ask(HeuristicController()).records]
+    ('parse_records', ['The user is vegan.'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from langchain_memoryos.controllers.base import (
+        FuseResult,
+        MemoryController,
+        PageAnalysis,
+        ParsedRecords,
+        PromotionResult,
+        QueryPlan,
+        RelationJudgement,
+    )
+    from langchain_memoryos.schema import DialoguePage, MemoryRecord, Persona, Segment
+
+__all__ = [
+    "AnalyzePage",
+    "FuseRecords",
+    "JudgeRelations",
+    "Judgement",
+    "ParseRecords",
+    "PlanQuery",
+    "PromoteSegment",
+]
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A request to the controller (a base class; see the subclasses).
+
+    Attributes:
+        offline: ask the memory's offline controller instead (the controller
+            itself when it is local, else its fallback): a judgement made
+            while the user's lock is held is never a model call.
+    """
+
+    name: ClassVar[str] = ""
+    offline: bool = field(default=False, kw_only=True)
+
+    def ask(self, controller: MemoryController) -> Any:
+        """Make the judgement with blocking IO."""
+        raise NotImplementedError
+
+    async def aask(self, controller: MemoryController) -> Any:
+        """Make the judgement with async IO."""
+        raise NotImplementedError
+
+    def key(self) -> str:
+        """The request's full value: the same request on the same records gets the same answer.
+
+        Example:
+            >>> ParseRecords("I'm vegan.", "user").key() == ParseRecords("I'm vegan.", "user", offline=True).key()
+            True
+        """
+        values = [getattr(self, f) for f in self.__dataclass_fields__ if f != "offline"]
+        return self.name + repr(values)
+
+
+@dataclass(frozen=True)
+class AnalyzePage(Judgement):
+    """``analyze_page``: chain link and meta, keywords, topic summary and candidate records of a page leaving STM.
+
+    Example:
+        >>> from langchain_memoryos.controllers import HeuristicController
+        >>> from langchain_memoryos.schema import DialoguePage
+        >>> page = DialoguePage(id="p", user_input="I live in Oslo.", agent_response="Nice!")
+        >>> [r.summary for r in AnalyzePage(page, None, None).ask(HeuristicController()).records]
+        ['The user lives in Oslo.']
+    """
+
+    name: ClassVar[str] = "analyze_page"
+    page: DialoguePage
+    previous: DialoguePage | None
+    similarity: float | None
+
+    def ask(self, controller: MemoryController) -> PageAnalysis:
+        """Ask ``controller.analyze_page``."""
+        return controller.analyze_page(self.page, self.previous, self.similarity)
+
+    async def aask(self, controller: MemoryController) -> PageAnalysis:
+        """Ask ``controller.aanalyze_page``."""
+        return await controller.aanalyze_page(self.page, self.previous, self.similarity)
+
+
+@dataclass(frozen=True)
+class PromoteSegment(Judgement):
+    """``promote_segment``: a hot segment's summary, keywords, persona update and further records.
+
+    Example:
+        >>> from langchain_memoryos.controllers import HeuristicController
+        >>> from langchain_memoryos.schema import DialoguePage, Persona, Segment
+        >>> page = DialoguePage(id="p", user_input="I work as a nurse. I live in Oslo.", agent_response="")
+        >>> PromoteSegment(Segment(id="s"), (page,), Persona()).ask(HeuristicController()).user_profile
+        {'occupation': 'nurse', 'location': 'Oslo'}
+    """
+
+    name: ClassVar[str] = "promote_segment"
+    segment: Segment
+    pages: Sequence[DialoguePage]
+    persona: Persona
+
+    def ask(self, controller: MemoryController) -> PromotionResult:
+        """Ask ``controller.promote_segment``."""
+        return controller.promote_segment(self.segment, self.pages, self.persona)
+
+    async def aask(self, controller: MemoryController) -> PromotionResult:
+        """Ask ``controller.apromote_segment``."""
+        return await controller.apromote_segment(self.segment, self.pages, self.persona)
+
+
+@dataclass(frozen=True)
+class ParseRecords(Judgement):
+    """``parse_records``: a directly given fact as typed records.
+
+    Example:
+        >>> from langchain_memoryos.controllers import HeuristicController
+        >>> len(ParseRecords("My name is Ana and I live in Lisbon.", "user").ask(HeuristicController()).records)
+        2
+    """
+
+    name: ClassVar[str] = "parse_records"
+    text: str
+    kind: str
+
+    def ask(self, controller: MemoryController) -> ParsedRecords:
+        """Ask ``controller.parse_records``."""
+        return controller.parse_records(self.text, self.kind)
+
+    async def aask(self, controller: MemoryController) -> ParsedRecords:
+        """Ask ``controller.aparse_records``."""
+        return await controller.aparse_records(self.text, self.kind)
+
+
+@dataclass(frozen=True)
+class JudgeRelations(Judgement):
+    """``judge_relations``: duplicate / update / separate for every candidate of a new record.
+
+    Example:
+        >>> from langchain_memoryos.controllers import HeuristicController
+        >>> from langchain_memoryos.schema import MemoryRecord
+        >>> old = MemoryRecord(id="f1", aspect="personal_profile", summary="The user lives in Oslo.")
+        >>> new = MemoryRecord(aspect="personal_profile", summary="The user lives in Bergen.")
+        >>> [r.label for r in JudgeRelations(new, ((old, 0.8),)).ask(HeuristicController()).relations]
+        ['update']
+    """
+
+    name: ClassVar[str] = "judge_relations"
+    record: MemoryRecord
+    candidates: Sequence[tuple[MemoryRecord, float]]
+
+    def ask(self, controller: MemoryController) -> RelationJudgement:
+        """Ask ``controller.judge_relations``."""
+        return controller.judge_relations(self.record, self.candidates)
+
+    async def aask(self, controller: MemoryController) -> RelationJudgement:
+        """Ask ``controller.ajudge_relations``."""
+        return await controller.ajudge_relations(self.record, self.candidates)
+
+
+@dataclass(frozen=True)
+class FuseRecords(Judgement):
+    """``fuse``: one current record from a new record and the records it updates.
+
+    Example:
+        >>> from langchain_memoryos.controllers import HeuristicController
+        >>> from langchain_memoryos.schema import MemoryRecord
+        >>> old = MemoryRecord(id="f1", summary="The user lives in Oslo.")
+        >>> new = MemoryRecord(summary="The user lives in Bergen.")
+        >>> FuseRecords(new, (old,)).ask(HeuristicController()).record.summary
+        'The user lives in Bergen.'
+    """
+
+    name: ClassVar[str] = "fuse"
+    record: MemoryRecord
+    updated: Sequence[MemoryRecord]
+
+    def ask(self, controller: MemoryController) -> FuseResult:
+        """Ask ``controller.fuse``."""
+        return controller.fuse(self.record, self.updated)
+
+    async def aask(self, controller: MemoryController) -> FuseResult:
+        """Ask ``controller.afuse``."""
+        return await controller.afuse(self.record, self.updated)
+
+
+@dataclass(frozen=True)
+class PlanQuery(Judgement):
+    """``plan_query``: how the read path matches a query against facts (its third-person form, its aspects).
+
+    Language rules live behind the controller: the read path only asks. A
+    controller without ``plan_query`` is answered by the offline controller
+    (never a model call on the read path).
+
+    Example:
+        >>> from langchain_memoryos.controllers import HeuristicController
+        >>> PlanQuery("Where do I live?").ask(HeuristicController()).fact_query
+        'Where do the user lives.'
+    """
+
+    name: ClassVar[str] = "plan_query"
+    query: str
+
+    def ask(self, controller: MemoryController) -> QueryPlan:
+        """Ask ``controller.plan_query``."""
+        return controller.plan_query(self.query)  # type: ignore[attr-defined,no-any-return]
+
+    async def aask(self, controller: MemoryController) -> QueryPlan:
+        """The same, in process (query planning is local)."""
+        return self.ask(controller)
