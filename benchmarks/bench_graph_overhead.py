@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_engine import SEED, dialogue  # noqa: E402
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig  # noqa: E402
-from langchain_memoryos.pipeline.engine import add_turn  # noqa: E402
+from langchain_memoryos.pipeline.write import add_turn  # noqa: E402
 from langchain_memoryos.schema import ensure_utc  # noqa: E402
 
 

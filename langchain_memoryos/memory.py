@@ -31,8 +31,9 @@ from langchain_memoryos.controllers.base import MemoryController, ParsedRecords
 from langchain_memoryos.controllers.heuristic import HeuristicController
 from langchain_memoryos.embeddings import encode_texts, resolve_embeddings
 from langchain_memoryos.pipeline.effects import Services, Step, StoreBatch, run_async, run_sync
-from langchain_memoryos.pipeline.engine import EngineSettings, TurnWrite, embed_turn, segment_heat, turn_page
 from langchain_memoryos.pipeline.judgements import ParseRecords
+from langchain_memoryos.pipeline.settings import EngineSettings
+from langchain_memoryos.pipeline.turn import TurnWrite, embed_turn, turn_page
 from langchain_memoryos.retrieval.recall import ReadRun
 from langchain_memoryos.schema import (
     DialoguePage,
@@ -46,6 +47,7 @@ from langchain_memoryos.schema import (
     check_timestamp,
     ensure_utc,
 )
+from langchain_memoryos.scoring import segment_heat
 from langchain_memoryos.store.repository import (
     ROOT,
     MemoryRepository,

@@ -7,23 +7,29 @@ Nothing here does IO; the engine wraps these thinly.
 
 from __future__ import annotations
 
+import datetime as _dt
 import math
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
-from langchain_memoryos.schema import MemoryRecord, Relation
+from langchain_memoryos.config import MemoryOSConfig
+from langchain_memoryos.schema import MemoryRecord, Relation, Segment
 
 __all__ = [
     "COMPATIBLE_INTENTS",
     "GateResult",
     "PlannedAction",
+    "best_segment",
+    "coldest_segment",
     "decide_action",
     "f_score",
     "gate",
     "heat",
+    "hot_segments",
     "jaccard",
     "recency",
+    "segment_heat",
     "select_candidates",
 ]
 
@@ -296,3 +302,86 @@ def top_k(items: Sequence[T], scores: Sequence[float], k: int) -> list[tuple[T, 
     """
     order = sorted(range(len(items)), key=lambda i: (-scores[i], i))[: max(0, k)]
     return [(items[i], float(scores[i])) for i in order]
+
+
+def segment_heat(segment: Segment, now: _dt.datetime | None, config: MemoryOSConfig) -> float:
+    """Heat of a segment at conversation time ``now`` (paper Eq. 4).
+
+    Args:
+        segment: the segment.
+        now: the user's conversation clock (``None``: the segment's last access).
+        config: weights and time constant.
+
+    Returns:
+        ``alpha*N_visit + beta*L_interaction + gamma*exp(-dt/mu)``.
+
+    Example:
+        >>> segment_heat(Segment(id="s", n_visit=1, l_interaction=2), None, MemoryOSConfig())
+        4.0
+    """
+    delta = 0.0 if now is None else (now - segment.last_access).total_seconds()
+    return heat(
+        segment.n_visit,
+        segment.l_interaction,
+        recency(delta, config.recency_tau_seconds),
+        alpha=config.heat_alpha,
+        beta=config.heat_beta,
+        gamma=config.heat_gamma,
+    )
+
+
+def best_segment(
+    scored: Iterable[tuple[Segment, float]], page_keywords: Collection[str], threshold: float
+) -> Segment | None:
+    """Which segment a page joins: the best ``F_score`` if it is above ``theta``, else none (a new segment).
+
+    Args:
+        scored: segments with their cosine to the page, best cosine first
+            (ties of ``F_score`` go to the earlier one).
+        page_keywords: the page's keywords.
+        threshold: ``theta`` (``segment_threshold``).
+
+    Example:
+        >>> a, b = Segment(id="a", keywords=["tea"]), Segment(id="b", keywords=["pottery"])
+        >>> best_segment([(a, 0.5), (b, 0.45)], ["pottery"], 0.6).id
+        'b'
+        >>> best_segment([(a, 0.5)], ["pottery"], 0.6) is None
+        True
+    """
+    best: Segment | None = None
+    best_score = -math.inf
+    for segment, cosine in scored:
+        score = f_score(cosine, segment.keywords, page_keywords)
+        if score > best_score:
+            best, best_score = segment, score
+    return best if best is not None and best_score > threshold else None
+
+
+def coldest_segment(
+    segments: Iterable[Segment], now: _dt.datetime | None, config: MemoryOSConfig, *, keep: str
+) -> Segment | None:
+    """Which segment heat-eviction drops: the lowest heat (then the oldest), never ``keep``.
+
+    Example:
+        >>> hot, cold = Segment(id="hot", n_visit=5), Segment(id="cold")
+        >>> coldest_segment([hot, cold], None, MemoryOSConfig(), keep="").id
+        'cold'
+        >>> coldest_segment([hot, cold], None, MemoryOSConfig(), keep="cold").id
+        'hot'
+    """
+    candidates = [s for s in segments if s.id != keep]
+    if not candidates:
+        return None
+    return min(candidates, key=lambda s: (segment_heat(s, now, config), s.created_at, s.id))
+
+
+def hot_segments(segments: Iterable[Segment], now: _dt.datetime | None, config: MemoryOSConfig) -> list[Segment]:
+    """The segments to promote: pages not yet promoted and heat at least ``tau``, oldest first.
+
+    Example:
+        >>> warm = Segment(id="w", n_visit=3, l_interaction=1, pending_page_ids=["p"])
+        >>> [s.id for s in hot_segments([warm, Segment(id="c", pending_page_ids=["q"])], None, MemoryOSConfig())]
+        ['w']
+    """
+    hot = [s for s in segments if s.pending_page_ids and segment_heat(s, now, config) >= config.promotion_heat]
+    return sorted(hot, key=lambda s: (s.created_at, s.id))

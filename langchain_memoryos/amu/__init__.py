@@ -8,6 +8,7 @@ The decisions themselves are the pure functions of :mod:`langchain_memoryos.scor
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,6 +23,7 @@ from langchain_memoryos.store.repository import UserState
 from langchain_memoryos.store.vector_index import Vector
 
 __all__ = [
+    "RECORD_STAGES",
     "AMUSettings",
     "Prejudged",
     "RecordWrite",
@@ -277,15 +279,35 @@ def write_record(
         ['discarded']
     """
     w = RecordWrite(record, now=now, source=source, vector=vector, prejudged=prejudged, fallback=fallback)
-    yield from write_gate(state, w, settings)
-    while (stage := next_stage(w)) != "done":
-        if stage == "relation_judge":
-            yield from relation_judge(state, w)
-        elif stage == "fuse":
-            yield from fuse(state, w)
-        else:
-            lpm_commit(state, w, settings)
+    stage = "write_gate"
+    while stage != "done":
+        yield from RECORD_STAGES[stage](state, w, settings)
+        stage = next_stage(w)
     return w.events
+
+
+def _relation_judge(state: UserState, w: RecordWrite, settings: AMUSettings) -> Step[None]:
+    yield from relation_judge(state, w)
+
+
+def _fuse(state: UserState, w: RecordWrite, settings: AMUSettings) -> Step[None]:
+    yield from fuse(state, w)
+
+
+def _lpm_commit(state: UserState, w: RecordWrite, settings: AMUSettings) -> Step[None]:
+    lpm_commit(state, w, settings)
+    return
+    yield  # pragma: no cover - a step like the others
+
+
+#: The AMU stages of one record, by their names in the write table (``write_gate → relation_judge → fuse →
+#: lpm_commit``, routed by :func:`next_stage`): ``add_fact``'s record loop and the write pipeline run these.
+RECORD_STAGES: dict[str, Callable[[UserState, RecordWrite, AMUSettings], Step[None]]] = {
+    "write_gate": write_gate,
+    "relation_judge": _relation_judge,
+    "fuse": _fuse,
+    "lpm_commit": _lpm_commit,
+}
 
 
 #: A relation judgement made ahead: the candidate ids it judged, and the judgement.

@@ -24,7 +24,7 @@ from langgraph.graph import END, START, StateGraph
 
 from langchain_memoryos.graph.write import RECURSION_LIMIT, AAcquire, Acquire, EntryNode, StageNode, _route
 from langchain_memoryos.pipeline.effects import Services
-from langchain_memoryos.pipeline.engine import EngineSettings
+from langchain_memoryos.pipeline.settings import EngineSettings
 from langchain_memoryos.retrieval.recall import READ_STAGES, ReadRun, run_read_stage
 from langchain_memoryos.schema import MemoryContext
 from langchain_memoryos.store.repository import MemoryRepository

@@ -3,7 +3,7 @@
 Nodes, named as in the papers: ``stm_append``, ``chain_link``, ``mtm_insert``,
 ``heat_evict``, ``persona_promote``, ``write_gate``, ``relation_judge``,
 ``fuse``, ``lpm_commit``. Each node runs the engine stage of the same name
-(:mod:`langchain_memoryos.pipeline.engine`) on the turn in the state; a stage with a
+(:mod:`langchain_memoryos.pipeline.write`) on the turn in the state; a stage with a
 choice of next stages routes itself with a ``Command`` (drawn as conditional
 edges; no separate routing step), so idle work is skipped: no STM overflow →
 done; no hot segment → no promotion; no candidates → no judge; no update →
@@ -27,24 +27,14 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command
 
 from langchain_memoryos.pipeline.effects import Services, Step, run_async, run_sync
-from langchain_memoryos.pipeline.engine import EngineSettings, TurnWrite, run_stage
+from langchain_memoryos.pipeline.settings import EngineSettings
+from langchain_memoryos.pipeline.stages import DONE, WRITE_STAGES
+from langchain_memoryos.pipeline.turn import TurnWrite
+from langchain_memoryos.pipeline.write import run_stage
 from langchain_memoryos.schema import WriteReport
 from langchain_memoryos.store.repository import MemoryRepository, UserLease
 
 __all__ = ["WriteState", "build_write_graph"]
-
-#: Where each node can go next (for the conditional edges and the drawn graph).
-_ROUTES: dict[str, tuple[str, ...]] = {
-    "stm_append": ("chain_link",),
-    "chain_link": ("mtm_insert",),
-    "mtm_insert": ("heat_evict", "chain_link", "persona_promote"),
-    "heat_evict": ("chain_link", "persona_promote"),
-    "persona_promote": ("write_gate", "persona_promote"),
-    "write_gate": ("relation_judge", "lpm_commit", "write_gate", "persona_promote"),
-    "relation_judge": ("fuse", "lpm_commit", "write_gate", "persona_promote"),
-    "fuse": ("lpm_commit",),
-    "lpm_commit": ("write_gate", "persona_promote"),
-}
 
 #: A turn may pass many stages (every record of a promotion takes 2–4).
 RECURSION_LIMIT = 100_000
@@ -53,7 +43,7 @@ RECURSION_LIMIT = 100_000
 class WriteState(TypedDict, total=False):
     """The write graph's state.
 
-    Give either ``turn`` (a :class:`~langchain_memoryos.pipeline.engine.TurnWrite`, as
+    Give either ``turn`` (a :class:`~langchain_memoryos.pipeline.turn.TurnWrite`, as
     ``MemoryOS.add_turn`` does) or the turn's fields: ``user_input``,
     ``agent_response`` and optionally ``thread_id``, ``timestamp``,
     ``metadata``, ``turn_id`` and ``user_id`` — without ``user_id`` the user
@@ -234,10 +224,12 @@ def build_write_graph(
     """
     graph = StateGraph(WriteState)
     stage = lambda t: run_stage(repo, settings, t)  # noqa: E731
-    for name, targets in _ROUTES.items():
+    for spec in WRITE_STAGES:  # the declared table: one node per stage, its routes as edges
+        name = spec.name
+        targets = tuple(r for r in spec.routes if r != DONE)
         # a stage with a choice of next stages routes itself (a Command: no extra routing step); the
         # others always go on to the same stage (a plain edge)
-        routed = len(targets) > 1 or name == "stm_append"
+        routed = len(spec.routes) > 1
         if name == "stm_append":
             node: StageNode = EntryNode(
                 name,

@@ -47,12 +47,13 @@ import numpy as np
 
 from langchain_memoryos.amu import evict_over_capacity
 from langchain_memoryos.config import MemoryOSConfig
-from langchain_memoryos.controllers.base import PageAnalysis
-from langchain_memoryos.pipeline.engine import EngineSettings, TurnWrite, evict_coldest, segment_heat, stage_mtm_insert
+from langchain_memoryos.pipeline.settings import EngineSettings
 from langchain_memoryos.retrieval.keywords import extract_keywords, merge_keywords
 from langchain_memoryos.schema import DialoguePage, FactKind, Segment, WriteEvent, WriteReport, ensure_utc
+from langchain_memoryos.scoring import segment_heat
 from langchain_memoryos.store.repository import UserState
 from langchain_memoryos.store.vector_index import Vector, VectorIndex
+from langchain_memoryos.tiers.mtm import evict_coldest, join_segment
 
 __all__ = ["check_state", "repair_state"]
 
@@ -560,20 +561,17 @@ def _repair_stm_capacity(state: UserState, settings: EngineSettings) -> list[str
             if _stm_vector(state, oldest.id) is None:
                 break  # reported as not repaired (no vector)
             page, vector = state.stm_pop_oldest(thread)
-            t = TurnWrite(state.user_id, thread, "", "", None, None, None, state=state)
             keywords = extract_keywords(f"{page.user_input}\n{page.agent_response}", config.page_keywords)
             page.linked, page.keywords, page.candidates, page.segment_id = False, keywords, [], None
             state.meta.setdefault("chain_tails", {})[thread] = page.id
             state.save_meta()
-            analysis = PageAnalysis(linked=False, chain_meta=page.meta, keywords=keywords)
-            analysis.topic_summary = ", ".join(keywords[:4])
-            t.current = (page, vector, analysis)
-            stage_mtm_insert(settings, t)
-            where = f"new segment {t.created}" if t.created else f"segment {page.segment_id}"
+            report = WriteReport(page_id=page.id)
+            created = join_segment(state, settings, page, vector, ", ".join(keywords[:4]), report)
+            where = f"new segment {created}" if created else f"segment {page.segment_id}"
             done.append(f"STM page {page.id} (thread {thread!r}): moved to MTM ({where}), STM over capacity")
-            if t.next == "heat_evict":
-                evict_coldest(state, settings, t.report, keep=t.created)
-                for sid in t.report.segments_evicted:
+            if created and len(state.segments) > config.mtm_max_segments:
+                evict_coldest(state, settings, report, keep=created)
+                for sid in report.segments_evicted:
                     done.append(_EVICTED.format(sid))
     return done
 

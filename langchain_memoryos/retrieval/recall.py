@@ -22,8 +22,9 @@ from dataclasses import dataclass, field, replace
 
 from langchain_memoryos.controllers.base import QueryPlan
 from langchain_memoryos.pipeline.effects import Embed, Step, StoreBatch
-from langchain_memoryos.pipeline.engine import EngineSettings, embedding_text, segment_heat
 from langchain_memoryos.pipeline.judgements import PlanQuery
+from langchain_memoryos.pipeline.settings import EngineSettings, embedding_text
+from langchain_memoryos.pipeline.stages import READ_TABLE
 from langchain_memoryos.retrieval.keywords import extract_keywords
 from langchain_memoryos.retrieval.lexical import rrf, tokenize
 from langchain_memoryos.schema import (
@@ -39,7 +40,7 @@ from langchain_memoryos.schema import (
     page_words,
     stm_line,
 )
-from langchain_memoryos.scoring import f_score, top_k
+from langchain_memoryos.scoring import f_score, segment_heat, top_k
 from langchain_memoryos.store.repository import MemoryRepository, UserLease, UserState
 from langchain_memoryos.store.vector_index import Vector
 
@@ -59,8 +60,8 @@ def context_words(text: str) -> int:
     return len(text.split())
 
 
-#: The read stages, in order (the read graph's node names).
-READ_STAGES = ("retrieve_stm", "retrieve_lpm", "retrieve_mtm", "assemble_context")
+#: The read stages, in order (the read graph's node names), from the declared table.
+READ_STAGES = tuple(s.name for s in READ_TABLE.values())
 
 
 @dataclass
@@ -158,22 +159,33 @@ def stage_assemble_context(settings: EngineSettings, r: ReadRun) -> Step[None]:
 
 
 def run_read_stage(repo: MemoryRepository, settings: EngineSettings, r: ReadRun) -> Step[None]:
-    """Step: run the read stage ``r.next`` names.
+    """Step: run the read stage ``r.next`` names (as the table declares it).
+
+    Raises:
+        ValueError: an unknown stage, or one that routed where the table does not allow.
 
     Example:
-        >>> run_read_stage  # doctest: +ELLIPSIS
-        <function run_read_stage at ...>
+        >>> from langchain_memoryos import MemoryOS
+        >>> from langchain_memoryos.pipeline.effects import run_sync
+        >>> m = MemoryOS(); _ = m.add_turn("I play the cello.", "Lovely.", user_id="u")
+        >>> r = ReadRun("u", "default", "cello?")
+        >>> run_sync(run_read_stage(m.repository, m.settings, r), m._services)
+        >>> r.next, [p.user_input for p in r.ctx.stm]
+        ('done', ['I play the cello.'])
     """
-    if r.next == "retrieve_stm":
+    spec = READ_TABLE.get(r.next)
+    if spec is None:
+        raise ValueError(f"unknown read stage {r.next!r}; the stages are {list(READ_TABLE)}")
+    if spec.name == "retrieve_stm":
         yield from stage_retrieve_stm(repo, settings, r)
-    elif r.next == "retrieve_lpm":
+    elif spec.name == "retrieve_lpm":
         stage_retrieve_lpm(settings, r)
-    elif r.next == "retrieve_mtm":
+    elif spec.name == "retrieve_mtm":
         stage_retrieve_mtm(settings, r)
-    elif r.next == "assemble_context":
-        yield from stage_assemble_context(settings, r)
     else:
-        raise ValueError(f"unknown read stage {r.next!r}")
+        yield from stage_assemble_context(settings, r)
+    if r.next not in spec.routes:
+        raise ValueError(f"read stage {spec.name!r} routed to {r.next!r}; its routes are {spec.routes}")
 
 
 def retrieve(

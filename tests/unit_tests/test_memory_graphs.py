@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
-from langchain_memoryos.pipeline.engine import TurnWrite
+from langchain_memoryos.pipeline.turn import TurnWrite
 from langchain_memoryos.retrieval.recall import ReadRun
 
 T0 = dt.datetime(2024, 7, 1, 9, tzinfo=dt.UTC)

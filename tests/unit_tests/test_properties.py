@@ -14,7 +14,6 @@ from langgraph.store.memory import InMemoryStore
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
 from langchain_memoryos.config import DEFAULT_AGENT_PROFILE
-from langchain_memoryos.pipeline.engine import segment_heat
 from langchain_memoryos.schema import Aspect, Intent, MemoryRecord, Relation, RelationLabel, Segment
 from langchain_memoryos.scoring import (
     COMPATIBLE_INTENTS,
@@ -24,6 +23,7 @@ from langchain_memoryos.scoring import (
     heat,
     jaccard,
     recency,
+    segment_heat,
     select_candidates,
     top_k,
 )

@@ -1,0 +1,102 @@
+"""The declared pipelines: every write and read stage, its tier, and where it may go next.
+
+This table is the one place the papers' figure is written down. The engine
+loop (:func:`~langchain_memoryos.pipeline.write.run_stage`), the write and
+read graphs (their nodes and edges), the AMU record loop
+(:data:`~langchain_memoryos.amu.RECORD_STAGES`) and the tests all read it; a
+stage that routes somewhere its row does not name is an error.
+
+Write path (one ``add_turn``)::
+
+    stm_append ─▶ chain_link ─▶ mtm_insert ─▶ heat_evict
+                      ▲            │  │            │
+                      └────────────┘  ▼            ▼
+                               persona_promote ◀───┘
+                                      │
+          write_gate ─▶ relation_judge ─▶ fuse ─▶ lpm_commit   (AMU, once per record)
+
+Read path (one ``retrieve``)::
+
+    retrieve_stm ─▶ retrieve_lpm ─▶ retrieve_mtm ─▶ assemble_context
+
+Example:
+    >>> [s.name for s in WRITE_STAGES if s.tier == "AMU"]
+    ['write_gate', 'relation_judge', 'fuse', 'lpm_commit']
+    >>> WRITE_TABLE["fuse"].routes
+    ('lpm_commit',)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["DONE", "READ_STAGES", "READ_TABLE", "RESTART", "WRITE_STAGES", "WRITE_TABLE", "Stage"]
+
+#: Where a run ends.
+DONE = "done"
+#: A turn that found its user moved at commit starts again here (see ``unit_of_work``): from any stage that commits.
+RESTART = "stm_append"
+
+Tier = Literal["STM", "MTM", "LPM", "AMU", "read"]
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage of a pipeline: its name (the papers' term), its tier, and the stages it may go to next.
+
+    Example:
+        >>> Stage("fuse", "AMU", ("lpm_commit",), "one current record").routes
+        ('lpm_commit',)
+    """
+
+    name: str
+    tier: Tier
+    routes: tuple[str, ...]
+    does: str
+
+
+WRITE_STAGES: tuple[Stage, ...] = (
+    Stage(
+        "stm_append", "STM", ("chain_link", DONE), "the page joins its thread's FIFO; overflow and idle threads leave"
+    ),
+    Stage("chain_link", "MTM", ("mtm_insert",), "the page leaving STM: chain link, meta, keywords, candidate records"),
+    Stage(
+        "mtm_insert",
+        "MTM",
+        ("heat_evict", "chain_link", "persona_promote", DONE),
+        "the page joins the best segment (F_score > theta) or starts one",
+    ),
+    Stage("heat_evict", "MTM", ("chain_link", "persona_promote", DONE), "over capacity: the coldest segment goes"),
+    Stage(
+        "persona_promote",
+        "LPM",
+        ("write_gate", "persona_promote", DONE),
+        "a segment at heat tau updates the persona; its records go to AMU",
+    ),
+    Stage(
+        "write_gate",
+        "AMU",
+        ("relation_judge", "lpm_commit", "write_gate", "persona_promote", DONE),
+        "the write-gate score; the candidates of an admitted record",
+    ),
+    Stage(
+        "relation_judge",
+        "AMU",
+        ("fuse", "lpm_commit", "write_gate", "persona_promote", DONE),
+        "duplicate / update / separate per candidate; the action rule",
+    ),
+    Stage("fuse", "AMU", ("lpm_commit",), "one current record from the new one and those it updates"),
+    Stage("lpm_commit", "AMU", ("write_gate", "persona_promote", DONE), "store and log the record; FIFO capacity"),
+)
+
+READ_STAGES: tuple[Stage, ...] = (
+    Stage("retrieve_stm", "read", ("retrieve_lpm", DONE), "the thread's STM, the persona; the query embedded"),
+    Stage("retrieve_lpm", "read", ("retrieve_mtm",), "user facts and agent traits above tau_r"),
+    Stage("retrieve_mtm", "read", ("assemble_context",), "MTM pages ranked, filling the word budget"),
+    Stage("assemble_context", "read", (DONE,), "no repeated evidence; segment visits saved"),
+)
+
+WRITE_TABLE: Mapping[str, Stage] = {s.name: s for s in WRITE_STAGES}
+READ_TABLE: Mapping[str, Stage] = {s.name: s for s in READ_STAGES}

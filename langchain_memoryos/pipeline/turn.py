@@ -1,0 +1,212 @@
+"""One turn through the write stages: its payload, how it gets its user state and commits it, its routing.
+
+A turn works on the user's cached state under the user's lease (a local
+controller), or on a private copy without the lock (a controller that may
+call a model; see :mod:`langchain_memoryos.store.unit_of_work`); either way
+its writes are committed in one store batch when it reaches ``done``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_memoryos.amu import RecordWrite
+from langchain_memoryos.controllers.base import ControllerUsage, PageAnalysis, count_usage
+from langchain_memoryos.pipeline.effects import Embed, Judgements, Lock, Step, StoreBatch
+from langchain_memoryos.pipeline.settings import EngineSettings, embedding_text
+from langchain_memoryos.schema import DialoguePage, WriteReport, ensure_utc
+from langchain_memoryos.scoring import hot_segments
+from langchain_memoryos.store.repository import MemoryRepository, UserLease, UserState, page_key
+from langchain_memoryos.store.unit_of_work import MAX_ATTEMPTS, commit_fork, fork_user
+from langchain_memoryos.store.vector_index import Vector
+
+__all__ = ["TurnWrite", "after_mtm", "after_record", "commit_turn", "embed_turn", "open_turn", "turn_page"]
+
+logger = logging.getLogger("langchain_memoryos")
+
+
+@dataclass
+class TurnWrite:
+    """One ``add_turn`` on its way through the write stages (the write graph's nodes share it).
+
+    Attributes:
+        user_id, thread_id, user_input, agent_response, timestamp, metadata, turn_id: the request.
+        report: what happened (returned by ``add_turn``).
+        page: the page the turn adds (built once, by :func:`turn_page`).
+        vector: the page's embedding, when :func:`embed_turn` computed it before
+            the user's lock was taken (else ``stm_append`` computes it).
+        lease: the user's write lock while the turn is written (taken by the
+            graph's entry node unless the caller holds it).
+        state: the user's state (loaded by ``stm_append``).
+        moving: pages leaving STM (overflow, then idle threads), oldest first.
+        current: the page being moved (after ``chain_link``).
+        created: the segment ``mtm_insert`` just created ("" when it joined one).
+        records: the promoted segment's records still to write.
+        write: the record going through the AMU stages.
+        next: the next stage (a node name, or ``"done"``).
+        optimistic: judge without the user's lock (the controller may call a
+            model): the stages run on a private copy of the user's state,
+            which is committed only if the user did not move meanwhile;
+            otherwise the turn runs again on the new state, reusing the
+            answers to the same requests (``judgements``). After
+            :data:`MAX_ATTEMPTS` such runs it runs under the lock, and a
+            request still unanswered is decided offline. ``False``: the whole
+            turn runs under the lock (a local controller, as the offline
+            default, makes no model call).
+        judgements: the controller's answers so far, by request.
+        base: the revision of the user's state the private copy was taken from
+            (``None``: the turn works on the cached state, under its lease).
+        attempts: how many times the turn found the user moved at commit.
+        queued: a background write (its worker must not wait for its own queue).
+
+    Example:
+        >>> TurnWrite("u", "t", "hi", "hello", None, None, None).next
+        'stm_append'
+    """
+
+    user_id: str
+    thread_id: str
+    user_input: str
+    agent_response: str
+    timestamp: Any
+    metadata: Mapping[str, Any] | None
+    turn_id: str | None
+    report: WriteReport = field(default_factory=lambda: WriteReport(page_id=""))
+    page: DialoguePage | None = None
+    vector: Vector | None = None
+    lease: UserLease | None = None
+    state: UserState | None = None
+    moving: list[tuple[DialoguePage, Vector]] = field(default_factory=list)
+    current: tuple[DialoguePage, Vector, PageAnalysis] | None = None
+    created: str = ""
+    records: list[RecordWrite] = field(default_factory=list)
+    write: RecordWrite | None = None
+    next: str = "stm_append"
+    optimistic: bool = False
+    judgements: Judgements = field(default_factory=Judgements)
+    base: int | None = None
+    attempts: int = 0
+    queued: bool = False
+
+    def __post_init__(self) -> None:
+        self.judgements.count = self._count
+
+    def _count(self, judgement: str, usage: ControllerUsage) -> None:
+        """Count a judgement's model usage on the state the turn works on (committed with it)."""
+        count_usage(self.user, judgement, usage)
+
+    @property
+    def user(self) -> UserState:
+        """The loaded user state (after ``stm_append``)."""
+        assert self.state is not None, "stm_append loads the user state first"
+        return self.state
+
+    def restart(self) -> None:
+        """Start the turn again from ``stm_append`` (the user moved): keep the request, vector and judgements."""
+        self.attempts += 1
+        self.judgements.calls = self.attempts < MAX_ATTEMPTS
+        self.report = WriteReport(page_id="")
+        self.page = None
+        self.state, self.base = None, None
+        self.moving, self.current, self.created, self.records, self.write = [], None, "", [], None
+        self.next = "stm_append"
+
+
+def open_turn(repo: MemoryRepository, t: TurnWrite) -> Step[UserState]:
+    """Step: the state a turn works on: a private copy of the user (optimistic), else the user under its lease.
+
+    The lock is held only to load (and copy) the user: never while a model
+    is asked (see :mod:`langchain_memoryos.store.unit_of_work`).
+
+    Example:
+        >>> from langchain_memoryos.pipeline.effects import Services, run_sync
+        >>> from langgraph.store.memory import InMemoryStore
+        >>> repo = MemoryRepository(2)
+        >>> t = TurnWrite("u", "t", "hi", "", None, None, None, optimistic=True)
+        >>> services = Services(InMemoryStore(), None, None, lease=repo.lease)  # type: ignore[arg-type]
+        >>> state = run_sync(open_turn(repo, t), services)
+        >>> state is repo.cached("u"), t.base == repo.cached("u").revision, t.lease is None
+        (False, True, True)
+    """
+    if t.optimistic and t.judgements.calls:
+        t.state, t.base = yield from fork_user(repo, t.user_id)
+    else:
+        if t.lease is None:
+            t.lease = yield Lock(t.user_id)
+        t.state = yield from repo.load(t.user_id)
+    return t.state
+
+
+def commit_turn(repo: MemoryRepository, t: TurnWrite) -> Step[None]:
+    """Step: store the turn's writes in one batch, or restart the turn when the user moved meanwhile.
+
+    A turn that worked under its lease flushes its writes and releases the
+    lease. A turn that worked on a private copy commits it only if the user's
+    revision is the one it copied (:func:`~langchain_memoryos.store.unit_of_work.commit_fork`);
+    else it starts again from ``stm_append`` (:meth:`TurnWrite.restart`).
+    """
+    if t.base is None:
+        yield StoreBatch(t.user.take_ops())
+        if t.lease is not None:
+            t.lease.release()
+    elif not (yield from commit_fork(repo, t.user, t.base)):
+        t.restart()
+
+
+def turn_page(t: TurnWrite) -> DialoguePage:
+    """The page a turn adds to STM (its key derives from the turn, so a replay finds it); built once per turn.
+
+    Example:
+        >>> turn_page(TurnWrite("u", "t", "hi", "hello", 0, None, "t1")).metadata
+        {'turn_id': 't1'}
+    """
+    if t.page is not None:
+        return t.page
+    ts = ensure_utc(t.timestamp)
+    page = DialoguePage(
+        id=page_key(t.thread_id, t.turn_id, ts.isoformat(), t.user_input, t.agent_response),
+        user_input=t.user_input,
+        agent_response=t.agent_response,
+        timestamp=ts,
+        thread_id=t.thread_id,
+        metadata=dict(t.metadata or {}),
+    )
+    if t.turn_id is not None:
+        page.metadata.setdefault("turn_id", t.turn_id)
+    t.page = page
+    return page
+
+
+def embed_turn(settings: EngineSettings, t: TurnWrite) -> Step[None]:
+    """Step: embed the turn's page into ``t.vector``.
+
+    It needs no user state, so ``MemoryOS`` runs it before taking the user's
+    lock: the slowest part of a write (the encoder) never holds the lock, and
+    ``stm_append`` then only stores. ``stm_append`` runs it itself when the
+    vector is missing (the write graph used as a subgraph).
+
+    Example:
+        >>> embed_turn  # doctest: +ELLIPSIS
+        <function embed_turn at ...>
+    """
+    text = turn_page(t).embedding_text
+    t.vector = (yield Embed((embedding_text(text, settings.config.max_embedding_chars),)))[0]
+
+
+def after_mtm(t: TurnWrite, settings: EngineSettings) -> str:
+    """After a page reached MTM: the next page to move, else a hot segment to promote, else done."""
+    if t.moving:
+        return "chain_link"
+    return "persona_promote" if hot_segments(t.user.segments.values(), t.user.clock, settings.config) else "done"
+
+
+def after_record(t: TurnWrite, settings: EngineSettings) -> str:
+    """After a record's AMU path: the next record, else the next hot segment, else done."""
+    return (
+        "write_gate"
+        if t.records
+        else ("persona_promote" if hot_segments(t.user.segments.values(), t.user.clock, settings.config) else "done")
+    )

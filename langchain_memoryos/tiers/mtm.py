@@ -1,0 +1,166 @@
+"""MTM, the mid-term tier: pages leave STM through the dialogue chain into topic segments.
+
+Over ``mtm_max_segments`` the coldest segment is evicted (heat, paper Eq. 4).
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+
+import numpy as np
+
+from langchain_memoryos.controllers.base import PageAnalysis
+from langchain_memoryos.pipeline.effects import Step
+from langchain_memoryos.pipeline.judgements import AnalyzePage
+from langchain_memoryos.pipeline.settings import EngineSettings
+from langchain_memoryos.pipeline.turn import TurnWrite, after_mtm
+from langchain_memoryos.retrieval.keywords import merge_keywords
+from langchain_memoryos.schema import DialoguePage, Segment, WriteReport
+from langchain_memoryos.scoring import best_segment, coldest_segment, segment_heat
+from langchain_memoryos.store.repository import UserState
+from langchain_memoryos.store.vector_index import Vector
+
+__all__ = ["join_segment", "centroid", "evict_coldest", "stage_chain_link", "stage_heat_evict", "stage_mtm_insert"]
+
+logger = logging.getLogger("langchain_memoryos")
+
+
+def stage_chain_link(settings: EngineSettings, t: TurnWrite) -> Step[None]:
+    """``chain_link``: the controller's page analysis (chain link and meta, keywords, topic, records)."""
+    state = t.user
+    page, vector = t.moving.pop(0)
+    tails: dict[str, str] = state.meta.setdefault("chain_tails", {})
+    previous = state.pages.get(tails.get(page.thread_id, ""))
+    similarity = None
+    if previous is not None and previous.id in state.page_index:
+        similarity = float(np.dot(state.page_index.get(previous.id), vector))
+    analysis: PageAnalysis = yield AnalyzePage(page, previous, similarity)
+    page.linked = analysis.linked
+    page.meta = analysis.chain_meta
+    page.keywords = list(analysis.keywords)
+    page.candidates = []
+    for record in analysis.records:
+        rec = copy.deepcopy(record)
+        rec.source_page_ids = [page.id]
+        rec.created_at = page.timestamp
+        page.candidates.append(rec)
+    tails[page.thread_id] = page.id
+    state.save_meta()
+    t.report.moved_to_mtm.append(page.id)
+    t.current = (page, vector, analysis)
+    t.next = "mtm_insert"
+
+
+def stage_mtm_insert(settings: EngineSettings, t: TurnWrite) -> None:
+    """``mtm_insert``: the page joins the best segment (``F_score > theta``) or starts a new one."""
+    assert t.current is not None
+    page, vector, analysis = t.current
+    t.current = None
+    t.created = join_segment(t.user, settings, page, vector, analysis.topic_summary, t.report)
+    over = t.created and len(t.user.segments) > settings.config.mtm_max_segments
+    t.next = "heat_evict" if over else after_mtm(t, settings)
+
+
+def join_segment(
+    state: UserState,
+    settings: EngineSettings,
+    page: DialoguePage,
+    vector: Vector,
+    topic_summary: str,
+    report: WriteReport,
+) -> str:
+    """A page enters MTM: it joins the best segment (:func:`~langchain_memoryos.scoring.best_segment`) or starts one.
+
+    Shared by the ``mtm_insert`` stage and ``repair()``.
+
+    Returns:
+        The id of the segment it created, or ``""`` when it joined one.
+
+    Example:
+        >>> from langchain_memoryos.config import MemoryOSConfig
+        >>> from langchain_memoryos.store.repository import UserState
+        >>> s = UserState(user_id="u", label="u", dimension=2)
+        >>> settings = EngineSettings.build(MemoryOSConfig(), None)
+        >>> page = DialoguePage(id="p_1", user_input="pottery", agent_response="", keywords=["pottery"])
+        >>> join_segment(s, settings, page, np.array([1.0, 0.0], dtype=np.float32), "pottery", WriteReport(""))
+        's_1'
+    """
+    config = settings.config
+    scored = [(state.segments[i], cos) for i, cos in state.segment_index.search(vector, len(state.segment_index))]
+    best = best_segment(scored, page.keywords, config.segment_threshold)
+    clock = state.clock or page.timestamp
+    if best is not None:
+        page.segment_id = best.id
+        state.put_page(page, vector)
+        best.page_ids.append(page.id)
+        best.pending_page_ids.append(page.id)
+        best.l_interaction += 1
+        pages = [state.pages[p] for p in best.page_ids if p in state.pages]
+        best.keywords = merge_keywords([p.keywords for p in pages], config.segment_keywords)
+        best.heat = segment_heat(best, clock, config)
+        state.put_segment(best, centroid(state, best))
+        if best.id not in report.segments_joined:
+            report.segments_joined.append(best.id)
+    else:
+        seg = Segment(
+            id="s_" + page.id[2:],
+            summary=topic_summary,
+            keywords=list(page.keywords)[: config.segment_keywords],
+            page_ids=[page.id],
+            n_visit=0,
+            l_interaction=1,
+            last_access=clock,
+            created_at=page.timestamp,
+            pending_page_ids=[page.id],
+        )
+        seg.heat = segment_heat(seg, clock, config)
+        page.segment_id = seg.id
+        state.put_page(page, vector)
+        state.put_segment(seg, vector)
+        report.segments_created.append(seg.id)
+        return seg.id
+    return ""
+
+
+def stage_heat_evict(settings: EngineSettings, t: TurnWrite) -> None:
+    """``heat_evict``: over ``mtm_max_segments``, the coldest segment (never the new one) and its pages go."""
+    evict_coldest(t.user, settings, t.report, keep=t.created)
+    t.next = after_mtm(t, settings)
+
+
+def evict_coldest(state: UserState, settings: EngineSettings, report: WriteReport, *, keep: str) -> None:
+    """Heat-evict: while over ``mtm_max_segments``, drop the coldest segment and its pages.
+
+    The segment just created for the incoming page is never the one evicted.
+
+    Example:
+        >>> evict_coldest  # doctest: +ELLIPSIS
+        <function evict_coldest at ...>
+    """
+    config = settings.config
+    clock = state.clock
+    while len(state.segments) > config.mtm_max_segments:
+        coldest = coldest_segment(state.segments.values(), clock, config, keep=keep)
+        if coldest is None:
+            return
+        state.delete_segment(coldest.id)
+        report.segments_evicted.append(coldest.id)
+
+
+def centroid(state: UserState, segment: Segment) -> Vector:
+    """The unit mean of a segment's page vectors (the segment's vector).
+
+    Example:
+        >>> from langchain_memoryos.store.repository import UserState
+        >>> from langchain_memoryos.schema import DialoguePage
+        >>> s = UserState(user_id="u", label="u", dimension=2)
+        >>> for i, v in enumerate(([1.0, 0.0], [0.0, 1.0])):
+        ...     s.put_page(DialoguePage(id=f"p{i}", user_input="x", agent_response=""), np.array(v, dtype=np.float32))
+        >>> centroid(s, Segment(id="s", page_ids=["p0", "p1"])).round(3).tolist()
+        [0.707, 0.707]
+    """
+    vecs = [state.page_index.get(p) for p in segment.page_ids if p in state.page_index]
+    mean: Vector = np.mean(np.stack(vecs), axis=0).astype(np.float32)
+    norm = float(np.linalg.norm(mean))
+    return mean / np.float32(norm) if norm > 0 else mean

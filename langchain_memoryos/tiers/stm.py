@@ -1,0 +1,104 @@
+"""STM, the short-term tier: a thread's FIFO of dialogue pages; overflow and idle threads' pages leave for MTM."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import logging
+
+from langchain_memoryos.config import MemoryOSConfig
+from langchain_memoryos.pipeline.effects import Step
+from langchain_memoryos.pipeline.settings import EngineSettings
+from langchain_memoryos.pipeline.turn import TurnWrite, embed_turn, open_turn, turn_page
+from langchain_memoryos.schema import DialoguePage
+from langchain_memoryos.store.repository import MemoryRepository, UserState
+from langchain_memoryos.store.vector_index import Vector
+
+__all__ = ["idle_horizon", "idle_thread_pages", "stage_stm_append"]
+
+logger = logging.getLogger("langchain_memoryos")
+
+
+def stage_stm_append(repo: MemoryRepository, settings: EngineSettings, t: TurnWrite) -> Step[None]:
+    """``stm_append``: the page joins its thread's STM; overflow and idle threads' pages queue for MTM.
+
+    Re-adding the same turn (same ``turn_id``, or same thread, timestamp and
+    text) changes nothing (``report.added`` is ``False``).
+    """
+    config = settings.config
+    page = turn_page(t)
+    state = t.state if t.state is not None else (yield from open_turn(repo, t))
+    stm = yield from repo.load_thread(state, t.thread_id)
+    t.report.page_id = page.id
+    if page.id in state.pages or any(p.id == page.id for p in stm):
+        t.report.added = False
+        t.next = "done"
+        return
+    if t.vector is None:
+        yield from embed_turn(settings, t)
+    vector = t.vector
+    assert vector is not None
+    state.stm_append(page, vector)
+    state.advance_clock(page.timestamp)
+    while len(state.stm[t.thread_id]) > config.stm_capacity:
+        t.moving.append(state.stm_pop_oldest(t.thread_id))
+    t.moving.extend(idle_thread_pages(state, settings, current=t.thread_id))
+    t.next = "chain_link" if t.moving else "done"
+
+
+def idle_thread_pages(
+    state: UserState, settings: EngineSettings, *, current: str, now: _dt.datetime | None = None
+) -> list[tuple[DialoguePage, Vector]]:
+    """The STM pages of the user's idle threads, popped oldest first (``stm_idle_seconds``).
+
+    A thread is idle when its newest page is older than ``stm_idle_seconds``
+    at :func:`idle_horizon`. The current thread is never flushed.
+    """
+    idle = settings.config.stm_idle_seconds
+    horizon = idle_horizon(state.clock, settings.config, now)
+    out: list[tuple[DialoguePage, Vector]] = []
+    if idle is None or horizon is None:
+        return out
+    for thread, pages in list(state.stm.items()):
+        if thread == current or not pages:
+            continue
+        newest = max(p.timestamp for p in pages)
+        if (horizon - newest).total_seconds() <= idle:
+            continue
+        while state.stm[thread]:
+            out.append(state.stm_pop_oldest(thread))
+    return out
+
+
+def idle_horizon(
+    clock: _dt.datetime | None, config: MemoryOSConfig, now: _dt.datetime | None = None
+) -> _dt.datetime | None:
+    """The time at which threads' idleness is judged: the conversation clock, capped at the wall clock.
+
+    The conversation clock is the user's latest timestamp, so a turn dated
+    ahead of the wall clock (allowed up to ``max_clock_skew_seconds``: a fast
+    client clock, a local time passed as UTC) would otherwise make another
+    thread look idle and flush its STM. Capped at the wall clock, only a
+    real gap does: replayed or imported conversations dated in the past are
+    judged on their own clock as before. With ``max_clock_skew_seconds=None``
+    (no wall-clock check) the conversation clock alone decides.
+
+    Args:
+        clock: the user's conversation clock (``None``: no turn yet).
+        config: ``max_clock_skew_seconds`` decides whether the cap applies.
+        now: the wall clock (default: this machine's).
+
+    Returns:
+        The horizon, or ``None`` without a clock.
+
+    Example:
+        >>> import datetime as dt
+        >>> now = dt.datetime(2024, 1, 1, tzinfo=dt.UTC)
+        >>> idle_horizon(now + dt.timedelta(hours=20), MemoryOSConfig(), now) == now
+        True
+        >>> idle_horizon(now + dt.timedelta(hours=20), MemoryOSConfig(max_clock_skew_seconds=None), now).hour
+        20
+    """
+    if clock is None or config.max_clock_skew_seconds is None:
+        return clock
+    wall = now if now is not None else _dt.datetime.now(_dt.UTC)
+    return min(clock, wall)
