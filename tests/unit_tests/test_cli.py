@@ -22,7 +22,7 @@ from langchain_memoryos import cli as cli_module
 from langchain_memoryos.cli import app, read_turns
 from langchain_memoryos.cli.demo import session_thread_id, turn_timestamp
 from langchain_memoryos.cli.demo_data import PROBES, SESSIONS
-from tests.unit_tests.scripted_model import ScriptedToolModel
+from tests.scripted_model import ScriptedToolModel
 
 FIXTURE = Path(__file__).parent / "data" / "locomo_fixture.json"
 runner = CliRunner()

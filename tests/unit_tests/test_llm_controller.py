@@ -16,7 +16,7 @@ from langgraph.graph import END, START, StateGraph
 from langchain_memoryos import MemoryOS, MemoryOSConfig
 from langchain_memoryos.controllers.llm import LLMController
 from langchain_memoryos.schema import DialoguePage, MemoryRecord
-from tests.unit_tests.scripted_model import ScriptedToolModel, dumps, page_answer
+from tests.scripted_model import ScriptedToolModel, dumps, page_answer
 
 T0 = dt.datetime(2024, 5, 1, 9, tzinfo=dt.UTC)
 
