@@ -140,6 +140,17 @@ class ScriptedToolModel(BaseChatModel):
         return sum(1 for n, _ in self.calls if n == name)
 
 
+def replying(*replies: str | Callable[[list[BaseMessage]], str], **fields: Any) -> ScriptedToolModel:
+    """A scripted model for chat: its plain calls get ``replies`` in order (the last repeats).
+
+    Example:
+        >>> model = replying("Nice to meet you.", lambda messages: f"You said {len(messages)} things.")
+        >>> model.invoke("Hi").content, model.invoke(["Hi", "Who am I?"]).content, model.count("text")
+        ('Nice to meet you.', 'You said 2 things.', 2)
+    """
+    return ScriptedToolModel(script={"text": list(replies)}, **fields)
+
+
 def page_answer(summary: str = "", *, aspect: str = "personal_profile", linked: bool = False) -> dict[str, Any]:
     """A PageAnalysisOutput answer with zero or one record."""
     records = []

@@ -13,8 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langchain_core.language_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage
 from typer.testing import CliRunner, Result
 
 from langchain_memoryos import MemoryOS
@@ -22,7 +20,7 @@ from langchain_memoryos import cli as cli_module
 from langchain_memoryos.cli import app, read_turns
 from langchain_memoryos.cli.demo import session_thread_id, turn_timestamp
 from langchain_memoryos.cli.demo_data import PROBES, SESSIONS
-from tests.scripted_model import ScriptedToolModel
+from tests.scripted_model import ScriptedToolModel, replying
 
 FIXTURE = Path(__file__).parent / "data" / "locomo_fixture.json"
 runner = CliRunner()
@@ -397,8 +395,9 @@ def test_demo_shows_a_fused_update_and_a_session_one_recall() -> None:
 
 
 def test_demo_with_a_model_answers_the_probes(monkeypatch: pytest.MonkeyPatch) -> None:
-    answers = (AIMessage(f"answer {i}") for i in itertools.count(1))
-    monkeypatch.setattr(cli_module, "_MODEL_FACTORY", lambda name: GenericFakeChatModel(messages=answers))
+    numbers = itertools.count(1)
+    model = replying(lambda messages: f"answer {next(numbers)}")
+    monkeypatch.setattr(cli_module, "_MODEL_FACTORY", lambda name: model)
     result = run("demo", "--model", "fake:model", "--no-color")
     assert result.exit_code == 0, result.output
     assert result.output.count("model answer: ") == len(PROBES)

@@ -13,6 +13,7 @@ import pytest
 from langchain_memoryos import MemoryOS
 from langchain_memoryos.cli.demo import SECTION_TITLES, WIDTH, DemoResult, run_demo, turn_timestamp
 from langchain_memoryos.cli.demo_data import PROBES, SESSIONS
+from tests.scripted_model import replying
 
 
 @pytest.fixture(scope="module")
@@ -148,10 +149,7 @@ def test_session_one_facts_are_recalled_at_the_end(demo: tuple[DemoResult, str, 
 
 
 def test_a_model_answers_the_probes_from_the_context() -> None:
-    from langchain_core.language_models import GenericFakeChatModel
-    from langchain_core.messages import AIMessage
-
-    model = GenericFakeChatModel(messages=iter([AIMessage(f"You said {i}.") for i in range(len(PROBES))]))
+    model = replying(*[f"You said {i}." for i in range(len(PROBES))])
     out = io.StringIO()
     result = run_demo(out=out, model=model)
     assert [r["answer"] for r in result["probe_results"]] == [f"You said {i}." for i in range(len(PROBES))]
