@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import io
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -105,18 +103,6 @@ def test_replay_on_the_same_memory_adds_nothing(demo: tuple[DemoResult, str, Mem
     assert again["events"] == first["events"]
     assert again["stats"].mtm_pages == first["stats"].mtm_pages
     assert again["stats"].user_facts == first["stats"].user_facts
-
-
-def test_module_runs_as_a_script() -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "langchain_memoryos.cli.demo"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "RETRIEVAL PROBES" in proc.stdout and "SUMMARY" in proc.stdout
 
 
 def test_fused_updates_join_an_old_fact_and_a_new_one(demo: tuple[DemoResult, str, MemoryOS]) -> None:
