@@ -1,10 +1,11 @@
-"""Shared fixtures: real stores (InMemoryStore, SqliteStore file) and the offline embeddings."""
+"""Shared helpers: the test clock, the PostgreSQL test server, bulky users and memories on real stores."""
 
 from __future__ import annotations
 
 import datetime as dt
 import os
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -71,23 +72,32 @@ def bulky_export(rows: int, marker: str, *, user_id: str = "bulky") -> dict[str,
     return data
 
 
-@pytest.fixture(params=["memory", "sqlite", "postgres"])
-def make_memory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[..., MemoryOS]]:
-    """Factory of MemoryOS instances on a real store (parametrized: InMemoryStore, SqliteStore, PostgresStore)."""
+@contextmanager
+def memory_factory(backend: str, tmp_path: Path) -> Iterator[Callable[..., MemoryOS]]:
+    """A factory of MemoryOS instances on a real store of ``backend``, all closed on exit.
+
+    ``backend`` is ``"memory"`` (InMemoryStore), ``"sqlite"`` (a SqliteStore file in ``tmp_path``) or
+    ``"postgres"`` (the test server, emptied first). The ``make_memory`` fixture of tests/unit_tests
+    is parametrized over the first two, the one of tests/integration_tests over PostgreSQL.
+    """
     made: list[MemoryOS] = []
-    if request.param == "postgres":
+    if backend == "postgres":
         wipe_postgres(postgres_url())
 
     def factory(config: MemoryOSConfig | None = None, **kwargs: Any) -> MemoryOS:
-        if request.param == "memory":
+        if backend == "memory":
             mem = MemoryOS(InMemoryStore(), config=config, **kwargs)
-        elif request.param == "sqlite":
+        elif backend == "sqlite":
             mem = MemoryOS.from_sqlite(tmp_path / f"m{len(made)}.db", config=config, **kwargs)
-        else:
+        elif backend == "postgres":
             mem = MemoryOS.from_postgres(postgres_url(), config=config, **kwargs)
+        else:
+            raise ValueError(f"unknown backend {backend!r}")
         made.append(mem)
         return mem
 
-    yield factory
-    for mem in made:
-        mem.close()
+    try:
+        yield factory
+    finally:
+        for mem in made:
+            mem.close()

@@ -37,7 +37,7 @@ def retrieve(target: str, user: str, n: int) -> int:
 def hang(backend: str, target: str, user: str) -> int:
     import threading
 
-    from tests.unit_tests.scripted_model import ScriptedToolModel, page_answer
+    from tests.scripted_model import ScriptedToolModel, page_answer
 
     def forever(messages: object) -> dict[str, object]:
         print("judging", flush=True)

@@ -1,14 +1,14 @@
-"""MemoryOSMemory, a langchain-classic BaseMemory, over a real MemoryOS (offline embeddings; only the model is fake)."""
+"""MemoryOSMemory, a langchain-classic BaseMemory, over a real MemoryOS (offline embeddings; only the model is fake).
+
+No deprecation warning from our class in a fresh interpreter: tests/integration_tests/test_classic_memory.py.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import importlib
-import json
 import re
-import subprocess
 import sys
-import textwrap
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -16,28 +16,23 @@ from typing import Any
 
 import pytest
 from langchain_classic.chains import ConversationChain, LLMChain
-from langchain_core.language_models import FakeListChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.prompts import PromptTemplate
-from pydantic import Field, ValidationError
+from pydantic import ValidationError
 
 import langchain_memoryos.integrations.classic as classic_module
 from langchain_memoryos import MemoryOS, MemoryOSConfig
 from langchain_memoryos.integrations import MemoryOSMemory as LazyMemoryOSMemory
 from langchain_memoryos.integrations.classic import MemoryOSMemory
+from tests.scripted_model import ScriptedToolModel, replying
 
 MakeMemory = Callable[..., MemoryOS]
 CLASSIC_FILE = str(Path(classic_module.__file__).resolve())
 
 
-class RecordingChatModel(FakeListChatModel):
-    """The fake chat model, recording the prompt text of every call."""
-
-    prompts: list[str] = Field(default_factory=list)
-
-    def _call(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> str:
-        self.prompts.append("\n".join(str(m.content) for m in messages))
-        return super()._call(messages, *args, **kwargs)
+def _prompts(model: ScriptedToolModel) -> list[str]:
+    """The prompt text of every call of the model."""
+    return [text for _, text in model.calls]
 
 
 def _stm(memory: MemoryOS, user: str, session: str) -> list[tuple[str, str]]:
@@ -146,7 +141,7 @@ def test_a_fact_from_another_session_is_in_the_memory_variable(make_memory: Make
 @pytest.mark.parametrize("chain_cls", [ConversationChain, LLMChain])
 def test_inside_a_classic_chain(chain_cls: type[LLMChain]) -> None:
     memory = MemoryOS()
-    model = RecordingChatModel(responses=["Hi Ana!", "You are Ana."])
+    model = replying("Hi Ana!", "You are Ana.")
     prompt = PromptTemplate.from_template("Memory:\n{memory}\nHistory:\n{history}\nHuman: {input}\nAI:")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -158,16 +153,17 @@ def test_inside_a_classic_chain(chain_cls: type[LLMChain]) -> None:
 
     answer_key = chain.output_key
     assert first[answer_key] == "Hi Ana!" and second[answer_key] == "You are Ana."
-    assert len(model.prompts) == 2
-    assert "Hi, I'm Ana." in model.prompts[0] and "Hi Ana!" not in model.prompts[0]
-    assert "Human: Hi, I'm Ana.\nAI: Hi Ana!\nHuman: Who am I?" in model.prompts[1]
+    prompts = _prompts(model)
+    assert len(prompts) == 2
+    assert "Hi, I'm Ana." in prompts[0] and "Hi Ana!" not in prompts[0]
+    assert "Human: Hi, I'm Ana.\nAI: Hi Ana!\nHuman: Who am I?" in prompts[1]
     assert second["history"] == "Human: Hi, I'm Ana.\nAI: Hi Ana!"
     assert _stm(memory, "ana", "s1") == [("Hi, I'm Ana.", "Hi Ana!"), ("Who am I?", "You are Ana.")]
 
 
 def test_a_classic_chain_async() -> None:
     memory = MemoryOS()
-    model = RecordingChatModel(responses=["Noted.", "Oslo."])
+    model = replying("Noted.", "Oslo.")
     prompt = PromptTemplate.from_template("{memory}\n{history}\nHuman: {input}\nAI:")
     chain = ConversationChain(
         llm=model, prompt=prompt, memory=MemoryOSMemory(memory=memory, user_id="ana", session_id="s1")
@@ -178,7 +174,7 @@ def test_a_classic_chain_async() -> None:
         await chain.ainvoke({"input": "Where do I live?"})
 
     asyncio.run(run())
-    assert "Human: I live in Oslo.\nAI: Noted." in model.prompts[1]
+    assert "Human: I live in Oslo.\nAI: Noted." in _prompts(model)[1]
     assert _stm(memory, "ana", "s1") == [("I live in Oslo.", "Noted."), ("Where do I live?", "Oslo.")]
 
 
@@ -270,55 +266,3 @@ def test_import_guard_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
         importlib.import_module("langchain_memoryos.integrations.classic")
     with pytest.raises(ImportError, match=re.escape("langchain-memoryos[classic]")):
         integrations.MemoryOSMemory  # noqa: B018 - the lazy export imports it too
-
-
-# -- no deprecation warning from our class (a fresh interpreter: LangChain warns once per process) --
-_WARNING_PROBE = textwrap.dedent(
-    """
-    import asyncio, json, warnings
-
-    def record(caught):
-        return [[w.category.__name__, issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning)),
-                 str(w.message), w.filename] for w in caught]
-
-    with warnings.catch_warnings(record=True) as ours:
-        warnings.simplefilter("always")
-        from langchain_memoryos import MemoryOS
-        from langchain_memoryos.integrations import MemoryOSMemory
-        chat = MemoryOSMemory(memory=MemoryOS(), user_id="ana", session_id="s1")
-        chat.save_context({"input": "I moved to Oslo."}, {"output": "Nice!"})
-        chat.load_memory_variables({"input": "Where do I live?"})
-        chat.clear()
-        asyncio.run(chat.asave_context({"input": "hi"}, {"output": "hello"}))
-        asyncio.run(chat.aload_memory_variables({"input": "hi"}))
-        asyncio.run(chat.aclear())
-        chat.memory_variables
-
-    with warnings.catch_warnings(record=True) as control:  # a deprecated classic memory does warn
-        warnings.simplefilter("always")
-        from langchain_classic.memory import ConversationBufferMemory
-        ConversationBufferMemory()
-
-    print(json.dumps({"ours": record(ours), "control": record(control)}))
-    """
-)
-
-
-def test_no_deprecation_warning_from_our_class() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", _WARNING_PROBE],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-        cwd=Path(__file__).resolve().parents[2],
-    )
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    control = [w for w in result["control"] if w[1]]
-    assert any("ConversationBufferMemory" in w[2] for w in control)  # the probe does see deprecation warnings
-    ours = [
-        w
-        for w in result["ours"]
-        if w[1] and (str(Path(w[3]).resolve()) == CLASSIC_FILE or "MemoryOSMemory" in w[2] or "BaseMemory" in w[2])
-    ]
-    assert ours == []

@@ -1,20 +1,18 @@
-"""The `memoryos` command through its real entry point (typer's CliRunner on `app`, and subprocesses)."""
+"""The `memoryos` command through its real entry point, typer's CliRunner on `app` (in this process).
+
+The installed script, `python -m` and the `--postgres` storage: tests/integration_tests/test_cli.py.
+"""
 
 from __future__ import annotations
 
 import itertools
 import json
-import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from langchain_core.language_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage
 from typer.testing import CliRunner, Result
 
 from langchain_memoryos import MemoryOS
@@ -22,7 +20,7 @@ from langchain_memoryos import cli as cli_module
 from langchain_memoryos.cli import app, read_turns
 from langchain_memoryos.cli.demo import session_thread_id, turn_timestamp
 from langchain_memoryos.cli.demo_data import PROBES, SESSIONS
-from tests.unit_tests.scripted_model import ScriptedToolModel
+from tests.scripted_model import ScriptedToolModel, replying
 
 FIXTURE = Path(__file__).parent / "data" / "locomo_fixture.json"
 runner = CliRunner()
@@ -397,8 +395,9 @@ def test_demo_shows_a_fused_update_and_a_session_one_recall() -> None:
 
 
 def test_demo_with_a_model_answers_the_probes(monkeypatch: pytest.MonkeyPatch) -> None:
-    answers = (AIMessage(f"answer {i}") for i in itertools.count(1))
-    monkeypatch.setattr(cli_module, "_MODEL_FACTORY", lambda name: GenericFakeChatModel(messages=answers))
+    numbers = itertools.count(1)
+    model = replying(lambda messages: f"answer {next(numbers)}")
+    monkeypatch.setattr(cli_module, "_MODEL_FACTORY", lambda name: model)
     result = run("demo", "--model", "fake:model", "--no-color")
     assert result.exit_code == 0, result.output
     assert result.output.count("model answer: ") == len(PROBES)
@@ -414,25 +413,6 @@ def test_demo_can_keep_its_memory(tmp_path: Path) -> None:
 
 
 # -- storage options ----------------------------------------------------------------------------------
-
-
-def test_postgres_storage_is_a_real_server(tmp_path: Path) -> None:
-    from tests.conftest import postgres_url, wipe_postgres
-
-    url = postgres_url()
-    wipe_postgres(url)
-    path = write_jsonl(tmp_path / "c.jsonl", SMALL)
-    assert run("ingest", path, "--user", "ana", "--postgres", url, "--no-progress").exit_code == 0
-    found = run("recall", "Where do I live?", "--user", "ana", "--postgres", url)
-    assert found.exit_code == 0 and "Lisbon" in found.output
-    assert run("delete", "--user", "ana", "--yes", "--postgres", url).exit_code == 0
-    empty = run("recall", "Where do I live?", "--user", "ana", "--postgres", url, "--json")
-    assert empty.exit_code == 0 and "Lisbon" not in empty.output
-
-
-def test_an_unreachable_postgres_is_one_error() -> None:
-    result = run("recall", "q", "--user", "u", "--postgres", "postgresql://postgres@127.0.0.1:1/x?connect_timeout=2")
-    assert_one_error(result, 1, "cannot connect")
 
 
 def test_default_database_is_memoryos_db_in_the_working_directory(
@@ -493,39 +473,7 @@ def test_no_command_shows_help() -> None:
     assert "ingest" in result.output and "recall" in result.output and "Traceback" not in result.output
 
 
-# -- the real process ---------------------------------------------------------------------------------
-
-
-def _process(*args: str | Path, input: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
-    env.pop("MEMORYOS_MODEL", None)
-    return subprocess.run(
-        [sys.executable, "-m", "langchain_memoryos.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        input=input,
-        timeout=300,
-        check=False,
-    )
-
-
-def test_python_dash_m_runs_the_commands(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
-    path = write_jsonl(tmp_path / "chat.jsonl", SMALL)
-    done = _process("ingest", path, "--user", "ana", "--db", db, "--no-progress")
-    assert done.returncode == 0, done.stderr
-    assert "3 added" in done.stdout
-    recall = _process("recall", "Where do I live?", "--user", "ana", "--db", db, "--json")
-    assert recall.returncode == 0 and "Lisbon" in json.loads(recall.stdout)["prompt"]
-    missing = _process("inspect", "--user", "ana", "--db", tmp_path / "other.db")
-    assert missing.returncode == 2 and missing.stdout == ""
-    assert missing.stderr.strip().splitlines() == [
-        f"error: {tmp_path / 'other.db'}: no such database (run 'memoryos ingest' or 'memoryos chat' first, "
-        "or pass --db PATH)"
-    ]
-    chat = _process("chat", "--user", "ana", "--db", db, input="What's my cat called?\n")
-    assert chat.returncode == 0 and "Miso" in chat.stdout and "hint:" in chat.stderr
+# -- bench ------------------------------------------------------------------------------------------------
 
 
 def test_bench_locomo_writes_the_report(tmp_path: Path) -> None:
@@ -575,13 +523,3 @@ def test_bench_bad_arguments_are_one_line_errors(tmp_path: Path) -> None:
     bad.write_text('{"not": "a list"}')
     result = runner.invoke(app, ["bench", "locomo", str(bad), "--no-progress"])
     assert result.exit_code == 2 and "not a LoCoMo file" in result.output
-
-
-def test_console_script_is_installed() -> None:
-    script = Path(sys.executable).parent / "memoryos"
-    env = {**os.environ, "NO_COLOR": "1"}
-    done = subprocess.run([str(script), "bench", "locomo", "--help"], capture_output=True, text=True, env=env)
-    assert done.returncode == 0 and "LoCoMo" in done.stdout
-    listed = subprocess.run([str(script), "--help"], capture_output=True, text=True, env=env)
-    for command in ("demo", "chat", "ingest", "recall", "inspect", "export", "import", "delete", "bench"):
-        assert command in listed.stdout

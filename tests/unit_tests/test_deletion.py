@@ -1,7 +1,8 @@
 """``delete_user``: a deletion that has started finishes, and the deleted text leaves the SQLite files.
 
 The interruption is a real store of each backend whose batches start failing after the first batch
-that deleted rows (as when the process dies or the database goes away in the middle of a deletion).
+that deleted rows (as when the process dies or the database goes away in the middle of a deletion):
+InMemoryStore and SQLite here, PostgreSQL in tests/integration_tests/test_postgres_backend.py.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from langgraph.store.sqlite import SqliteStore
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
 from langchain_memoryos.store.filelocks import FileLocks
-from tests.conftest import at, bulky_export, postgres_url, wipe_postgres
+from tests.conftest import at, bulky_export
 
 MARK = "zebraquartz"
 ROWS = 2500  # three batches of deletions
@@ -86,14 +87,15 @@ def bulky() -> dict[str, Any]:
     return bulky_export(ROWS, MARK, user_id="ana")
 
 
-@pytest.fixture(params=["memory", "sqlite", "postgres"])
+@pytest.fixture(params=["memory", "sqlite"])
 def setup(request: pytest.FixtureRequest, tmp_path: Path, bulky: dict[str, Any]) -> Iterator[Setup]:
+    """The bulky user "ana" and Bob on a failing store (tests/integration_tests has the PostgreSQL one)."""
     closers: list[Any] = []
     if request.param == "memory":
         store: Any = FailingInMemoryStore()
         memory = MemoryOS(store, config=CONFIG)
         other, target = memory, ""  # one process only: no other cache
-    elif request.param == "sqlite":
+    else:
         target = str(tmp_path / "m.db")
         conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
         conn.execute("PRAGMA journal_mode=WAL")
@@ -103,24 +105,16 @@ def setup(request: pytest.FixtureRequest, tmp_path: Path, bulky: dict[str, Any])
         memory = MemoryOS(store, process_locks=locks, config=CONFIG)
         other = MemoryOS.from_sqlite(target, config=CONFIG)
         closers += [other.close, locks.close, conn.close]
-    else:
-        from langgraph.store.postgres import PostgresStore
-
-        from langchain_memoryos.store.postgres import open_postgres
-
-        target = postgres_url()
-        wipe_postgres(target)
-        backend = open_postgres(target)
-        failing = type("FailingPostgresStore", (FailsMidDeletion, PostgresStore), {})
-        store = failing(backend.pool)
-        memory = MemoryOS(store, process_locks=backend.locks, config=CONFIG)
-        other = MemoryOS.from_postgres(target, config=CONFIG)
-        closers += [other.close, backend.close]
-    memory.import_user(bulky, user_id="ana")
-    memory.add_turn("Bob's goat is called Pim.", "ok", user_id="bob", timestamp=at(0))
-    yield Setup(memory, store, other, request.param, target)
+    yield fill(Setup(memory, store, other, request.param, target), bulky)
     for close in closers:
         close()
+
+
+def fill(s: Setup, bulky: dict[str, Any]) -> Setup:
+    """Import the bulky user "ana" and give Bob one turn."""
+    s.memory.import_user(bulky, user_id="ana")
+    s.memory.add_turn("Bob's goat is called Pim.", "ok", user_id="bob", timestamp=at(0))
+    return s
 
 
 def _interrupted_delete(s: Setup, *, use_async: bool = False) -> None:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import io
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +11,7 @@ import pytest
 from langchain_memoryos import MemoryOS
 from langchain_memoryos.cli.demo import SECTION_TITLES, WIDTH, DemoResult, run_demo, turn_timestamp
 from langchain_memoryos.cli.demo_data import PROBES, SESSIONS
+from tests.scripted_model import replying
 
 
 @pytest.fixture(scope="module")
@@ -106,18 +105,6 @@ def test_replay_on_the_same_memory_adds_nothing(demo: tuple[DemoResult, str, Mem
     assert again["stats"].user_facts == first["stats"].user_facts
 
 
-def test_module_runs_as_a_script() -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "langchain_memoryos.cli.demo"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "RETRIEVAL PROBES" in proc.stdout and "SUMMARY" in proc.stdout
-
-
 def test_fused_updates_join_an_old_fact_and_a_new_one(demo: tuple[DemoResult, str, MemoryOS]) -> None:
     result, text, memory = demo
     assert len(result["fused"]) == result["events"]["updated"] >= 1
@@ -148,10 +135,7 @@ def test_session_one_facts_are_recalled_at_the_end(demo: tuple[DemoResult, str, 
 
 
 def test_a_model_answers_the_probes_from_the_context() -> None:
-    from langchain_core.language_models import GenericFakeChatModel
-    from langchain_core.messages import AIMessage
-
-    model = GenericFakeChatModel(messages=iter([AIMessage(f"You said {i}.") for i in range(len(PROBES))]))
+    model = replying(*[f"You said {i}." for i in range(len(PROBES))])
     out = io.StringIO()
     result = run_demo(out=out, model=model)
     assert [r["answer"] for r in result["probe_results"]] == [f"You said {i}." for i in range(len(PROBES))]

@@ -7,13 +7,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
-from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
@@ -29,36 +26,10 @@ from langchain_memoryos.graph import (
     create_search_memory_tool,
     resolve_user_id,
 )
+from tests.scripted_model import ScriptedToolModel, replying
 
-
-class RecordingModel(BaseChatModel):
-    """Replies from a list (cycling) and records every prompt; can call a tool on request."""
-
-    replies: list[str] = ["Got it."]
-    prompts: list[list[BaseMessage]] = []
-    tool_on: str = ""
-
-    @property
-    def _llm_type(self) -> str:
-        return "recording"
-
-    def bind_tools(self, tools: Any, **kwargs: Any) -> Runnable[Any, BaseMessage]:
-        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        self.prompts.append(list(messages))
-        last = messages[-1]
-        if self.tool_on and isinstance(last, HumanMessage) and self.tool_on in str(last.content):
-            call = {"name": "lookup", "args": {"q": "weather"}, "id": f"call_{len(self.prompts)}", "type": "tool_call"}
-            return ChatResult(generations=[ChatGeneration(message=AIMessage("", tool_calls=[call]))])
-        reply = self.replies[(len(self.prompts) - 1) % len(self.replies)]
-        return ChatResult(generations=[ChatGeneration(message=AIMessage(reply))])
+#: what the chat model of a graph answers when a test does not care
+GOT_IT = "Got it."
 
 
 class State(MessagesState):
@@ -100,7 +71,7 @@ def checkpointer(request: pytest.FixtureRequest) -> Iterator[Any]:
 
 def test_nodes_in_a_user_graph_over_several_turns(checkpointer: Any) -> None:
     memory = MemoryOS(config=MemoryOSConfig(stm_capacity=2))
-    graph = user_graph(memory, RecordingModel(replies=["Nice!", "Cool.", "Sure."]), checkpointer)
+    graph = user_graph(memory, replying("Nice!", "Cool.", "Sure."), checkpointer)
     texts = ["My sister Lena lives in Oslo.", "I play the cello.", "I like green tea.", "What does my sister do?"]
     for text in texts:
         out = graph.invoke({"messages": [HumanMessage(text)]}, cfg("t"))
@@ -113,7 +84,7 @@ def test_nodes_in_a_user_graph_over_several_turns(checkpointer: Any) -> None:
 def test_replay_and_retry_never_add_a_page_twice() -> None:
     memory = MemoryOS()
     saver = InMemorySaver()
-    graph = user_graph(memory, RecordingModel(), saver)
+    graph = user_graph(memory, replying(GOT_IT), saver)
     for text in ["I moved to Denver.", "I started climbing."]:
         graph.invoke({"messages": [HumanMessage(text)]}, cfg("t"))
     assert len(_pages(memory)) == 2
@@ -146,7 +117,7 @@ def test_replay_and_retry_never_add_a_page_twice() -> None:
 
 def test_two_threads_share_mtm_and_lpm_not_stm() -> None:
     memory = MemoryOS(config=MemoryOSConfig(stm_capacity=2))
-    graph = user_graph(memory, RecordingModel(), InMemorySaver())
+    graph = user_graph(memory, replying(GOT_IT), InMemorySaver())
     for text in ["My dog is called Biscuit.", "I work as a nurse.", "ok", "fine", "sure"]:
         graph.invoke({"messages": [HumanMessage(text)]}, cfg("a"))
     out = graph.invoke({"messages": [HumanMessage("What is my dog called?")]}, cfg("b"))
@@ -160,7 +131,7 @@ def test_two_threads_share_mtm_and_lpm_not_stm() -> None:
 
 def test_missing_user_id_fails_closed() -> None:
     memory = MemoryOS()
-    graph = user_graph(memory, RecordingModel())
+    graph = user_graph(memory, replying(GOT_IT))
     with pytest.raises(MissingUserIdError, match="context_schema"):
         graph.invoke({"messages": [HumanMessage("hi")]}, {"configurable": {"thread_id": "t"}})
     with pytest.raises(MissingUserIdError):
@@ -199,7 +170,7 @@ def _chat(agent: Any, text: str, thread: str) -> dict[str, Any]:
 
 def test_prebuilt_agent_recalls_a_fact_from_20_turns_earlier_in_another_thread() -> None:
     memory = MemoryOS()
-    model = RecordingModel()
+    model = replying(GOT_IT)
     agent = create_memoryos_agent(model, memory=memory, system_prompt="Be brief.", checkpointer=InMemorySaver())
     _chat(agent, "My dog's name is Biscuit, he is a beagle.", "a")
     for i in range(19):
@@ -217,7 +188,7 @@ def test_prebuilt_agent_with_tools_keeps_tool_calls_in_the_page() -> None:
         return "sunny, 21 C"
 
     memory = MemoryOS()
-    model = RecordingModel(replies=["It is sunny."], tool_on="weather")
+    model = ScriptedToolModel(script={"lookup": [{"q": "weather"}, "It is sunny."]})  # a tool call, then the answer
     agent = create_memoryos_agent(model, [lookup], memory=memory)
     out = _chat(agent, "What's the weather like?", "t")
     assert out["messages"][-1].content == "It is sunny."
@@ -229,7 +200,7 @@ def test_prebuilt_agent_with_tools_keeps_tool_calls_in_the_page() -> None:
 
 def test_async_and_streaming_variants() -> None:
     memory = MemoryOS()
-    model = RecordingModel(replies=["Noted!"])
+    model = replying("Noted!")
     agent = create_memoryos_agent(model, memory=memory, checkpointer=InMemorySaver())
 
     async def main() -> list[Any]:
@@ -267,16 +238,14 @@ def test_memory_tools_use_the_runs_user() -> None:
 def test_streaming_hygiene_with_a_streaming_model_inside_the_llm_controller() -> None:
     import json
 
-    from langchain_core.language_models import GenericFakeChatModel
-
     from langchain_memoryos.controllers.llm import LLMController
 
     analysis = json.dumps(
         {"linked": False, "chain_meta": "SECRET-MEMORY-TOKENS", "keywords": ["x"], "topic_summary": "t", "records": []}
     )
-    internal = GenericFakeChatModel(messages=iter([AIMessage(analysis) for _ in range(10)]))
+    internal = replying(analysis, tool_calling=False)  # JSON mode: the analysis is the streamed text
     memory = MemoryOS(controller=LLMController(internal), config=MemoryOSConfig(stm_capacity=1))
-    chat = GenericFakeChatModel(messages=iter([AIMessage("first answer"), AIMessage("second answer here")]))
+    chat = replying("first answer", "second answer here")
     agent = create_memoryos_agent(chat, memory=memory, checkpointer=InMemorySaver())
     agent.invoke({"messages": [HumanMessage("hello")]}, cfg("t"))
     # subgraphs=True: even the memory's own (sub)graph runs are streamed, so only the nostream tag hides its calls

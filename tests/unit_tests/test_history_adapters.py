@@ -5,12 +5,9 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import warnings
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
     AIMessage,
     AIMessageChunk,
@@ -19,49 +16,14 @@ from langchain_core.messages import (
     SystemMessage,
     ToolMessage,
 )
-from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables import ConfigurableFieldSpec, RunnableLambda
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
 from langchain_memoryos.integrations import MemoryOSChatMessageHistory, RunnableWithMemoryOS, pair_messages
+from tests.scripted_model import replying
 
 T0 = dt.datetime(2024, 9, 1, 9, tzinfo=dt.UTC)
-
-
-class StreamingRecorder(BaseChatModel):
-    """Replies from a list (cycling), word by word when streamed; records every prompt it receives."""
-
-    replies: list[str] = ["Got it, thanks."]
-    prompts: list[list[BaseMessage]] = []
-
-    @property
-    def _llm_type(self) -> str:
-        return "streaming-recorder"
-
-    def _reply(self, messages: list[BaseMessage]) -> str:
-        self.prompts.append(list(messages))
-        return self.replies[(len(self.prompts) - 1) % len(self.replies)]
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        return ChatResult(generations=[ChatGeneration(message=AIMessage(self._reply(messages)))])
-
-    def _stream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> Iterator[ChatGenerationChunk]:
-        words = self._reply(messages).split(" ")
-        for i, word in enumerate(words):
-            yield ChatGenerationChunk(message=AIMessageChunk(content=word if i == 0 else f" {word}"))
 
 
 def _config(user: str = "ana", session: str = "s1") -> dict[str, Any]:
@@ -84,7 +46,7 @@ MESSAGES_PROMPT = ChatPromptTemplate.from_messages([("system", "Be brief. {memor
 
 # -- key styles ------------------------------------------------------------------------------
 def test_messages_in_message_out_a_bare_chat_model() -> None:
-    memory, model = MemoryOS(), StreamingRecorder(replies=["Hello Ana!", "You said you live in Oslo."])
+    memory, model = MemoryOS(), replying("Hello Ana!", "You said you live in Oslo.")
     chain = RunnableWithMemoryOS(model, memory)
     assert chain.invoke("Hi, I'm Ana and I live in Oslo.", _config()).content == "Hello Ana!"
     out = chain.invoke([HumanMessage("Where do I live?")], _config())
@@ -106,7 +68,7 @@ def test_messages_in_message_out_a_bare_chat_model() -> None:
 
 
 def test_dict_input_with_input_and_history_keys() -> None:
-    memory, model = MemoryOS(), StreamingRecorder(replies=["Noted.", "Your cat is Miso."])
+    memory, model = MemoryOS(), replying("Noted.", "Your cat is Miso.")
     chain = RunnableWithMemoryOS(
         QA_PROMPT | model, memory, input_messages_key="question", history_messages_key="history"
     )
@@ -119,7 +81,7 @@ def test_dict_input_with_input_and_history_keys() -> None:
 
 
 def test_dict_input_without_history_key_prepends_history_to_the_input_messages() -> None:
-    memory, model = MemoryOS(), StreamingRecorder(replies=["Sure.", "Done."])
+    memory, model = MemoryOS(), replying("Sure.", "Done.")
     chain = RunnableWithMemoryOS(MESSAGES_PROMPT | model, memory, input_messages_key="messages")
     chain.invoke({"messages": "Remind me to water the plants."}, _config())
     chain.invoke({"messages": [HumanMessage("And the cactus?")]}, _config())
@@ -129,7 +91,7 @@ def test_dict_input_without_history_key_prepends_history_to_the_input_messages()
 
 
 def test_dict_output_with_output_key_and_memory_rendered_in_the_prompt() -> None:
-    memory, model = MemoryOS(), StreamingRecorder(replies=["I'll remember.", "Peanuts."])
+    memory, model = MemoryOS(), replying("I'll remember.", "Peanuts.")
     inner = QA_PROMPT | model | RunnableLambda(lambda m: {"answer": m, "confidence": 0.9})
     chain = RunnableWithMemoryOS(
         inner, memory, input_messages_key="question", history_messages_key="history", output_messages_key="answer"
@@ -146,7 +108,7 @@ def test_dict_output_with_output_key_and_memory_rendered_in_the_prompt() -> None
 
 # -- streaming, async, batch ---------------------------------------------------------------------------
 def test_stream_merges_chunks_before_saving() -> None:
-    memory, model = MemoryOS(), StreamingRecorder(replies=["Oslo is lovely in May."])
+    memory, model = MemoryOS(), replying("Oslo is lovely in May.")
     chain = RunnableWithMemoryOS(
         QA_PROMPT | model, memory, input_messages_key="question", history_messages_key="history"
     )
@@ -162,7 +124,7 @@ def test_stream_merges_chunks_before_saving() -> None:
 
 
 def test_async_invoke_stream_and_batch() -> None:
-    memory, model = MemoryOS(), StreamingRecorder(replies=["One.", "Two three.", "Four.", "Five."])
+    memory, model = MemoryOS(), replying("One.", "Two three.", "Four.", "Five.")
     chain = RunnableWithMemoryOS(
         QA_PROMPT | model, memory, input_messages_key="question", history_messages_key="history"
     )
@@ -198,7 +160,7 @@ FILLER = [
 
 def test_two_sessions_share_mtm_and_lpm_not_stm() -> None:
     memory = MemoryOS(config=MemoryOSConfig(stm_capacity=3))
-    model = StreamingRecorder(replies=["Okay."])
+    model = replying("Okay.")
     chain = RunnableWithMemoryOS(
         QA_PROMPT | model, memory, input_messages_key="question", history_messages_key="history"
     )
@@ -219,14 +181,14 @@ def test_two_sessions_share_mtm_and_lpm_not_stm() -> None:
 
 # -- configuration ---------------------------------------------------------------------------------------
 def test_missing_ids_and_bad_input_are_clear_errors() -> None:
-    chain = RunnableWithMemoryOS(StreamingRecorder(), MemoryOS())
+    chain = RunnableWithMemoryOS(replying("Got it, thanks."), MemoryOS())
     with pytest.raises(ValueError, match=r"configurable.*user_id"):
         chain.invoke("hi", {"configurable": {"session_id": "s"}})
     with pytest.raises(ValueError, match="session_id"):
         chain.invoke("hi", {"configurable": {"user_id": "u"}})
     with pytest.raises(ValueError, match="Expected a string, a message or a list of messages"):
         chain.invoke(42, _config())
-    keyed = RunnableWithMemoryOS(QA_PROMPT | StreamingRecorder(), MemoryOS(), input_messages_key="question")
+    keyed = RunnableWithMemoryOS(QA_PROMPT | replying("Got it, thanks."), MemoryOS(), input_messages_key="question")
     with pytest.raises(ValueError, match="input_messages_key"):
         keyed.invoke({"q": "hi"}, _config())
     with pytest.raises(TypeError, match="Runnable"):
@@ -234,7 +196,7 @@ def test_missing_ids_and_bad_input_are_clear_errors() -> None:
 
 
 def test_history_factory_config_renames_and_adds_fields() -> None:
-    memory, model = MemoryOS(), StreamingRecorder(replies=["Hi."])
+    memory, model = MemoryOS(), replying("Hi.")
     specs = [
         ConfigurableFieldSpec(id="customer", annotation=str, default=""),
         ConfigurableFieldSpec(id="conversation", annotation=str, default=""),
@@ -317,7 +279,7 @@ def test_chat_history_clear_is_per_session_and_async_twins() -> None:
 def test_chat_history_under_the_original_runnable_with_message_history() -> None:
     from langchain_core.runnables.history import RunnableWithMessageHistory
 
-    memory, model = MemoryOS(), StreamingRecorder(replies=["Nice to meet you, Ana.", "You are Ana."])
+    memory, model = MemoryOS(), replying("Nice to meet you, Ana.", "You are Ana.")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the original class is deprecated in LangChain 1.x; ours are not
         chain = RunnableWithMessageHistory(
@@ -334,7 +296,7 @@ def test_chat_history_under_the_original_runnable_with_message_history() -> None
 
 
 def test_our_classes_raise_no_deprecation_warning() -> None:
-    memory, model = MemoryOS(), StreamingRecorder(replies=["Fine."])
+    memory, model = MemoryOS(), replying("Fine.")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         chain = RunnableWithMemoryOS(

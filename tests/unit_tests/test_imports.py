@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import langchain_memoryos
 
 EXPECTED_ALL = [
@@ -49,18 +46,6 @@ def test_version_comes_from_the_installed_metadata() -> None:
     assert langchain_memoryos.__version__ == version("langchain-memoryos")
 
 
-def test_import_needs_no_optional_extra() -> None:
-    code = (
-        "import sys, langchain_memoryos\n"
-        "extras = ('langchain', 'langchain_classic', 'psycopg', 'langchain_openai', 'torch')\n"
-        "bad = [m for m in extras if m in sys.modules]\n"
-        "print(','.join(bad))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == ""
-
-
 EXPECTED_EVALUATION_ALL = [
     "DEFAULT_ANSWER_PROMPT",
     "DEFAULT_BASELINES",
@@ -99,37 +84,3 @@ def test_evaluation_all_is_pinned() -> None:
     assert sorted(evaluation.__all__) == sorted(EXPECTED_EVALUATION_ALL)
     for name in evaluation.__all__:
         assert hasattr(evaluation, name), name
-
-
-def test_benchmark_and_cli_import_without_the_bench_extra() -> None:
-    # bm25s, nltk, matplotlib and tqdm are the 'bench' extra: importing must not need them
-    code = (
-        "import sys\n"
-        "for m in ('bm25s', 'nltk', 'matplotlib', 'tqdm'): sys.modules[m] = None\n"
-        "import langchain_memoryos.evaluation, langchain_memoryos.cli\n"
-        "import datetime as dt\n"
-        "from langchain_memoryos.evaluation import FlatPages, LocomoPage\n"
-        "page = LocomoPage('hi', '', 'A', 'B', ('D1:1',), dt.datetime(2023, 1, 1), 1)\n"
-        "try:\n"
-        "    FlatPages([page], embeddings=None)\n"
-        "except ImportError as exc:\n"
-        "    print(exc)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert "install the 'bench' extra" in out.stdout
-
-
-def test_integrations_all_is_pinned_and_classic_is_lazy() -> None:
-    import langchain_memoryos.integrations as integrations
-
-    assert sorted(integrations.__all__) == [
-        "MemoryOSChatMessageHistory",
-        "MemoryOSMemory",
-        "RunnableWithMemoryOS",
-        "pair_messages",
-    ]
-    code = "import sys, langchain_memoryos.integrations\nprint('langchain_classic' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "False"

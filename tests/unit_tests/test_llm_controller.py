@@ -9,14 +9,13 @@ import threading
 from typing import Any, TypedDict
 
 import pytest
-from langchain_core.language_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage
 from langgraph.graph import END, START, StateGraph
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
 from langchain_memoryos.controllers.llm import LLMController
 from langchain_memoryos.schema import DialoguePage, MemoryRecord
-from tests.unit_tests.scripted_model import ScriptedToolModel, dumps, page_answer
+from tests.scripted_model import ScriptedToolModel, dumps, page_answer, replying
 
 T0 = dt.datetime(2024, 5, 1, 9, tzinfo=dt.UTC)
 
@@ -120,7 +119,7 @@ def test_invalid_vocabulary_and_limits_are_repaired() -> None:
 
 def test_json_mode_for_a_model_without_tool_calling() -> None:
     fenced = "```json\n" + dumps(page_answer("The user has a cat named Miso.", aspect="social_relationship")) + ",\n```"
-    fake = GenericFakeChatModel(messages=iter([AIMessage(fenced.replace("]\n}", "],\n}"))]))
+    fake = replying(fenced.replace("]\n}", "],\n}"), tool_calling=False, tokens_per_call=None)
     analysis = LLMController(fake).analyze_page(
         DialoguePage(id="p", user_input="My cat Miso", agent_response=""), None, None
     )
@@ -221,7 +220,7 @@ class _State(TypedDict):
 def test_internal_calls_never_reach_the_message_stream() -> None:
     model = ScriptedToolModel(script={"PageAnalysisOutput": [page_answer("The user skis.")]})
     memory = MemoryOS(model=model, config=MemoryOSConfig(stm_capacity=1, promotion_heat=100.0))
-    chat = GenericFakeChatModel(messages=iter([AIMessage("Hello there friend")]))
+    chat = replying("Hello there friend")
 
     def respond(state: _State) -> dict[str, Any]:
         reply = chat.invoke(state["messages"])
@@ -421,7 +420,7 @@ def test_a_json_array_is_not_taken_as_its_first_object(tool_calling: bool) -> No
     model: Any = (
         ScriptedToolModel(script={"RecordsOutput": [array]})  # a text answer instead of a tool call
         if tool_calling
-        else GenericFakeChatModel(messages=iter([AIMessage(array)] * 3))  # JSON mode
+        else replying(array, tool_calling=False, tokens_per_call=None)  # JSON mode
     )
     parsed = LLMController(model).parse_records("I'm vegan.", "user")
     assert "Mars" not in " ".join(r.summary for r in parsed.records)

@@ -17,7 +17,7 @@ import pytest
 from langchain_openai import ChatOpenAI
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
-from tests.unit_tests.scripted_model import page_answer
+from tests.scripted_model import page_answer
 
 T0 = dt.datetime(2024, 6, 1, 9, tzinfo=dt.UTC)
 

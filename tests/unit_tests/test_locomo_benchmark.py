@@ -14,10 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.messages import BaseMessage
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
 from langchain_memoryos.evaluation.baselines import Baseline, FlatPages, render_pages
@@ -29,6 +26,7 @@ from langchain_memoryos.evaluation.locomo import (
     load_questions,
 )
 from langchain_memoryos.evaluation.metrics import count_words
+from tests.scripted_model import ScriptedToolModel, replying
 
 FIXTURE = Path(__file__).parent / "data" / "locomo_fixture.json"
 UTC = dt.UTC
@@ -150,33 +148,19 @@ def test_run_rejects_bad_arguments() -> None:
         run_locomo(FIXTURE, systems=[], baselines=[Baseline("full"), Baseline("full")], progress=False)
 
 
-class ScriptedAnswers(BaseChatModel):
-    """Answers from a script keyed by a phrase of the question; reports token usage."""
+def answers_by_phrase(script: dict[str, str]) -> ScriptedToolModel:
+    """A model answering each question from ``script``, keyed by a phrase of the question ("I don't know" else)."""
 
-    script: dict[str, str]
-    seen: list[str] = []
-
-    @property
-    def _llm_type(self) -> str:
-        return "scripted-answers"
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
+    def answer(messages: list[BaseMessage]) -> str:
         question = str(messages[-1].content)
-        self.seen.append(str(messages[0].content))
-        answer = next((a for key, a in self.script.items() if key in question), "I don't know")
-        usage = {"input_tokens": 100, "output_tokens": 5, "total_tokens": 105}
-        return ChatResult(generations=[ChatGeneration(message=AIMessage(answer, usage_metadata=usage))])
+        return next((a for key, a in script.items() if key in question), "I don't know")
+
+    return replying(answer, tokens_per_call=105)
 
 
 def test_llm_answers_are_scored_and_counted() -> None:
-    model = ScriptedAnswers(
-        script={
+    model = answers_by_phrase(
+        {
             "Where did Ana move": "Oslo",
             "name of Ana's cat": "Her cat is Miso",
             "start skiing": "June 2023",
@@ -195,7 +179,8 @@ def test_llm_answers_are_scored_and_counted() -> None:
     assert s.f1_by_category[5] == 1.0  # the refusal on the adversarial question
     assert s.llm_calls_per_answer == 1.0 and s.llm_tokens_per_answer == 105.0
     # the answer prompt names both speakers and carries the context
-    assert "Ana" in model.seen[0] and "Ben" in model.seen[0] and "Oslo" in model.seen[0]
+    system = str(model.prompts[0][0].content)
+    assert "Ana" in system and "Ben" in system and "Oslo" in system
 
 
 def test_memory_context_stays_within_the_word_budget(samples: list[dict[str, Any]]) -> None:

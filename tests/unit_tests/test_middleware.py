@@ -12,7 +12,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from langchain_memoryos import MemoryOS
 from langchain_memoryos.graph import MemoryOSMiddleware
-from tests.unit_tests.test_graph_nodes import RecordingModel
+from tests.scripted_model import ScriptedToolModel, replying
 
 
 @dataclass
@@ -20,7 +20,7 @@ class Ctx:
     user_id: str
 
 
-def _agent(memory: MemoryOS, model: RecordingModel) -> Any:
+def _agent(memory: MemoryOS, model: ScriptedToolModel) -> Any:
     return create_agent(
         model,
         system_prompt="You are kind.",
@@ -32,7 +32,7 @@ def _agent(memory: MemoryOS, model: RecordingModel) -> Any:
 
 def test_middleware_recalls_a_fact_from_20_turns_earlier_in_another_thread() -> None:
     memory = MemoryOS()
-    model = RecordingModel(replies=["Okay."])
+    model = replying("Okay.")
     agent = _agent(memory, model)
     ctx = Ctx(user_id="ana")
     agent.invoke(
@@ -61,7 +61,7 @@ def test_middleware_recalls_a_fact_from_20_turns_earlier_in_another_thread() -> 
 
 def test_middleware_async_and_streaming() -> None:
     memory = MemoryOS()
-    model = RecordingModel(replies=["Sure."])
+    model = replying("Sure.")
     agent = _agent(memory, model)
 
     async def main() -> None:

@@ -14,7 +14,7 @@ from langchain_memoryos.pipeline.effects import Services, run_sync
 from langchain_memoryos.pipeline.judgements import ParseRecords
 from langchain_memoryos.store.repository import MemoryRepository, UserState
 from langchain_memoryos.store.unit_of_work import MAX_ATTEMPTS, write_user
-from tests.unit_tests.scripted_model import ScriptedToolModel, page_answer
+from tests.scripted_model import ScriptedToolModel, page_answer
 
 T0 = dt.datetime(2024, 5, 1, 9, tzinfo=dt.UTC)
 

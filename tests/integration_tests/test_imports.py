@@ -1,0 +1,52 @@
+"""Imports in a fresh interpreter: no optional extra is needed, and the classic integration stays lazy."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def test_import_needs_no_optional_extra() -> None:
+    code = (
+        "import sys, langchain_memoryos\n"
+        "extras = ('langchain', 'langchain_classic', 'psycopg', 'langchain_openai', 'torch')\n"
+        "bad = [m for m in extras if m in sys.modules]\n"
+        "print(','.join(bad))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == ""
+
+
+def test_benchmark_and_cli_import_without_the_bench_extra() -> None:
+    # bm25s, nltk, matplotlib and tqdm are the 'bench' extra: importing must not need them
+    code = (
+        "import sys\n"
+        "for m in ('bm25s', 'nltk', 'matplotlib', 'tqdm'): sys.modules[m] = None\n"
+        "import langchain_memoryos.evaluation, langchain_memoryos.cli\n"
+        "import datetime as dt\n"
+        "from langchain_memoryos.evaluation import FlatPages, LocomoPage\n"
+        "page = LocomoPage('hi', '', 'A', 'B', ('D1:1',), dt.datetime(2023, 1, 1), 1)\n"
+        "try:\n"
+        "    FlatPages([page], embeddings=None)\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "install the 'bench' extra" in out.stdout
+
+
+def test_integrations_all_is_pinned_and_classic_is_lazy() -> None:
+    import langchain_memoryos.integrations as integrations
+
+    assert sorted(integrations.__all__) == [
+        "MemoryOSChatMessageHistory",
+        "MemoryOSMemory",
+        "RunnableWithMemoryOS",
+        "pair_messages",
+    ]
+    code = "import sys, langchain_memoryos.integrations\nprint('langchain_classic' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
