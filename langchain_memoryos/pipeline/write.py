@@ -139,9 +139,10 @@ def add_turn(
         >>> from langchain_memoryos import MemoryOS
         >>> from langchain_memoryos.pipeline.effects import run_sync
         >>> m = MemoryOS()
-        >>> step = add_turn(m.repository, m.settings, user_id="u", thread_id="t", user_input="I'm vegan.",
-        ...                 agent_response="Noted.", timestamp="2024-01-01", metadata=None, turn_id="t1")
-        >>> run_sync(step, m._services).added, run_sync(step, m._services) is None
+        >>> def step():
+        ...     return add_turn(m.repository, m.settings, user_id="u", thread_id="t", user_input="I'm vegan.",
+        ...                     agent_response="Noted.", timestamp="2024-01-01", metadata=None, turn_id="t1")
+        >>> run_sync(step(), m._services).added, run_sync(step(), m._services).added  # the same turn again
         (True, False)
     """
     t = TurnWrite(user_id, thread_id, user_input, agent_response, timestamp, metadata, turn_id, optimistic=optimistic)
