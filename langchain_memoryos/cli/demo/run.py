@@ -139,8 +139,12 @@ def main() -> int:
         The process exit code (0).
 
     Example:
-        >>> callable(main)  # ``main()`` prints the whole demo and returns 0
-        True
+        ``main()`` prints the whole demo (here with :func:`run_demo` stubbed out) and returns 0:
+
+        >>> from unittest import mock
+        >>> with mock.patch("langchain_memoryos.cli.demo.run.run_demo") as demo:
+        ...     main(), demo.call_count
+        (0, 1)
     """
     reconfigure = getattr(sys.stdout, "reconfigure", None)
     if callable(reconfigure):
