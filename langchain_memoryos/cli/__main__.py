@@ -1,5 +1,6 @@
 """``python -m langchain_memoryos.cli``: the ``memoryos`` command."""
 
-from langchain_memoryos.cli import main
+from langchain_memoryos.cli.app import main
 
-main()
+if __name__ == "__main__":
+    main()

@@ -24,18 +24,15 @@ from langchain_memoryos.controllers.base import (
     QueryPlan,
     RelationJudgement,
 )
+from langchain_memoryos.controllers.lexicon import PARTNERS, words
+from langchain_memoryos.controllers.rewrite import agent_summary, gist, split_sentences, third_person
 from langchain_memoryos.controllers.rules import (
     ASPECT_LEXICON,
     SentenceFacts,
-    agent_summary,
     analyze_sentence,
     change_cue,
-    gist,
     query_aspects,
     slot_of,
-    split_sentences,
-    third_person,
-    words,
 )
 from langchain_memoryos.controllers.slots import agent_slot, find_slot
 from langchain_memoryos.retrieval.keywords import extract_keywords, merge_keywords
@@ -301,7 +298,7 @@ class HeuristicController(BaseController):
                 subject = find_slot(cand.summary)
                 if (
                     (old_slot is not None and old_slot[0] == "relationship_status")
-                    or (subject is not None and subject.subject in _PARTNERS)
+                    or (subject is not None and subject.subject in PARTNERS)
                     or _PARTNER_WORDS.search(cand.summary)
                 ):
                     relations.append(Relation(cand.id, "update", sim, "the relationship ended"))
@@ -397,8 +394,7 @@ class HeuristicController(BaseController):
 
 
 _ENDED = frozenset({"single", "separated", "divorced", "widowed"})
-_PARTNERS = frozenset({"wife", "husband", "partner", "boyfriend", "girlfriend", "fiance", "fiancé", "fiancee"})
-_PARTNER_WORDS = re.compile(r"\b(?:" + "|".join(sorted(_PARTNERS)) + r"|dating|anniversary|in a relationship)\b", re.I)
+_PARTNER_WORDS = re.compile(r"\b(?:" + "|".join(sorted(PARTNERS)) + r"|dating|anniversary|in a relationship)\b", re.I)
 _EMBEDDED_FACT = re.compile(
     r"\b(?:I'm|I’m|I am|I've|I’ve|I have|I live|I work|I don't eat|I do not eat|I can't eat|my \w+ (?:is|are|has))"
     r"\b[^,.;!?]*",

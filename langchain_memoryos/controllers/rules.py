@@ -1,8 +1,12 @@
-"""Text rules of the heuristic controller: lexicons, slots, third-person rewriting.
+"""Text rules of the heuristic controller: lexicons, intents, aspects, confidence, entities.
 
 These are deterministic, English-centred rules. They are the offline default's
 stand-in for the language model of the papers, so they aim at precision: a
 sentence that no rule understands yields no record rather than a wrong one.
+The rewriting of sentences (third person, agent traits) is in
+:mod:`~langchain_memoryos.controllers.rewrite`, property slots in
+:mod:`~langchain_memoryos.controllers.slots`, shared word lists in
+:mod:`~langchain_memoryos.controllers.lexicon`.
 """
 
 from __future__ import annotations
@@ -10,6 +14,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from langchain_memoryos.controllers.lexicon import PARTNERS, PERIODS, words
+from langchain_memoryos.controllers.rewrite import (
+    _INTERJECTION,
+    FIRST_PERSON,
+    agent_summary,
+    gist,
+    split_sentences,
+    third_person,
+)
 from langchain_memoryos.controllers.slots import canonical_summary, slot_of
 
 __all__ = [
@@ -23,11 +36,6 @@ __all__ = [
     "third_person",
 ]
 
-_SENT_SPLIT = re.compile(r"(?<=[.!?;])\s+|\n+")
-_CLAUSE_SPLIT = re.compile(r"\s*,?\s+\b(?:and|but)\s+(?=(?:I|I'm|I've|my|My)\b)")
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d+")
-
-FIRST_PERSON = frozenset({"i", "i'm", "i've", "i'd", "i'll", "my", "me", "mine", "myself", "im", "ive"})
 GROUP_PERSON = frozenset({"we", "our", "us", "we're", "we've", "ours"})
 
 ASPECT_LEXICON: dict[str, frozenset[str]] = {
@@ -40,13 +48,14 @@ ASPECT_LEXICON: dict[str, frozenset[str]] = {
         quit smoking smoke drinking alcohol knee back disability""".split()
     ),
     "social_relationship": frozenset(
-        """wife husband partner boyfriend girlfriend friend friends bestie mom mother dad father
+        """friend friends bestie mom mother dad father
         sister brother son daughter kids kid children child family cousin aunt uncle grandma
         grandmother grandpa grandfather colleague colleagues coworker coworkers boss neighbor
         neighbour married divorced dating engaged roommate flatmate housemate dog cat puppy kitten pet
-        fiance fiancé fiancee parents baby
+        parents baby
         nephew niece mentor team""".split()
-    ),
+    )
+    | PARTNERS,
     "preference": frozenset(
         """love loves like likes enjoy enjoys prefer prefers favorite favourite hate hates dislike
         dislikes fan adore adores can't stand into obsessed passion passionate""".split()
@@ -83,7 +92,7 @@ AGENT_DIRECTIVE = re.compile(
 )
 PLAN_CUES = re.compile(
     r"\b(?:i(?:'m| am) going to|i(?:'m| am) gonna|i will|i'll|i plan|i(?:'m| am) planning|planning to|"
-    r"i intend|i hope to|i want to|i'd like to|i would like to|next (?:week|month|year|summer|spring|fall|winter)|"
+    rf"i intend|i hope to|i want to|i'd like to|i would like to|next (?:{PERIODS})|"
     r"tomorrow|soon|this weekend)\b",
     re.IGNORECASE,
 )
@@ -132,282 +141,6 @@ _NEGATION = frozenset({"not", "don't", "doesn't", "didn't", "never", "no", "can'
 #: Confidence rubric (AMU §3.2: explicitness, stability, ambiguity), multiplied:
 #: a hedged statement keeps 0.6, a transient one 0.4, an ambiguous one 0.7.
 CONFIDENCE_RUBRIC: dict[str, float] = {"hedged": 0.6, "transient": 0.4, "ambiguous": 0.7}
-
-_FILLERS = re.compile(
-    r"\b(?:really|so|super|totally|absolutely|honestly|actually|literally|basically|very|pretty)\s+",
-    re.IGNORECASE,
-)
-_INTERJECTION = re.compile(
-    r"^(?:(?:oh|ooh|wow|haha+|hah|ha|lol|yeah|yep|yes|no|well|hey|hi|hello|ok|okay|so|um+|uh+|ah+|aw+|omg|"
-    r"hmm+|hm+|heh|anyway|anyways|btw|big news|heads up|update|fyi|career news|news)\b[\s,!.:—-]*)+",
-    re.IGNORECASE,
-)
-
-_IRREGULAR_3RD = {
-    "have": "has",
-    "do": "does",
-    "go": "goes",
-    "am": "is",
-    "was": "was",
-    "'m": "is",
-    "be": "is",
-    "don't": "doesn't",
-    "haven't": "hasn't",
-    "can": "can",
-    "could": "could",
-    "will": "will",
-    "would": "would",
-    "should": "should",
-    "might": "might",
-    "must": "must",
-    "may": "may",
-    "did": "did",
-    "didn't": "didn't",
-    "won't": "won't",
-    "can't": "can't",
-    "couldn't": "couldn't",
-    "wouldn't": "wouldn't",
-    "shouldn't": "shouldn't",
-    "had": "had",
-    "wasn't": "wasn't",
-    "used": "used",
-    "got": "got",
-    "went": "went",
-    "made": "made",
-    "took": "took",
-    "saw": "saw",
-    "met": "met",
-    "felt": "felt",
-    "grew": "grew",
-    "began": "began",
-    "bought": "bought",
-    "found": "found",
-    "left": "left",
-    "lost": "lost",
-    "ran": "ran",
-    "came": "came",
-    "gave": "gave",
-    "told": "told",
-    "thought": "thought",
-    "knew": "knew",
-    "kept": "kept",
-    "spent": "spent",
-    "won": "won",
-    "wrote": "wrote",
-    "read": "reads",
-    "became": "became",
-    "taught": "taught",
-}
-_ADVERBS = frozenset(
-    """really also never always still recently finally usually often sometimes just actually
-    truly definitely mostly even already currently now honestly totally absolutely no longer
-    not""".split()
-)
-
-
-def _split_clauses(sentence: str) -> list[str]:
-    """Split off first-person clauses, but keep "Marco and I …" (a short left part) whole."""
-    parts: list[str] = []
-    start = 0
-    for m in _CLAUSE_SPLIT.finditer(sentence):
-        left = sentence[start : m.start()]
-        if len(left.split()) >= 3 or set(words(left)) & FIRST_PERSON:
-            parts.append(sentence[start : m.start()])
-            start = m.end()
-    parts.append(sentence[start:])
-    return parts
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split text into sentences (punctuation, newlines) and first-person clauses.
-
-    "My name is Ana and I live in Lisbon" holds two facts: a clause that starts
-    with "and I" / "but my" … is split off so that each record holds one fact.
-
-    Args:
-        text: any text.
-
-    Returns:
-        Non-empty, stripped sentences.
-
-    Example:
-        >>> split_sentences("Book a table. I'm vegan!")
-        ['Book a table.', "I'm vegan!"]
-        >>> split_sentences("My name is Ana and I live in Lisbon.")
-        ['My name is Ana', 'I live in Lisbon.']
-    """
-    out: list[str] = []
-    for sentence in _SENT_SPLIT.split(text or ""):
-        for clause in _split_clauses(sentence or ""):
-            if clause and clause.strip():
-                out.append(clause.strip())
-    return out
-
-
-def words(text: str) -> list[str]:
-    """Lower-cased words of a text (apostrophes normalised).
-
-    Example:
-        >>> words("I’m Ana")
-        ["i'm", 'ana']
-    """
-    return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
-
-
-def gist(text: str, limit: int = 90) -> str:
-    """A short extractive gist: the first sentence, trimmed.
-
-    Example:
-        >>> gist("I moved to Denver. It is cold.")
-        'I moved to Denver.'
-    """
-    sentences = split_sentences(" ".join((text or "").split()))
-    cleaned = [c for c in (_INTERJECTION.sub("", s).strip(" ,") for s in sentences) if len(c) > 2]
-    first = cleaned[0] if cleaned else (sentences[0] if sentences else "")
-    if len(first) > limit:
-        cut = first[:limit].rsplit(" ", 1)[0]
-        return cut + "…"
-    return first
-
-
-_PAST_FORMS = frozenset(
-    """quit broke put cut set let hit hurt split sold sent built drove flew ate drank swam wore chose fell forgot
-    held heard paid said sat slept stood understood caught brought fought sought lent meant led fed shut spread
-    cost burst rode sang rang shook stole struck threw woke""".split()
-)
-
-
-def _third_person_verb(word: str) -> str:
-    low = word.lower()
-    if low in _IRREGULAR_3RD:
-        return _IRREGULAR_3RD[low]
-    if low in _PAST_FORMS:
-        return word
-    if low.endswith("ed") or not low.isalpha():
-        return word
-    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return word + "es"
-    if len(low) > 2 and low.endswith("y") and low[-2] not in "aeiou":
-        return word[:-1] + "ies"
-    return word + "s"
-
-
-_PRONOUN_MAP = {
-    "i'm": "the user is",
-    "im": "the user is",
-    "i've": "the user has",
-    "ive": "the user has",
-    "i'd": "the user would",
-    "i'll": "the user will",
-    "my": "the user's",
-    "me": "the user",
-    "mine": "the user's",
-    "myself": "themself",
-    "we": "the user and others",
-    "we're": "the user and others are",
-    "we've": "the user and others have",
-    "our": "their",
-    "ours": "theirs",
-    "us": "them",
-    "you": "the assistant",
-    "your": "the assistant's",
-    "yours": "the assistant's",
-}
-
-
-def third_person(sentence: str) -> str:
-    """Rewrite a first-person sentence as an affect-neutral third-person statement.
-
-    Drops interjections and intensifiers, turns "I/my/me" into "the user",
-    conjugates the verb that follows "I", and ends with a period.
-
-    Args:
-        sentence: a first-person sentence.
-
-    Returns:
-        The rewritten statement ("" for an empty input).
-
-    Example:
-        >>> third_person("Wow, I really love hiking with my dog!")
-        "The user loves hiking with the user's dog."
-    """
-    text = " ".join((sentence or "").replace("’", "'").split())
-    text = _INTERJECTION.sub("", text)
-    text = _FILLERS.sub("", text)
-    text = text.rstrip(" !?.,;:")
-    if not text:
-        return ""
-    tokens = text.split(" ")
-    out: list[str] = []
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
-        core = tok.strip(',;:"()')
-        low = core.lower()
-        trail = tok[len(tok.rstrip(',;:"()')) :] if tok != tok.rstrip(',;:"()') else ""
-        if low in ("i", "i am"):
-            out.append("the user" + trail)
-            # conjugate the next verb, skipping adverbs
-            j = i + 1
-            plural = i > 0 and tokens[i - 1].lower() == "and"
-            while j < len(tokens) and (
-                tokens[j].lower().strip(",") in _ADVERBS or tokens[j].lower().endswith("ly") and len(tokens[j]) > 4
-            ):
-                out.append(tokens[j])
-                j += 1
-            if j < len(tokens):
-                nxt = tokens[j]
-                if plural:
-                    out.append(nxt)
-                elif nxt.lower() == "am":
-                    out.append("is")
-                else:
-                    stripped = nxt.rstrip(",;:")
-                    out.append(_third_person_verb(stripped) + nxt[len(stripped) :])
-                i = j + 1
-                continue
-            i += 1
-            continue
-        if low in _PRONOUN_MAP:
-            out.append(_PRONOUN_MAP[low] + trail)
-        else:
-            out.append(tok)
-        i += 1
-    result = " ".join(out).strip()
-    result = re.sub(r"\bthe user is (\w+ing)\b", r"the user is \1", result)
-    result = result[0].upper() + result[1:]
-    return result + "."
-
-
-_DIRECTIVE_LEAD = re.compile(
-    r"^(?:(?:from now on|in the future|going forward|please|and|also|so)\b[\s,]*)+", re.IGNORECASE
-)
-_WANT_LEAD = re.compile(r"^(?:i want you to|i'd like you to|i would like you to|you should)\s+", re.I)
-
-
-_AGENT_INTERJECTION = re.compile(
-    r"^(?:(?:oh|ooh|wow|haha+|ha|lol|well|hey|hi|hello|ok|okay|so|um+|uh+|ah+|hmm+|hm+|anyway)\b[\s,!.]*)+",
-    re.IGNORECASE,
-)
-
-
-def agent_summary(sentence: str) -> str:
-    """Rewrite a directive to the assistant as an agent trait.
-
-    Example:
-        >>> agent_summary("From now on, please call me Sam.")
-        'The assistant should call the user Sam.'
-    """
-    text = _AGENT_INTERJECTION.sub("", " ".join(sentence.replace("’", "'").split()))
-    text = _DIRECTIVE_LEAD.sub("", text)
-    text = _WANT_LEAD.sub("", text).rstrip(" !?.,;:")
-    if re.match(r"^no\s+\w", text, re.IGNORECASE):
-        text = "use " + text  # "no emojis" → "use no emojis"
-    if not text:
-        return ""
-    body = third_person(text).rstrip(".")
-    body = body[0].lower() + body[1:]
-    return f"The assistant should {body}."
 
 
 def change_cue(text: str) -> bool:

