@@ -1,0 +1,426 @@
+"""One user's memory in process: the records, their derived indices (FAISS, BM25) and the write buffer."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import logging
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from langgraph.store.base import Op, PutOp
+
+from langchain_memoryos.retrieval.lexical import LexicalIndex, page_tokens
+from langchain_memoryos.schema import (
+    DialoguePage,
+    FactKind,
+    MemoryRecord,
+    MemoryStats,
+    Persona,
+    Segment,
+    WriteEvent,
+    ensure_utc,
+)
+from langchain_memoryos.store.layout import ROOT, encode_label
+from langchain_memoryos.store.vector_index import Vector, VectorIndex, encode_vector
+
+__all__ = ["UserState"]
+
+logger = logging.getLogger(__name__)
+
+#: Revisions of cached user states: every load and every flushed write takes the next one, so a writer that
+#: worked on a copy can tell, at commit, whether the user moved since it took the copy.
+_revisions = itertools.count(1)
+
+
+def _next_revision() -> int:
+    return next(_revisions)
+
+
+@dataclass
+class UserState:
+    """One user's memory in process: records plus FAISS caches, and a write buffer.
+
+    Every mutation goes through a method that updates the cache *and* buffers
+    the matching store operation; :meth:`take_ops` hands the buffer to a flush.
+
+    Example:
+        >>> s = UserState(user_id="u", label="u", dimension=2)
+        >>> s.stats().segments
+        0
+    """
+
+    user_id: str
+    label: str
+    dimension: int
+    pages: dict[str, DialoguePage] = field(default_factory=dict)
+    segments: dict[str, Segment] = field(default_factory=dict)
+    facts: dict[str, dict[str, MemoryRecord]] = field(default_factory=lambda: {"user": {}, "agent": {}})
+    persona: Persona = field(default_factory=Persona)
+    persona_stored: bool = False
+    stm: dict[str, list[DialoguePage]] = field(default_factory=dict)
+    stm_vectors: dict[str, Vector] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+    pending: list[Op] = field(default_factory=list)
+    shared: bool = False
+    version: str | None = None
+    load_problems: list[str] = field(default_factory=list)
+    revision: int = field(default_factory=_next_revision)
+    #: rows of an interrupted deletion that loading this user deleted (0 normally)
+    completed_deletion: int = 0
+    page_index: VectorIndex = field(init=False)
+    segment_index: VectorIndex = field(init=False)
+    fact_index: dict[str, VectorIndex] = field(init=False)
+    stm_index: VectorIndex = field(init=False)
+    _lexicon: LexicalIndex | None = field(init=False, default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.stm_index = VectorIndex(self.dimension)
+        self.page_index = VectorIndex(self.dimension)
+        self.segment_index = VectorIndex(self.dimension)
+        self.fact_index = {"user": VectorIndex(self.dimension), "agent": VectorIndex(self.dimension)}
+
+    @property
+    def lexicon(self) -> LexicalIndex:
+        """BM25 index over every page (MTM and every thread's STM), built on first use.
+
+        Example:
+            >>> import numpy as np
+            >>> from langchain_memoryos.retrieval.lexical import tokenize
+            >>> s = UserState(user_id="u", label="u", dimension=2)
+            >>> s.put_page(DialoguePage(id="p", user_input="pottery class", agent_response=""),
+            ...            np.ones(2, dtype=np.float32))
+            >>> [k for k, _ in s.lexicon.search(tokenize("pottery"), 3)]
+            ['p']
+        """
+        if self._lexicon is None:
+            self._lexicon = LexicalIndex()
+            for page in self.pages.values():
+                self._lexicon.add(page.id, page_tokens(page))
+            for pages in self.stm.values():
+                for page in pages:
+                    self._lexicon.add(page.id, page_tokens(page))
+        return self._lexicon
+
+    def _lexicon_add(self, page: DialoguePage) -> None:
+        if self._lexicon is not None:
+            self._lexicon.add(page.id, page_tokens(page))
+
+    def _lexicon_remove(self, page_ids: list[str]) -> None:
+        if self._lexicon is not None:
+            self._lexicon.remove(page_ids)
+
+    # -- namespaces ----------------------------------------------------------
+    def ns(self, *parts: str) -> tuple[str, ...]:
+        """The namespace ``("memoryos", <user>, *parts)``.
+
+        Example:
+            >>> UserState(user_id="a.b", label="a%2Eb", dimension=2).ns("pages")
+            ('memoryos', 'a%2Eb', 'pages')
+        """
+        return (ROOT, self.label, *parts)
+
+    def stm_ns(self, thread_id: str) -> tuple[str, ...]:
+        """The STM namespace of a thread.
+
+        Example:
+            >>> UserState(user_id="u", label="u", dimension=2).stm_ns("t.1")
+            ('memoryos', 'u', 'stm', 't%2E1')
+        """
+        return self.ns("stm", encode_label(thread_id))
+
+    def _put(self, namespace: tuple[str, ...], key: str, value: dict[str, Any] | None) -> None:
+        self.pending.append(PutOp(namespace, key, value, index=False))
+
+    def take_ops(self) -> tuple[Op, ...]:
+        """Hand over and clear the buffered store operations.
+
+        In a store that several processes share, a write also stamps the user
+        with a new version, so the others know their cached state is stale.
+
+        Example:
+            >>> UserState(user_id="u", label="u", dimension=2).take_ops()
+            ()
+        """
+        if self.pending and self.shared:
+            self.version = uuid.uuid4().hex
+            self._put(self.ns("version"), "v", {"v": self.version})
+        if self.pending:
+            self.load_problems.clear()  # the rewrites of records loaded without a usable vector go with this flush
+            self.revision = _next_revision()
+        ops, self.pending = tuple(self.pending), []
+        return ops
+
+    def fork(self) -> UserState:
+        """A private working copy: records, caches and write buffer, sharing nothing mutable.
+
+        A writer whose judgements may be slow (a model call) works on a fork
+        without holding the user's lock, then commits it only if the user has
+        not moved meanwhile (:meth:`MemoryRepository.install`).
+
+        Example:
+            >>> s = UserState(user_id="u", label="u", dimension=2)
+            >>> twin = s.fork(); twin.meta["clock"] = "2024-01-01T00:00:00+00:00"
+            >>> s.clock is None, twin.clock.year, twin.revision == s.revision
+            (True, 2024, True)
+        """
+        return copy.deepcopy(self)
+
+    # -- clock and counters -------------------------------------------------
+    @property
+    def clock(self) -> Any:
+        """The conversation clock: the user's latest turn timestamp (or ``None``).
+
+        Example:
+            >>> UserState(user_id="u", label="u", dimension=2).clock is None
+            True
+        """
+        raw = self.meta.get("clock")
+        return ensure_utc(raw) if raw else None
+
+    def advance_clock(self, timestamp: Any) -> None:
+        """Move the clock forward to ``timestamp`` (never backwards).
+
+        Example:
+            >>> s = UserState(user_id="u", label="u", dimension=2); s.advance_clock("2023-01-02T00:00:00")
+            >>> s.clock.year
+            2023
+        """
+        ts = ensure_utc(timestamp)
+        current = self.clock
+        if current is None or ts > current:
+            self.meta["clock"] = ts.isoformat()
+            self.save_meta()
+
+    def next_seq(self) -> int:
+        """A per-user monotonic counter (ordering of STM pages and log events).
+
+        Example:
+            >>> s = UserState(user_id="u", label="u", dimension=2); s.next_seq(), s.next_seq()
+            (1, 2)
+        """
+        seq = int(self.meta.get("seq", 0)) + 1
+        self.meta["seq"] = seq
+        self.save_meta()
+        return seq
+
+    def count_usage(self, judgement: str, calls: int, tokens: int, *, fallback: bool = False) -> None:
+        """Add model usage to the user's counters, in total and per judgement type.
+
+        Example:
+            >>> s = UserState(user_id="u", label="u", dimension=2); s.count_usage("fuse", 1, 10)
+            >>> s.stats().llm_tokens, s.stats().llm_usage["fuse"]["calls"]
+            (10, 1)
+        """
+        if not (calls or tokens or fallback):
+            return
+        self.meta["llm_calls"] = int(self.meta.get("llm_calls", 0)) + calls
+        self.meta["llm_tokens"] = int(self.meta.get("llm_tokens", 0)) + tokens
+        by = self.meta.setdefault("llm_usage", {}).setdefault(judgement, {"calls": 0, "tokens": 0, "fallbacks": 0})
+        by["calls"] += calls
+        by["tokens"] += tokens
+        by["fallbacks"] += int(fallback)
+        self.save_meta()
+
+    def save_meta(self) -> None:
+        """Buffer a write of the meta item (deduplicated within one flush)."""
+        ns = self.ns("meta")
+        self.pending = [op for op in self.pending if not (isinstance(op, PutOp) and op.namespace == ns)]
+        self._put(ns, "state", dict(self.meta))
+
+    # -- STM -----------------------------------------------------------------
+    def stm_append(self, page: DialoguePage, vector: Vector) -> None:
+        """Append a page to its thread's STM queue.
+
+        Example:
+            >>> import numpy as np
+            >>> s = UserState(user_id="u", label="u", dimension=2); s.stm["t"] = []
+            >>> s.stm_append(DialoguePage(id="p", user_input="a", agent_response="b", thread_id="t"),
+            ...              np.zeros(2, dtype=np.float32))
+            >>> [p.id for p in s.stm["t"]]
+            ['p']
+        """
+        seq = self.next_seq()
+        page.metadata.setdefault("_seq", seq)
+        self.stm.setdefault(page.thread_id, []).append(page)
+        self.stm_vectors[page.id] = vector
+        self.stm_index.add(page.id, vector)
+        self._lexicon_add(page)
+        value = page.to_dict()
+        value["vector"] = encode_vector(vector)
+        value["seq"] = seq
+        self._put(self.stm_ns(page.thread_id), page.id, value)
+
+    def stm_pop_oldest(self, thread_id: str) -> tuple[DialoguePage, Vector]:
+        """Remove and return the oldest page of a thread's STM.
+
+        Example:
+            >>> import numpy as np
+            >>> s = UserState(user_id="u", label="u", dimension=2); s.stm["t"] = []
+            >>> s.stm_append(DialoguePage(id="p", user_input="a", agent_response="b", thread_id="t"),
+            ...              np.zeros(2, dtype=np.float32))
+            >>> s.stm_pop_oldest("t")[0].id
+            'p'
+        """
+        page = self.stm[thread_id].pop(0)
+        vector = self.stm_vectors.pop(page.id)
+        self.stm_index.remove([page.id])
+        self._put(self.stm_ns(thread_id), page.id, None)
+        return page, vector
+
+    def stm_update(self, page: DialoguePage) -> None:
+        """Rewrite an STM page (e.g. its chain meta).
+
+        Example:
+            >>> UserState(user_id="u", label="u", dimension=2).stm_update  # doctest: +ELLIPSIS
+            <bound method ...>
+        """
+        value = page.to_dict()
+        value["vector"] = encode_vector(self.stm_vectors[page.id])
+        value["seq"] = page.metadata.get("_seq", 0)
+        self._put(self.stm_ns(page.thread_id), page.id, value)
+
+    def stm_clear(self, thread_id: str) -> list[str]:
+        """Drop a thread's STM (pages are not moved to MTM).
+
+        Example:
+            >>> UserState(user_id="u", label="u", dimension=2).stm_clear("t")
+            []
+        """
+        removed = [p.id for p in self.stm.get(thread_id, [])]
+        self.stm_index.remove(removed)
+        self._lexicon_remove(removed)
+        for pid in removed:
+            self.stm_vectors.pop(pid, None)
+            self._put(self.stm_ns(thread_id), pid, None)
+        self.stm[thread_id] = []
+        return removed
+
+    # -- MTM -----------------------------------------------------------------
+    def put_page(self, page: DialoguePage, vector: Vector) -> None:
+        """Store a mid-term page.
+
+        Example:
+            >>> import numpy as np
+            >>> s = UserState(user_id="u", label="u", dimension=2)
+            >>> s.put_page(DialoguePage(id="p", user_input="a", agent_response="b"), np.ones(2, dtype=np.float32))
+            >>> len(s.page_index)
+            1
+        """
+        self.pages[page.id] = page
+        self.page_index.add(page.id, vector)
+        self._lexicon_add(page)
+        value = page.to_dict()
+        value["vector"] = encode_vector(vector)
+        self._put(self.ns("pages"), page.id, value)
+
+    def delete_pages(self, page_ids: list[str]) -> None:
+        """Delete mid-term pages.
+
+        Example:
+            >>> UserState(user_id="u", label="u", dimension=2).delete_pages(["x"])
+        """
+        self.page_index.remove(page_ids)
+        self._lexicon_remove(page_ids)
+        for pid in page_ids:
+            self.pages.pop(pid, None)
+            self._put(self.ns("pages"), pid, None)
+
+    def put_segment(self, segment: Segment, vector: Vector | None = None) -> None:
+        """Store a segment (with its embedding when given or already cached).
+
+        Example:
+            >>> import numpy as np
+            >>> s = UserState(user_id="u", label="u", dimension=2)
+            >>> s.put_segment(Segment(id="s"), np.ones(2, dtype=np.float32)); list(s.segments)
+            ['s']
+        """
+        self.segments[segment.id] = segment
+        if vector is not None:
+            self.segment_index.add(segment.id, vector)
+        else:
+            vector = self.segment_index.get(segment.id)
+        value = segment.to_dict()
+        value["vector"] = encode_vector(vector)
+        self._put(self.ns("segments"), segment.id, value)
+
+    def delete_segment(self, segment_id: str) -> Segment | None:
+        """Delete a segment and its pages.
+
+        Example:
+            >>> UserState(user_id="u", label="u", dimension=2).delete_segment("s") is None
+            True
+        """
+        seg = self.segments.pop(segment_id, None)
+        if seg is None:
+            return None
+        self.segment_index.remove([segment_id])
+        self._put(self.ns("segments"), segment_id, None)
+        self.delete_pages(list(seg.page_ids))
+        return seg
+
+    # -- LPM -----------------------------------------------------------------
+    def put_fact(self, record: MemoryRecord, vector: Vector) -> None:
+        """Store a user fact or agent trait.
+
+        Example:
+            >>> import numpy as np
+            >>> s = UserState(user_id="u", label="u", dimension=2)
+            >>> s.put_fact(MemoryRecord(id="f", summary="x"), np.ones(2, dtype=np.float32)); list(s.facts["user"])
+            ['f']
+        """
+        self.facts[record.kind][record.id] = record
+        self.fact_index[record.kind].add(record.id, vector)
+        value = record.to_dict()
+        value["vector"] = encode_vector(vector)
+        self._put(self.ns("facts", record.kind), record.id, value)
+
+    def delete_fact(self, kind: FactKind, record_id: str) -> None:
+        """Delete a user fact or agent trait.
+
+        Example:
+            >>> UserState(user_id="u", label="u", dimension=2).delete_fact("user", "f")
+        """
+        self.facts[kind].pop(record_id, None)
+        self.fact_index[kind].remove([record_id])
+        self._put(self.ns("facts", kind), record_id, None)
+
+    def save_persona(self) -> None:
+        """Buffer a write of the persona.
+
+        Example:
+            >>> s = UserState(user_id="u", label="u", dimension=2); s.save_persona(); len(s.pending)
+            1
+        """
+        self.persona_stored = True
+        self._put(self.ns("persona"), "persona", self.persona.to_dict())
+
+    def log_event(self, event: WriteEvent) -> None:
+        """Append a write event to the user's log.
+
+        Example:
+            >>> s = UserState(user_id="u", label="u", dimension=2)
+            >>> s.log_event(WriteEvent("filtered", MemoryRecord())); len(s.pending)
+            2
+        """
+        event.id = f"{self.next_seq():012d}"
+        self._put(self.ns("log"), event.id, event.to_dict())
+
+    def stats(self) -> MemoryStats:
+        """Counts over all threads.
+
+        Example:
+            >>> UserState(user_id="u", label="u", dimension=2).stats().mtm_pages
+            0
+        """
+        return MemoryStats(
+            stm_pages=sum(len(v) for v in self.stm.values()),
+            segments=len(self.segments),
+            mtm_pages=len(self.pages),
+            user_facts=len(self.facts["user"]),
+            agent_facts=len(self.facts["agent"]),
+            llm_calls=int(self.meta.get("llm_calls", 0)),
+            llm_tokens=int(self.meta.get("llm_tokens", 0)),
+            llm_usage={k: dict(v) for k, v in self.meta.get("llm_usage", {}).items()},
+        )
