@@ -157,7 +157,7 @@ def centroid(state: UserState, segment: Segment) -> Vector:
         >>> s = UserState(user_id="u", label="u", dimension=2)
         >>> for i, v in enumerate(([1.0, 0.0], [0.0, 1.0])):
         ...     s.put_page(DialoguePage(id=f"p{i}", user_input="x", agent_response=""), np.array(v, dtype=np.float32))
-        >>> centroid(s, Segment(id="s", page_ids=["p0", "p1"])).round(3).tolist()
+        >>> [round(x, 3) for x in centroid(s, Segment(id="s", page_ids=["p0", "p1"])).tolist()]
         [0.707, 0.707]
     """
     vecs = [state.page_index.get(p) for p in segment.page_ids if p in state.page_index]
