@@ -19,8 +19,9 @@ Example:
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Awaitable, Callable
-from typing import Any, TypedDict
+from typing import Annotated, Any, TypedDict
 
 from langchain_core.runnables import Runnable, RunnableConfig
 from langgraph.graph import END, START, StateGraph
@@ -28,10 +29,10 @@ from langgraph.types import Command
 
 from langchain_memoryos.pipeline.effects import Services, Step, run_async, run_sync
 from langchain_memoryos.pipeline.settings import EngineSettings
-from langchain_memoryos.pipeline.stages import DONE, WRITE_STAGES
+from langchain_memoryos.pipeline.stages import DONE, WRITE_STAGES, StageResult
 from langchain_memoryos.pipeline.turn import TurnWrite
 from langchain_memoryos.pipeline.write import run_stage
-from langchain_memoryos.schema import WriteReport
+from langchain_memoryos.schema import WriteEvent, WriteReport
 from langchain_memoryos.store.repository import MemoryRepository, UserLease
 
 __all__ = ["WriteState", "build_write_graph"]
@@ -49,11 +50,15 @@ class WriteState(TypedDict, total=False):
     ``metadata``, ``turn_id`` and ``user_id`` — without ``user_id`` the user
     comes from the run (``context_schema`` / ``configurable``, see
     :func:`~langchain_memoryos.graph.runtime.resolve_user_id`). ``report`` is
-    the resulting :class:`~langchain_memoryos.schema.WriteReport`.
+    the resulting :class:`~langchain_memoryos.schema.WriteReport`; every node
+    adds its stage's name to ``stages`` and the write events it logged to
+    ``events`` (its :class:`~langchain_memoryos.pipeline.stages.StageResult`).
     """
 
     turn: TurnWrite
     report: WriteReport
+    stages: Annotated[list[str], operator.add]
+    events: Annotated[list[WriteEvent], operator.add]
     user_input: str
     agent_response: str
     user_id: str
@@ -86,7 +91,7 @@ class StageNode(Runnable[WriteState, dict[str, Any]]):
     """
 
     def __init__(
-        self, name: str, stage: Callable[[Any], Step[None]], services: Services | None, *, routed: bool = False
+        self, name: str, stage: Callable[[Any], Step[Any]], services: Services | None, *, routed: bool = False
     ) -> None:
         self.name = name
         self._stage = stage
@@ -102,24 +107,30 @@ class StageNode(Runnable[WriteState, dict[str, Any]]):
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         """Run the stage with blocking IO."""
         payload = _payload(input)
-        try:
-            run_sync(self._stage(payload), self._services)  # type: ignore[arg-type]
-        except BaseException:
-            _fail(payload)
-            raise
-        _end(payload)
-        return self._out(payload, {})
+        return self._out(payload, self._update(payload))
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         """Run the stage with async IO (``abatch``, ``a``-twins of the controller)."""
         payload = _payload(input)
+        return self._out(payload, await self._aupdate(payload))
+
+    def _update(self, payload: Any) -> dict[str, Any]:
         try:
-            await run_async(self._stage(payload), self._services)  # type: ignore[arg-type]
+            result = run_sync(self._stage(payload), self._services)  # type: ignore[arg-type]
         except BaseException:
             _fail(payload)
             raise
         _end(payload)
-        return self._out(payload, {})
+        return _result_update(result)
+
+    async def _aupdate(self, payload: Any) -> dict[str, Any]:
+        try:
+            result = await run_async(self._stage(payload), self._services)  # type: ignore[arg-type]
+        except BaseException:
+            _fail(payload)
+            raise
+        _end(payload)
+        return _result_update(result)
 
 
 class EntryNode(StageNode):
@@ -138,7 +149,7 @@ class EntryNode(StageNode):
     def __init__(
         self,
         name: str,
-        stage: Callable[[Any], Step[None]],
+        stage: Callable[[Any], Step[Any]],
         services: Services | None,
         key: str,
         make: Callable[[Any, RunnableConfig | None], Any],
@@ -158,23 +169,30 @@ class EntryNode(StageNode):
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         """Build the payload if needed, prepare it, run the stage with blocking IO."""
-        state, payload = self._prepare(input, config)
+        _, payload = self._prepare(input, config)
         if isinstance(payload, TurnWrite):
             self._acquire(payload)  # type: ignore[arg-type]
         elif payload.lease is None:
             payload.lease = self._acquire(payload.user_id)
-        StageNode.invoke(self, state, config)
-        return self._out(payload, {self._key: payload, **self._extra(payload)})
+        update = self._update(payload)
+        return self._out(payload, {self._key: payload, **update, **self._extra(payload)})
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         """Build the payload if needed, prepare it, run the stage with async IO."""
-        state, payload = self._prepare(input, config)
+        _, payload = self._prepare(input, config)
         if isinstance(payload, TurnWrite):
             await self._aacquire(payload)  # type: ignore[arg-type]
         elif payload.lease is None:
             payload.lease = await self._aacquire(payload.user_id)
-        await StageNode.ainvoke(self, state, config)
-        return self._out(payload, {self._key: payload, **self._extra(payload)})
+        update = await self._aupdate(payload)
+        return self._out(payload, {self._key: payload, **update, **self._extra(payload)})
+
+
+def _result_update(result: Any) -> dict[str, Any]:
+    """A write stage's result as the node's state update (a read stage returns none)."""
+    if isinstance(result, StageResult):
+        return {"stages": [result.stage], "events": list(result.events)}
+    return {}
 
 
 def _end(payload: Any) -> None:

@@ -30,9 +30,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-__all__ = ["DONE", "READ_STAGES", "READ_TABLE", "RESTART", "WRITE_STAGES", "WRITE_TABLE", "Stage"]
+if TYPE_CHECKING:
+    from langchain_memoryos.schema import WriteEvent
+
+__all__ = ["DONE", "READ_STAGES", "READ_TABLE", "RESTART", "WRITE_STAGES", "WRITE_TABLE", "Stage", "StageResult"]
 
 #: Where a run ends.
 DONE = "done"
@@ -55,6 +58,24 @@ class Stage:
     tier: Tier
     routes: tuple[str, ...]
     does: str
+
+
+@dataclass(frozen=True)
+class StageResult:
+    """What one run of a write stage did: the stage, where the turn goes next, the write events it logged.
+
+    The stage's store operations are buffered in the user's state (the unit of
+    work) and committed with the turn, in one batch. The write graph's nodes
+    return these as their state updates (``stages``, ``events``).
+
+    Example:
+        >>> StageResult("fuse", "lpm_commit").events
+        ()
+    """
+
+    stage: str
+    next: str
+    events: tuple[WriteEvent, ...] = ()
 
 
 WRITE_STAGES: tuple[Stage, ...] = (

@@ -16,7 +16,7 @@ from typing import Any
 from langchain_memoryos.amu import RECORD_STAGES, next_stage
 from langchain_memoryos.pipeline.effects import Step, judged
 from langchain_memoryos.pipeline.settings import EngineSettings
-from langchain_memoryos.pipeline.stages import DONE, WRITE_TABLE
+from langchain_memoryos.pipeline.stages import DONE, WRITE_TABLE, StageResult
 from langchain_memoryos.pipeline.turn import TurnWrite, after_record, commit_turn, embed_turn
 from langchain_memoryos.schema import WriteReport
 from langchain_memoryos.store.repository import MemoryRepository
@@ -86,8 +86,13 @@ STAGE_FUNCTIONS: Mapping[str, Callable[[MemoryRepository, EngineSettings, TurnWr
 assert list(STAGE_FUNCTIONS) == list(WRITE_TABLE), "every declared write stage has one function"
 
 
-def run_stage(repo: MemoryRepository, settings: EngineSettings, t: TurnWrite) -> Step[None]:
+def run_stage(repo: MemoryRepository, settings: EngineSettings, t: TurnWrite) -> Step[StageResult]:
     """Step: run the stage ``t.next`` names (as the table declares it); commit the turn when it is done.
+
+    Returns:
+        What the stage did (:class:`~langchain_memoryos.pipeline.stages.StageResult`): where the turn
+        goes next (``stm_append`` again when the user moved while the turn was judged) and the write
+        events it logged.
 
     Raises:
         ValueError: an unknown stage, or a stage that routed where its row of
@@ -99,17 +104,21 @@ def run_stage(repo: MemoryRepository, settings: EngineSettings, t: TurnWrite) ->
         >>> m = MemoryOS()
         >>> t = TurnWrite("u", "t", "I live in Oslo.", "Nice!", "2024-01-01", None, None)
         >>> run_sync(run_stage(m.repository, m.settings, t), m._services)
-        >>> t.next, [p.user_input for p in m.get_stm("u", "t")]
-        ('done', ['I live in Oslo.'])
+        StageResult(stage='stm_append', next='done', events=())
+        >>> [p.user_input for p in m.get_stm("u", "t")]
+        ['I live in Oslo.']
     """
     spec = WRITE_TABLE.get(t.next)
     if spec is None:
         raise ValueError(f"unknown write stage {t.next!r}; the stages are {list(WRITE_TABLE)}")
+    logged = len(t.report.events) + (len(t.write.events) if t.write is not None else 0)
     yield from judged(STAGE_FUNCTIONS[spec.name](repo, settings, t), t.judgements)
     if t.next not in spec.routes:
         raise ValueError(f"write stage {spec.name!r} routed to {t.next!r}; its routes are {spec.routes}")
+    events = [*t.report.events, *(t.write.events if t.write is not None else ())][logged:]
     if t.next == DONE and t.state is not None:
         yield from commit_turn(repo, t)  # may restart the turn at RESTART (the user moved meanwhile)
+    return StageResult(spec.name, t.next, tuple(events))
 
 
 def add_turn(

@@ -249,3 +249,17 @@ def test_async_leases_queue_coroutines_of_one_user() -> None:
 
     assert asyncio.run(main()) == ["a+", "a-", "b+", "b-"]
     assert not memory.repository._lock("u").locked()
+
+
+def test_write_nodes_return_their_stage_results_as_state_updates() -> None:
+    memory = MemoryOS(config=MemoryOSConfig(stm_capacity=1, promotion_heat=2.0))
+    outs = []
+    for i, text in enumerate(["I live in Lisbon.", "I live in Lisbon.", "ok", "I moved to Porto.", "fine", "sure"]):
+        turn = TurnWrite("u", "t", text, "Nice.", T0 + dt.timedelta(minutes=i), None, f"turn-{i}")
+        outs.append(memory.write_graph.invoke({"turn": turn}, {"recursion_limit": 1000}))
+    for out in outs:
+        assert out["stages"][0] == "stm_append"
+        assert out["events"] == out["report"].events  # every logged event reached the state, in order
+    flat = [s for out in outs for s in out["stages"]]
+    assert {"chain_link", "mtm_insert", "persona_promote", "write_gate", "relation_judge", "fuse"} <= set(flat)
+    assert any(e.action == "updated" for out in outs for e in out["events"])
