@@ -74,9 +74,7 @@ def list_threads(runtime: Runtime, user_id: Any) -> Locked[list[str]]:
         >>> memory._sync(list_threads(memory._runtime, "u"))
         ['b']
     """
-    return _inspect(
-        runtime, check_user(user_id), lambda state: sorted(thread for thread, pages in state.stm.items() if pages)
-    )
+    return _inspect(runtime, check_user(user_id), _threads_of)
 
 
 def list_segments(runtime: Runtime, user_id: Any) -> Locked[list[Segment]]:
@@ -174,6 +172,10 @@ def write_log(runtime: Runtime, user_id: Any, limit: int | None) -> Locked[list[
         return events[-limit:] if limit else events
 
     return Locked(user, step())
+
+
+def _threads_of(state: UserState) -> list[str]:
+    return sorted(thread for thread, pages in state.stm.items() if pages)
 
 
 def _facts_of(state: UserState, kind: FactKindArg) -> list[MemoryRecord]:
