@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_engine import SEED, dialogue  # noqa: E402
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig  # noqa: E402
+from langchain_memoryos.operations.runtime import Unlocked  # noqa: E402
 from langchain_memoryos.pipeline.write import add_turn  # noqa: E402
 from langchain_memoryos.schema import ensure_utc  # noqa: E402
 
@@ -69,7 +70,7 @@ def main() -> int:
                 turn_id=turn.turn_id,
             )
             start = time.perf_counter()
-            direct._drive("u", step)  # the step takes the user's lock itself
+            direct._sync(Unlocked("u", step))  # the step takes the user's lock itself
             return (time.perf_counter() - start) * 1000
 
         if i % 2:

@@ -1,0 +1,213 @@
+"""Backends: the store a memory persists in, and what opening, migrating and vacuuming it take.
+
+* SQLite (LangGraph's ``SqliteStore``, :func:`from_sqlite`): one file in WAL
+  mode, cross-process user locks in ``<path>.locks``; deleted rows are
+  overwritten (``secure_delete``) and the write-ahead log is emptied after a
+  user's deletion (:func:`sqlite_purge`).
+* PostgreSQL (LangGraph's ``PostgresStore``, :func:`from_postgres`, extra
+  ``postgres``): shared by many processes, see
+  :mod:`langchain_memoryos.store.postgres`.
+* Any other ``BaseStore`` is used as given.
+
+``MemoryOS.from_sqlite`` / ``from_postgres`` / ``setup`` / ``vacuum`` delegate here.
+
+Example:
+    >>> import os, tempfile
+    >>> from langchain_memoryos import MemoryOS
+    >>> with from_sqlite(MemoryOS, os.path.join(tempfile.mkdtemp(), "m.db")) as memory:
+    ...     vacuum(memory.store, None)
+    'VACUUM'
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from langgraph.store.base import BaseStore
+
+__all__ = ["Owner", "from_postgres", "from_sqlite", "setup", "sqlite_purge", "vacuum"]
+
+#: The logger these notes always used (they lived in ``langchain_memoryos.memory``).
+logger = logging.getLogger("langchain_memoryos.memory")
+
+
+class Owner(Protocol):
+    """A memory that owns what a factory opened for it: its ``close()`` calls ``_closers``, last first.
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> owner: Owner = MemoryOS()
+        >>> owner._closers, owner._backend
+        ([], None)
+    """
+
+    _closers: list[Callable[[], None]]
+    _backend: Any
+
+
+M = TypeVar("M", bound=Owner)
+
+
+def from_sqlite(make: Callable[..., M], path: str | Path, **kwargs: Any) -> M:
+    """A memory persisted in an SQLite file: see ``MemoryOS.from_sqlite``.
+
+    Args:
+        make: builds the memory from a store (``MemoryOS``).
+        path: the database file (``":memory:"`` for a throwaway database).
+        **kwargs: passed to ``make``.
+
+    Returns:
+        The memory; it closes the connection and the lock file when closed.
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> memory = from_sqlite(MemoryOS, ":memory:")
+        >>> type(memory.store).__name__, len(memory._closers)
+        ('SqliteStore', 1)
+        >>> memory.close(); memory._closers
+        []
+    """
+    from langgraph.store.sqlite import SqliteStore
+
+    from langchain_memoryos.store.filelocks import FileLocks
+
+    conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+    locks = None if str(path) == ":memory:" else FileLocks(f"{path}.locks")
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA busy_timeout=30000")
+        store = SqliteStore(conn)
+        store.setup()
+        memory = make(store, process_locks=locks, **kwargs)
+    except BaseException:
+        conn.close()
+        if locks is not None:
+            locks.close()
+        raise
+    memory._closers.append(conn.close)
+    if locks is not None:
+        memory._closers.append(locks.close)
+    return memory
+
+
+def from_postgres(
+    make: Callable[..., M], conn_string: str, *, setup: bool = True, max_connections: int = 8, **kwargs: Any
+) -> M:
+    """A memory in PostgreSQL, shared by many processes: see ``MemoryOS.from_postgres``.
+
+    Args:
+        make: builds the memory from a store (``MemoryOS``).
+        conn_string: e.g. ``"postgresql://user:pw@127.0.0.1:5432/db"``.
+        setup: create or migrate the tables first.
+        max_connections: connections of this process's pool.
+        **kwargs: passed to ``make``.
+
+    Returns:
+        The memory; it closes the pools when closed.
+
+    Raises:
+        ImportError: without the ``postgres`` extra.
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> from_postgres(MemoryOS, "")  # doctest: +IGNORE_EXCEPTION_DETAIL
+        Traceback (most recent call last):
+        ValueError: from_postgres needs a connection string ...
+    """
+    from langchain_memoryos.store.postgres import open_postgres
+
+    backend = open_postgres(conn_string, max_connections=max_connections, setup=setup)
+    try:
+        memory = make(backend.store, process_locks=backend.locks, **kwargs)
+    except BaseException:
+        backend.close()
+        raise
+    memory._backend = backend
+    memory._closers.append(backend.close)
+    return memory
+
+
+def setup(store: BaseStore, backend: Any = None) -> None:
+    """Create or migrate the store's tables (PostgreSQL and SQLite; a no-op for in-memory stores).
+
+    Args:
+        store: the memory's store.
+        backend: the PostgreSQL backend of a memory from :func:`from_postgres` (else ``None``).
+
+    Example:
+        >>> import sqlite3
+        >>> from langgraph.store.sqlite import SqliteStore
+        >>> store = SqliteStore(sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None))
+        >>> setup(store); store.put(("memoryos",), "k", {"v": 1}); store.get(("memoryos",), "k").value
+        {'v': 1}
+    """
+    if backend is not None:
+        backend.setup()
+    elif hasattr(store, "setup"):
+        store.setup()
+
+
+def vacuum(store: BaseStore, backend: Any = None, *, full: bool = False) -> str | None:
+    """Reclaim the space of deleted rows (see ``MemoryOS.vacuum``); the statement run, or ``None``.
+
+    Args:
+        store: the memory's store.
+        backend: the PostgreSQL backend of a memory from :func:`from_postgres` (else ``None``).
+        full: PostgreSQL: ``VACUUM (FULL)``.
+
+    Example:
+        >>> from langgraph.store.memory import InMemoryStore
+        >>> vacuum(InMemoryStore()) is None
+        True
+    """
+    from langgraph.store.sqlite import SqliteStore
+
+    if backend is not None:
+        return str(backend.vacuum(full=full))
+    if isinstance(store, SqliteStore):
+        with store.lock:
+            store.conn.execute("VACUUM")
+            store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return "VACUUM"
+    return None
+
+
+def sqlite_purge(store: BaseStore) -> Callable[[], None] | None:
+    """For an ``SqliteStore``: deleted rows are overwritten, and the purge after a user's deletion empties the WAL.
+
+    The connection gets ``PRAGMA secure_delete=ON`` (SQLite overwrites deleted
+    content, freed pages included, with zeros); the purge runs
+    ``PRAGMA wal_checkpoint(TRUNCATE)``, so no copy of the deleted text stays in
+    the ``-wal`` file. ``None`` for other stores.
+
+    Example:
+        >>> import sqlite3
+        >>> from langgraph.store.sqlite import SqliteStore
+        >>> store = SqliteStore(sqlite3.connect(":memory:", check_same_thread=False))
+        >>> purge = sqlite_purge(store); purge()
+        >>> store.conn.execute("PRAGMA secure_delete").fetchone()[0]
+        1
+    """
+    from langgraph.store.sqlite import SqliteStore
+
+    if not isinstance(store, SqliteStore):
+        return None
+    with store.lock:
+        store.conn.execute("PRAGMA secure_delete=ON")
+
+    def purge() -> None:
+        with store.lock:
+            busy, _, _ = store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if busy:
+            logger.warning(
+                "SQLite: the write-ahead log could not be checkpointed after a deletion (another connection kept "
+                "reading for busy_timeout); the deleted text stays in the -wal file until the next checkpoint: "
+                "run MemoryOS.vacuum() when the other connections are idle."
+            )
+
+    return purge

@@ -1,0 +1,162 @@
+"""Facts and corrections, methods of ``MemoryOS``: add_fact, update_fact, delete_fact, set_agent_profile.
+
+Each sync/async pair runs one operation of :mod:`langchain_memoryos.operations.facts`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_memoryos.facade import Facade
+from langchain_memoryos.operations import facts as ops
+from langchain_memoryos.operations.validation import FactKindArg
+from langchain_memoryos.schema import WriteEvent
+
+__all__ = ["FactMethods"]
+
+
+class FactMethods(Facade):
+    """Facts and corrections: write a user fact or agent trait through the AMU path, correct it, forget it.
+
+    Example:
+        >>> memory = MemoryOS()
+        >>> fid = memory.add_fact("I live in Oslo.", user_id="u")[0].record.id
+        >>> memory.update_fact("u", fid, "The user lives in Bergen.").action, memory.delete_fact("u", fid).action
+        ('edited', 'deleted')
+    """
+
+    def add_fact(
+        self, text: str, *, user_id: str, kind: FactKindArg = "user", timestamp: Any = None, source: str = "add_fact"
+    ) -> list[WriteEvent]:
+        """Send facts straight into the AMU write path.
+
+        The controller parses the text into typed records, one fact each ("My
+        name is Ana and I live in Lisbon" is two); every record passes the
+        write-gate, candidate filtering, the relation-judge and the action rule.
+
+        Args:
+            text: the fact ("I'm vegan", "The user lives in Oslo", or for
+                ``kind="agent"`` a trait such as "Answer in bullet points").
+            user_id: whose memory.
+            kind: ``"user"`` (knowledge base) or ``"agent"`` (agent traits).
+            timestamp: decision time (default: the user's conversation clock;
+                refused beyond ``max_clock_skew_seconds`` ahead of the wall clock).
+            source: recorded on the write events.
+
+        Returns:
+            One write event per record (stored, discarded, updated or filtered,
+            with a reason), followed by any capacity ``evicted`` events. Text
+            with no fact yields one ``filtered`` event.
+
+        Raises:
+            ValueError: on an empty text, a bad ``kind`` or a bad ``timestamp``.
+
+        Example:
+            >>> m = MemoryOS()
+            >>> [e.action for e in m.add_fact("I live in Oslo.", user_id="u")]
+            ['stored']
+            >>> [e.action for e in m.add_fact("I live in Oslo.", user_id="u")]
+            ['discarded']
+            >>> [e.action for e in m.add_fact("I moved to Bergen.", user_id="u")]
+            ['updated']
+        """
+        return self._sync(ops.add_fact(self._runtime, text, user_id, kind, timestamp, source))
+
+    async def aadd_fact(
+        self, text: str, *, user_id: str, kind: FactKindArg = "user", timestamp: Any = None, source: str = "add_fact"
+    ) -> list[WriteEvent]:
+        """Async twin of :meth:`add_fact`.
+
+        Example:
+            >>> import asyncio
+            >>> [e.action for e in asyncio.run(MemoryOS().aadd_fact("I'm vegan.", user_id="u"))]
+            ['stored']
+        """
+        return await self._async(ops.add_fact(self._runtime, text, user_id, kind, timestamp, source))
+
+    def update_fact(self, user_id: str, fact_id: str, summary: str) -> WriteEvent:
+        """Correct a user fact or agent trait: new summary, re-embedded.
+
+        Args:
+            user_id: whose memory.
+            fact_id: the id from :meth:`list_facts`.
+            summary: the corrected statement, kept word for word.
+
+        Returns:
+            The ``edited`` write event (its reason quotes the old text).
+
+        Raises:
+            FactNotFoundError: when the user has no such fact.
+            ValueError: on an empty summary.
+
+        Example:
+            >>> m = MemoryOS(); fid = m.add_fact("I live in Oslo.", user_id="u")[0].record.id
+            >>> m.update_fact("u", fid, "The user lives in Bergen.").action
+            'edited'
+            >>> [f.summary for f in m.list_facts("u")]
+            ['The user lives in Bergen.']
+        """
+        return self._sync(ops.correct_fact(self._runtime, user_id, fact_id, summary))
+
+    async def aupdate_fact(self, user_id: str, fact_id: str, summary: str) -> WriteEvent:
+        """Async twin of :meth:`update_fact`.
+
+        Example:
+            >>> import asyncio
+            >>> m = MemoryOS(); fid = m.add_fact("I'm vegan.", user_id="u")[0].record.id
+            >>> asyncio.run(m.aupdate_fact("u", fid, "The user is vegetarian.")).record.summary
+            'The user is vegetarian.'
+        """
+        return await self._async(ops.correct_fact(self._runtime, user_id, fact_id, summary))
+
+    def delete_fact(self, user_id: str, fact_id: str) -> WriteEvent:
+        """Forget a user fact or agent trait, and scrub its text from the write log.
+
+        Args:
+            user_id: whose memory.
+            fact_id: the id from :meth:`list_facts`.
+
+        Returns:
+            The ``deleted`` write event.
+
+        Raises:
+            FactNotFoundError: when the user has no such fact.
+
+        Example:
+            >>> m = MemoryOS(); fid = m.add_fact("I'm vegan.", user_id="u")[0].record.id
+            >>> m.delete_fact("u", fid).action, m.list_facts("u")
+            ('deleted', [])
+            >>> [e.record.summary for e in m.write_log("u")]
+            ['[deleted]', '[deleted]']
+        """
+        return self._sync(ops.correct_fact(self._runtime, user_id, fact_id, None))
+
+    async def adelete_fact(self, user_id: str, fact_id: str) -> WriteEvent:
+        """Async twin of :meth:`delete_fact`.
+
+        Example:
+            >>> import asyncio
+            >>> m = MemoryOS(); fid = m.add_fact("I'm vegan.", user_id="u")[0].record.id
+            >>> asyncio.run(m.adelete_fact("u", fid)).action
+            'deleted'
+        """
+        return await self._async(ops.correct_fact(self._runtime, user_id, fact_id, None))
+
+    def set_agent_profile(self, user_id: str, profile: str) -> None:
+        """Set the agent profile (the assistant's role and character) for one user.
+
+        Example:
+            >>> m = MemoryOS(); m.set_agent_profile("u", "A terse chess coach.")
+            >>> m.get_persona("u").agent_profile
+            'A terse chess coach.'
+        """
+        self._sync(ops.set_agent_profile(self._runtime, user_id, profile))
+
+    async def aset_agent_profile(self, user_id: str, profile: str) -> None:
+        """Async twin of :meth:`set_agent_profile`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().aset_agent_profile("u", "A coach."))
+        """
+        await self._async(ops.set_agent_profile(self._runtime, user_id, profile))

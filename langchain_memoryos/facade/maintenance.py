@@ -1,0 +1,225 @@
+"""Maintenance, the methods of ``MemoryOS``: check and repair, export and import, deletion, vacuum.
+
+Each sync/async pair runs one operation of :mod:`langchain_memoryos.operations.maintenance`
+(``vacuum`` one of :mod:`langchain_memoryos.backends`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+from langgraph.store.base import BaseStore
+
+from langchain_memoryos import backends
+from langchain_memoryos.facade import Facade
+from langchain_memoryos.operations import maintenance as ops
+
+__all__ = ["MaintenanceMethods"]
+
+
+class MaintenanceMethods(Facade):
+    """Maintenance: a user's memory checked, repaired, exported, imported, cleared or deleted.
+
+    Example:
+        >>> a = MemoryOS(); _ = a.add_turn("Hi", "Hello", user_id="u")
+        >>> b = MemoryOS(); _ = b.import_user(a.export_user("u"), user_id="v")
+        >>> b.check("v"), a.delete_user("u") > 0, a.stats("u").stm_pages
+        ([], True, 0)
+    """
+
+    store: BaseStore
+    _backend: Any
+
+    def clear_stm(self, user_id: str, thread_id: str = "default") -> int:
+        """Forget one thread's short-term pages; other threads, MTM and LPM are kept.
+
+        What earlier turns of the thread already gave MTM and LPM stays there;
+        the cleared pages are not moved to MTM.
+
+        Returns:
+            How many pages were removed.
+
+        Example:
+            >>> m = MemoryOS()
+            >>> _ = m.add_turn("hi", "hello", user_id="u", thread_id="a")
+            >>> m.clear_stm("u", "a"), m.get_stm("u", "a")
+            (1, [])
+        """
+        return self._sync(ops.clear_stm(self._runtime, user_id, thread_id))
+
+    async def aclear_stm(self, user_id: str, thread_id: str = "default") -> int:
+        """Async twin of :meth:`clear_stm`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().aclear_stm("u"))
+            0
+        """
+        return await self._async(ops.clear_stm(self._runtime, user_id, thread_id))
+
+    def check(self, user_id: str) -> list[str]:
+        """The problems in a user's stored memory (an empty list when every invariant holds).
+
+        Checks that every MTM page belongs to exactly one segment, that segment
+        page lists point at existing pages, STM within capacity, segments within
+        the maximum, fact capacities, and that every page, segment and fact has
+        its vector.
+
+        Example:
+            >>> MemoryOS().check("u")
+            []
+        """
+        return self._sync(ops.check(self._runtime, user_id, repair=False))
+
+    async def acheck(self, user_id: str) -> list[str]:
+        """Async twin of :meth:`check`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().acheck("u"))
+            []
+        """
+        return await self._async(ops.check(self._runtime, user_id, repair=False))
+
+    def repair(self, user_id: str) -> list[str]:
+        """Fix what :meth:`check` reports that can be fixed; returns what was done.
+
+        Example:
+            >>> MemoryOS().repair("u")
+            []
+        """
+        return self._sync(ops.check(self._runtime, user_id, repair=True))
+
+    async def arepair(self, user_id: str) -> list[str]:
+        """Async twin of :meth:`repair`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().arepair("u"))
+            []
+        """
+        return await self._async(ops.check(self._runtime, user_id, repair=True))
+
+    def export_user(self, user_id: str) -> dict[str, Any]:
+        """Everything stored for a user, as JSON-compatible data.
+
+        Example:
+            >>> m = MemoryOS(); _ = m.add_turn("Hi", "Hello", user_id="u")
+            >>> len(m.export_user("u")["items"]) > 0
+            True
+        """
+        return self._sync(ops.export_user(self._runtime, user_id))
+
+    async def aexport_user(self, user_id: str) -> dict[str, Any]:
+        """Async twin of :meth:`export_user`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().aexport_user("u"))["items"]
+            []
+        """
+        return await self._async(ops.export_user(self._runtime, user_id))
+
+    def import_user(self, data: Mapping[str, Any], *, user_id: str | None = None) -> int:
+        """Write an :meth:`export_user` dump back (to the same or another user id).
+
+        Every item is checked before anything is written: values must be JSON
+        (finite numbers; a ``datetime`` becomes its ISO string) and times within
+        ``MemoryOSConfig.max_clock_skew_seconds`` of the wall clock, so an
+        export from one backend imports into any other.
+
+        Returns:
+            The number of items written.
+
+        Raises:
+            ValueError: not an export, or an item that fails the checks (named).
+
+        Example:
+            >>> a = MemoryOS(); _ = a.add_turn("Hi", "Hello", user_id="u")
+            >>> b = MemoryOS(); b.import_user(a.export_user("u")) > 0
+            True
+        """
+        return self._sync(ops.import_user(self._runtime, data, user_id))
+
+    def delete_user(self, user_id: str) -> int:
+        """Delete every item of a user in every namespace.
+
+        A deletion that has started always finishes. Its first transaction
+        marks the user with a tombstone (and a new version stamp, so every
+        process drops its cached copy of the user); the rows then go in batches
+        and the tombstone last. If the deletion is interrupted (a crash,
+        ``kill -9``, a store error), the next access to the user, in any
+        process, finishes it first: reads (``retrieve``, ``get_stm``,
+        ``list_facts``, ``export_user``, ``stats``, ``check`` …) see an empty
+        user, ``repair()`` and ``delete_user`` finish the deletion, and a write
+        first finishes it and then starts the user afresh — nothing of the old
+        user is ever rebuilt from what was left.
+
+        On SQLite the deleted rows are overwritten with zeros
+        (``secure_delete``) and the write-ahead log is checkpointed with
+        ``TRUNCATE``, so the text leaves the files. PostgreSQL keeps it in dead
+        rows and its WAL until ``VACUUM``: see :meth:`vacuum`.
+
+        Returns:
+            The number of items deleted.
+
+        Example:
+            >>> m = MemoryOS(); _ = m.add_turn("Hi", "Hello", user_id="u")
+            >>> m.delete_user("u") > 0, m.stats("u").stm_pages, m.export_user("u")["items"]
+            (True, 0, [])
+        """
+        return self._sync(ops.delete_user(self._runtime, user_id))
+
+    async def adelete_user(self, user_id: str) -> int:
+        """Async twin of :meth:`delete_user`.
+
+        Example:
+            >>> import asyncio
+            >>> m = MemoryOS(); _ = m.add_turn("Hi", "Hello", user_id="u")
+            >>> asyncio.run(m.adelete_user("u")) > 0, m.get_stm("u")
+            (True, [])
+        """
+        return await self._async(ops.delete_user(self._runtime, user_id))
+
+    def vacuum(self, *, full: bool = False) -> str | None:
+        """Reclaim the space of deleted rows, so that deleted text leaves the database files.
+
+        * PostgreSQL (:meth:`from_postgres`): ``VACUUM store``: the dead rows
+          (a deleted user's, the old versions of rewritten ones) and their TOAST
+          data become free space that later writes overwrite. ``full=True`` runs
+          ``VACUUM (FULL) store``: the table and its TOAST table are rewritten
+          into new files at once, but the table is locked exclusively while it
+          runs (every memory process waits). The server's WAL, WAL archives,
+          replicas and backups keep old text until they are recycled or expire.
+        * SQLite: ``VACUUM`` (the file is rebuilt, and shrinks), then the WAL is
+          checkpointed. ``delete_user`` already overwrote the deleted rows and
+          emptied the WAL.
+        * Other stores: nothing.
+
+        Args:
+            full: PostgreSQL: ``VACUUM (FULL)``.
+
+        Returns:
+            The statement that was run (``None`` when there is none).
+
+        Example:
+            >>> import os, tempfile
+            >>> with MemoryOS.from_sqlite(os.path.join(tempfile.mkdtemp(), "m.db")) as memory:
+            ...     memory.vacuum()
+            'VACUUM'
+            >>> MemoryOS().vacuum() is None
+            True
+        """
+        return backends.vacuum(self.store, self._backend, full=full)
+
+    async def avacuum(self, *, full: bool = False) -> str | None:
+        """Async twin of :meth:`vacuum`.
+
+        Example:
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().avacuum()) is None
+            True
+        """
+        return await asyncio.to_thread(self.vacuum, full=full)

@@ -1,0 +1,122 @@
+"""Facts and corrections: ``add_fact``, ``update_fact``, ``delete_fact``, ``set_agent_profile``.
+
+``add_fact`` sends parsed records through the AMU write path (gate, judge,
+fuse), judging without the user's lock when the controller may call a model
+(the unit of work commits the result). A correction is the user's word: it
+skips the gate and the judge and runs under the user's lock.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_memoryos.amu import write_record
+from langchain_memoryos.amu.corrections import edit_fact, forget_fact
+from langchain_memoryos.controllers.base import ParsedRecords
+from langchain_memoryos.operations.runtime import Locked, Runtime, Unlocked
+from langchain_memoryos.operations.validation import check_kind, check_text, check_user
+from langchain_memoryos.pipeline.effects import Step, StoreBatch
+from langchain_memoryos.pipeline.judgements import ParseRecords
+from langchain_memoryos.schema import MemoryRecord, WriteEvent, ensure_utc
+from langchain_memoryos.store.repository import UserState
+from langchain_memoryos.store.unit_of_work import write_user
+
+__all__ = ["add_fact", "correct_fact", "set_agent_profile"]
+
+
+def add_fact(
+    runtime: Runtime, text: Any, user_id: Any, kind: Any, timestamp: Any, source: str
+) -> Unlocked[list[WriteEvent]]:
+    """Operation: ``MemoryOS.add_fact`` (the arguments checked now).
+
+    Raises:
+        ValueError: on an empty text, a bad ``kind`` or a bad ``timestamp``.
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> memory = MemoryOS()
+        >>> [e.action for e in memory._sync(add_fact(memory._runtime, "I live in Oslo.", "u", "user", None, "test"))]
+        ['stored']
+        >>> add_fact(memory._runtime, " ", "u", "user", None, "test")
+        Traceback (most recent call last):
+        ValueError: add_fact needs a non-empty fact text.
+    """
+    user = check_user(user_id)
+    fact_kind = check_kind(kind)
+    body = check_text("text", text)
+    if not body.strip():
+        raise ValueError("add_fact needs a non-empty fact text.")
+    when = runtime.timestamp(timestamp) if timestamp is not None else None
+    amu = runtime.settings.amu
+
+    def work(state: UserState) -> Step[list[WriteEvent]]:
+        parsed: ParsedRecords = yield ParseRecords(body, fact_kind)
+        now = when or state.clock or ensure_utc(None)
+        if when is not None:
+            state.advance_clock(when)
+        records = parsed.records or [MemoryRecord(kind=fact_kind, summary="", personal=False)]
+        events: list[WriteEvent] = []
+        for record in records:
+            record.kind = fact_kind
+            events += yield from write_record(
+                state, record, amu, now=now, source=source, fallback=parsed.usage.fallback
+            )
+        return events
+
+    return Unlocked(user, write_user(runtime.repository, user, work, optimistic=runtime.optimistic))
+
+
+def correct_fact(runtime: Runtime, user_id: Any, fact_id: Any, summary: str | None) -> Unlocked[WriteEvent]:
+    """Operation: ``MemoryOS.update_fact`` (a new ``summary``) or ``MemoryOS.delete_fact`` (``None``).
+
+    Raises:
+        ValueError: a bad fact id or an empty summary (checked now).
+        FactNotFoundError: when the user has no such fact (when run).
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> memory = MemoryOS(); fid = memory.add_fact("I'm vegan.", user_id="u")[0].record.id
+        >>> memory._sync(correct_fact(memory._runtime, "u", fid, None)).action
+        'deleted'
+        >>> correct_fact(memory._runtime, "u", fid, "")
+        Traceback (most recent call last):
+        ValueError: update_fact needs a non-empty summary; use delete_fact to forget a fact.
+    """
+    user = check_user(user_id)
+    if not isinstance(fact_id, str) or not fact_id:
+        raise ValueError(f"fact_id must be a non-empty string (an id from list_facts), got {fact_id!r}.")
+    text = None if summary is None else check_text("summary", summary).strip()
+    if text == "":
+        raise ValueError("update_fact needs a non-empty summary; use delete_fact to forget a fact.")
+    repository = runtime.repository
+
+    def work(state: UserState) -> Step[WriteEvent]:
+        now = state.clock or ensure_utc(None)
+        if text is None:
+            return (yield from forget_fact(repository, state, fact_id, now=now))
+        return (yield from edit_fact(state, fact_id, text, now=now))
+
+    # an edit asks the controller (a model call with an LLM): never under the user's lock
+    return Unlocked(user, write_user(repository, user, work, optimistic=runtime.optimistic))
+
+
+def set_agent_profile(runtime: Runtime, user_id: Any, profile: Any) -> Locked[None]:
+    """Operation: ``MemoryOS.set_agent_profile``.
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> memory = MemoryOS(); memory._sync(set_agent_profile(memory._runtime, "u", "A chess coach."))
+        >>> memory.get_persona("u").agent_profile
+        'A chess coach.'
+    """
+    user = check_user(user_id)
+    text = check_text("agent_profile", profile)
+    repository = runtime.repository
+
+    def step() -> Step[None]:
+        state = yield from repository.load(user)
+        state.persona.agent_profile = text
+        state.save_persona()
+        yield StoreBatch(state.take_ops())
+
+    return Locked(user, step())

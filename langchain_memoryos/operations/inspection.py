@@ -1,0 +1,198 @@
+"""Inspection: what a user's memory holds (STM, threads, segments, pages, facts, persona, log, stats).
+
+Each reads the user's state under the user's lock and returns copies, so a
+caller never holds the memory's own objects.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from langchain_memoryos.config import MemoryOSConfig
+from langchain_memoryos.operations.runtime import Locked, Runtime
+from langchain_memoryos.operations.validation import FactKindArg, check_kind, check_thread, check_user
+from langchain_memoryos.pipeline.effects import Step
+from langchain_memoryos.schema import DialoguePage, MemoryRecord, MemoryStats, Persona, Segment, WriteEvent
+from langchain_memoryos.scoring import segment_heat
+from langchain_memoryos.store.repository import UserState
+
+__all__ = [
+    "get_persona",
+    "get_stm",
+    "list_facts",
+    "list_pages",
+    "list_segments",
+    "list_threads",
+    "stats",
+    "write_log",
+]
+
+
+T = TypeVar("T")
+
+
+def _inspect(runtime: Runtime, user: str, view: Callable[[UserState], T]) -> Locked[T]:
+    """Operation: ``view(state)`` of the (checked) user's state, under the user's lock."""
+    repository = runtime.repository
+
+    def step() -> Step[T]:
+        state = yield from repository.load(user)
+        return view(state)
+
+    return Locked(user, step())
+
+
+def get_stm(runtime: Runtime, user_id: Any, thread_id: Any) -> Locked[list[DialoguePage]]:
+    """Operation: ``MemoryOS.get_stm`` (the thread's short-term pages, oldest first).
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> memory = MemoryOS(); _ = memory.add_turn("hi", "hello", user_id="u", thread_id="a")
+        >>> [p.user_input for p in memory._sync(get_stm(memory._runtime, "u", "a"))]
+        ['hi']
+    """
+    user = check_user(user_id)
+    thread = check_thread(thread_id)
+    repository = runtime.repository
+
+    def step() -> Step[list[DialoguePage]]:
+        state = yield from repository.load(user)
+        pages = yield from repository.load_thread(state, thread)
+        return copy.deepcopy(pages)
+
+    return Locked(user, step())
+
+
+def list_threads(runtime: Runtime, user_id: Any) -> Locked[list[str]]:
+    """Operation: ``MemoryOS.list_threads`` (threads with short-term pages, sorted).
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> memory = MemoryOS(); _ = memory.add_turn("hi", "hello", user_id="u", thread_id="b")
+        >>> memory._sync(list_threads(memory._runtime, "u"))
+        ['b']
+    """
+    return _inspect(runtime, check_user(user_id), _threads_of)
+
+
+def list_segments(runtime: Runtime, user_id: Any) -> Locked[list[Segment]]:
+    """Operation: ``MemoryOS.list_segments`` (heat at the conversation clock, hottest first).
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS, MemoryOSConfig
+        >>> memory = MemoryOS(config=MemoryOSConfig(stm_capacity=1))
+        >>> for text in ("I play chess.", "I play chess on Sundays."):
+        ...     _ = memory.add_turn(text, "Nice!", user_id="u")
+        >>> [len(s.page_ids) for s in memory._sync(list_segments(memory._runtime, "u"))]
+        [1]
+    """
+    config = runtime.config
+    return _inspect(runtime, check_user(user_id), lambda state: _segments_of(state, config))
+
+
+def list_pages(runtime: Runtime, user_id: Any, segment_id: str | None) -> Locked[list[DialoguePage]]:
+    """Operation: ``MemoryOS.list_pages`` (mid-term pages of one segment, or all, oldest first).
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> memory = MemoryOS()
+        >>> memory._sync(list_pages(memory._runtime, "u", None))
+        []
+    """
+
+    def pages(state: UserState) -> list[DialoguePage]:
+        kept = [p for p in state.pages.values() if segment_id is None or p.segment_id == segment_id]
+        return copy.deepcopy(sorted(kept, key=lambda p: (p.timestamp, p.id)))
+
+    return _inspect(runtime, check_user(user_id), pages)
+
+
+def list_facts(runtime: Runtime, user_id: Any, kind: Any) -> Locked[list[MemoryRecord]]:
+    """Operation: ``MemoryOS.list_facts`` (user facts or agent traits, oldest first).
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> memory = MemoryOS(); _ = memory.add_fact("Answer briefly.", user_id="u", kind="agent")
+        >>> [f.kind for f in memory._sync(list_facts(memory._runtime, "u", "agent"))]
+        ['agent']
+        >>> list_facts(memory._runtime, "u", "users")
+        Traceback (most recent call last):
+        ValueError: kind must be 'user' or 'agent', got 'users'.
+    """
+    user = check_user(user_id)  # the user first, then the kind
+    fact_kind = check_kind(kind)
+    return _inspect(runtime, user, lambda state: _facts_of(state, fact_kind))
+
+
+def get_persona(runtime: Runtime, user_id: Any) -> Locked[Persona]:
+    """Operation: ``MemoryOS.get_persona`` (the configured agent profile when the user has none).
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS, MemoryOSConfig
+        >>> memory = MemoryOS(config=MemoryOSConfig(agent_profile="A helpful coach."))
+        >>> memory._sync(get_persona(memory._runtime, "u")).agent_profile
+        'A helpful coach.'
+    """
+    config = runtime.config
+    return _inspect(runtime, check_user(user_id), lambda state: _persona_of(state, config))
+
+
+def stats(runtime: Runtime, user_id: Any) -> Locked[MemoryStats]:
+    """Operation: ``MemoryOS.stats`` (counts over all of the user's threads).
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> memory = MemoryOS(); _ = memory.add_turn("hi", "hello", user_id="u")
+        >>> memory._sync(stats(memory._runtime, "u")).stm_pages
+        1
+    """
+    return _inspect(runtime, check_user(user_id), lambda state: state.stats())
+
+
+def write_log(runtime: Runtime, user_id: Any, limit: int | None) -> Locked[list[WriteEvent]]:
+    """Operation: ``MemoryOS.write_log`` (the AMU write events, oldest first; the last ``limit`` if given).
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> memory = MemoryOS()
+        >>> for text in ("I'm vegan.", "I live in Oslo."):
+        ...     _ = memory.add_fact(text, user_id="u")
+        >>> [e.record.summary for e in memory._sync(write_log(memory._runtime, "u", 1))]
+        ['The user lives in Oslo.']
+    """
+    user = check_user(user_id)
+    repository = runtime.repository
+
+    def step() -> Step[list[WriteEvent]]:
+        yield from repository.finish_deletion(user)
+        items = yield from repository.search_all(repository.namespace(user, "log"))
+        events = [WriteEvent.from_dict(it.value) for it in sorted(items, key=lambda it: it.key)]
+        return events[-limit:] if limit else events
+
+    return Locked(user, step())
+
+
+def _threads_of(state: UserState) -> list[str]:
+    return sorted(thread for thread, pages in state.stm.items() if pages)
+
+
+def _facts_of(state: UserState, kind: FactKindArg) -> list[MemoryRecord]:
+    return copy.deepcopy(sorted(state.facts[kind].values(), key=lambda r: (r.created_at, r.id)))
+
+
+def _segments_of(state: UserState, config: MemoryOSConfig) -> list[Segment]:
+    clock = state.clock
+    out = copy.deepcopy(list(state.segments.values()))
+    for seg in out:
+        seg.heat = segment_heat(seg, clock, config)
+    out.sort(key=lambda s: (-s.heat, s.created_at, s.id))
+    return out
+
+
+def _persona_of(state: UserState, config: MemoryOSConfig) -> Persona:
+    persona = copy.deepcopy(state.persona)
+    if not persona.agent_profile:
+        persona.agent_profile = config.agent_profile
+    return persona

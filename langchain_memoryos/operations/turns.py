@@ -1,0 +1,266 @@
+"""Turns in, context out: ``add_turn`` and ``retrieve`` as runs of the memory's two graphs.
+
+A turn is validated into a :class:`~langchain_memoryos.pipeline.turn.TurnWrite`,
+embedded without the user's lock, then run through the write graph (whose
+stages take the lock around store work only); in background mode it is
+queued instead. A query is validated into a
+:class:`~langchain_memoryos.retrieval.recall.ReadRun` and run through the read
+graph, which holds the user's lock for the read. The graphs are built once per
+memory, on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_memoryos.operations.runtime import Runtime
+from langchain_memoryos.operations.validation import check_text, check_thread, check_user, clean_metadata
+from langchain_memoryos.pipeline.effects import run_async, run_sync
+from langchain_memoryos.pipeline.turn import TurnWrite, embed_turn, turn_page
+from langchain_memoryos.retrieval.recall import ReadRun
+from langchain_memoryos.schema import MemoryContext, WriteReport
+
+__all__ = ["Retrieve", "WriteTurn", "add_turn", "read_graph", "retrieve", "turn_input", "write_graph"]
+
+#: How the memory's own graphs are run: many stages per turn are normal; never in a user's message stream;
+#: one node at a time (their nodes run in sequence), which also spares LangGraph sizing a thread pool per run.
+_GRAPH_CONFIG: dict[str, Any] = {"recursion_limit": 100_000, "tags": ["nostream", "memoryos"], "max_concurrency": 1}
+
+
+def turn_input(
+    runtime: Runtime,
+    user_input: Any,
+    agent_response: Any,
+    user_id: Any,
+    thread_id: Any,
+    timestamp: Any,
+    metadata: Mapping[str, Any] | None,
+    turn_id: str | None,
+) -> TurnWrite:
+    """A turn to write, from the caller's arguments, checked before anything is written.
+
+    Raises:
+        ValueError: a missing user id, an empty turn, a timestamp out of range
+            or too far ahead, metadata that is not JSON.
+        TypeError: a text that is not a string, metadata that is not a mapping.
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> runtime = MemoryOS()._runtime
+        >>> turn_input(runtime, "Hi", None, "u", "t", 0, {"n": 1}, None).metadata
+        {'n': 1}
+        >>> turn_input(runtime, " ", "", "u", "t", None, None, None)
+        Traceback (most recent call last):
+        ValueError: an empty turn: user_input and agent_response are both empty.
+    """
+    user = check_user(user_id)
+    thread = check_thread(thread_id)
+    ui = check_text("user_input", user_input)
+    ar = check_text("agent_response", agent_response)
+    if not ui.strip() and not ar.strip():
+        raise ValueError("an empty turn: user_input and agent_response are both empty.")
+    if metadata is not None and not isinstance(metadata, Mapping):
+        raise TypeError("metadata must be a mapping (e.g. {'source_id': 'D1:3'}).")
+    ts = runtime.timestamp(timestamp)
+    meta = clean_metadata(metadata) if metadata is not None else None
+    return TurnWrite(user, thread, ui, ar, ts, meta, turn_id, optimistic=runtime.optimistic)
+
+
+# -- the graphs ---------------------------------------------------------------
+def write_graph(runtime: Runtime) -> Any:
+    """The memory's write graph (compiled on first use); see ``MemoryOS.write_graph``.
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> runtime = MemoryOS()._runtime
+        >>> write_graph(runtime) is write_graph(runtime), "fuse" in write_graph(runtime).get_graph().nodes
+        (True, True)
+    """
+    if runtime.write_graph is None:
+        from langchain_memoryos.graph.write import build_write_graph
+
+        def make_turn(state: Mapping[str, Any], config: Any) -> TurnWrite:
+            return _turn_from(runtime, state, config)
+
+        runtime.write_graph = build_write_graph(
+            runtime.repository,
+            runtime.settings,
+            runtime.services,
+            make_turn,
+            runtime.settle_turn,
+            runtime.asettle_turn,
+        )
+    return runtime.write_graph
+
+
+def read_graph(runtime: Runtime) -> Any:
+    """The memory's read graph (compiled on first use); see ``MemoryOS.read_graph``.
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> "retrieve_mtm" in read_graph(MemoryOS()._runtime).get_graph().nodes
+        True
+    """
+    if runtime.read_graph is None:
+        from langchain_memoryos.graph.read import build_read_graph
+
+        runtime.read_graph = build_read_graph(
+            runtime.repository, runtime.settings, runtime.services, _read_from, runtime.lease, runtime.alease
+        )
+    return runtime.read_graph
+
+
+def _turn_from(runtime: Runtime, state: Mapping[str, Any], config: Any) -> TurnWrite:
+    """A turn from the write graph's plain input fields (validated; the user from the run if not given)."""
+    from langchain_memoryos.graph.runtime import resolve_thread_id, resolve_user_id
+
+    return turn_input(
+        runtime,
+        state.get("user_input", ""),
+        state.get("agent_response", ""),
+        state.get("user_id") or resolve_user_id(config),
+        state.get("thread_id") or resolve_thread_id(config),
+        state.get("timestamp"),
+        state.get("metadata"),
+        state.get("turn_id"),
+    )
+
+
+def _read_from(state: Mapping[str, Any], config: Any) -> ReadRun:
+    """A retrieval from the read graph's ``query`` input (the user from the run if not given)."""
+    from langchain_memoryos.graph.runtime import resolve_thread_id, resolve_user_id
+
+    user = check_user(state.get("user_id") or resolve_user_id(config))
+    thread = check_thread(state.get("thread_id") or resolve_thread_id(config))
+    return ReadRun(user, thread, check_text("query", state.get("query", "")))
+
+
+@contextmanager
+def _lease_of(payload: TurnWrite | ReadRun) -> Iterator[None]:
+    """Around a graph run: whatever lease the run took is released (failed, when the run raised)."""
+    try:
+        yield
+    except BaseException:
+        if payload.lease is not None:
+            payload.lease.fail()
+        raise
+    finally:
+        if payload.lease is not None:
+            payload.lease.release()
+
+
+def _invoke(graph: Any, key: str, payload: TurnWrite | ReadRun) -> None:
+    """Run one of the memory's graphs on a payload; the lease is released whatever happens."""
+    with _lease_of(payload):
+        graph.invoke({key: payload}, dict(_GRAPH_CONFIG), stream_mode="updates")
+
+
+async def _ainvoke(graph: Any, key: str, payload: TurnWrite | ReadRun) -> None:
+    with _lease_of(payload):
+        await graph.ainvoke({key: payload}, dict(_GRAPH_CONFIG), stream_mode="updates")
+
+
+# -- the operations -----------------------------------------------------------
+def _write(runtime: Runtime, turn: TurnWrite) -> None:
+    run_sync(embed_turn(runtime.settings, turn), runtime.services)  # the encoder never holds the user's lock
+    _invoke(write_graph(runtime), "turn", turn)  # stm_append takes the lock (never during a model call)
+
+
+@dataclass(frozen=True)
+class WriteTurn:
+    """Store one turn: embedded without the user's lock, then through the write graph (or queued, in background mode).
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> memory = MemoryOS()
+        >>> turn = turn_input(memory._runtime, "I moved to Oslo.", "Nice!", "u", "t", None, None, "t1")
+        >>> WriteTurn(turn).run(memory._runtime).page_id == memory.get_stm("u", "t")[0].id
+        True
+    """
+
+    turn: TurnWrite
+
+    def run(self, runtime: Runtime) -> WriteReport:
+        """Run with blocking IO."""
+        if runtime.writer is not None:
+            return self._queue(runtime)
+        _write(runtime, self.turn)
+        return self.turn.report
+
+    async def arun(self, runtime: Runtime) -> WriteReport:
+        """Run with async IO."""
+        if runtime.writer is not None:
+            return self._queue(runtime)
+        await run_async(embed_turn(runtime.settings, self.turn), runtime.services)  # never under the user's lock
+        await _ainvoke(write_graph(runtime), "turn", self.turn)  # the entry node takes the lease
+        return self.turn.report
+
+    def _queue(self, runtime: Runtime) -> WriteReport:
+        assert runtime.writer is not None
+        turn = self.turn
+        turn.queued = True
+        runtime.writer.submit(turn.user_id, lambda: _write(runtime, turn))
+        return WriteReport(page_id=turn_page(turn).id, queued=True)
+
+
+@dataclass(frozen=True)
+class Retrieve:
+    """Build a memory context: the read graph under the user's lock.
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> memory = MemoryOS(); _ = memory.add_turn("I moved to Oslo.", "Nice!", user_id="u")
+        >>> [p.user_input for p in Retrieve(ReadRun("u", "default", "Oslo")).run(memory._runtime).stm]
+        ['I moved to Oslo.']
+    """
+
+    read: ReadRun
+
+    def run(self, runtime: Runtime) -> MemoryContext:
+        """Run with blocking IO."""
+        _invoke(read_graph(runtime), "read", self.read)  # the entry node takes the lease
+        assert self.read.ctx is not None
+        return self.read.ctx
+
+    async def arun(self, runtime: Runtime) -> MemoryContext:
+        """Run with async IO."""
+        await _ainvoke(read_graph(runtime), "read", self.read)  # the entry node takes the lease
+        assert self.read.ctx is not None
+        return self.read.ctx
+
+
+def add_turn(
+    runtime: Runtime,
+    user_input: Any,
+    agent_response: Any,
+    user_id: Any,
+    thread_id: Any,
+    timestamp: Any,
+    metadata: Mapping[str, Any] | None,
+    turn_id: str | None,
+) -> WriteTurn:
+    """Operation: ``MemoryOS.add_turn`` (the turn checked now, written when run).
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> memory = MemoryOS()
+        >>> memory._sync(add_turn(memory._runtime, "Hi", "Hello", "u", "default", None, None, "t1")).added
+        True
+    """
+    return WriteTurn(turn_input(runtime, user_input, agent_response, user_id, thread_id, timestamp, metadata, turn_id))
+
+
+def retrieve(runtime: Runtime, query: Any, user_id: Any, thread_id: Any) -> Retrieve:
+    """Operation: ``MemoryOS.retrieve`` (the query checked now).
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> memory = MemoryOS()
+        >>> memory._sync(retrieve(memory._runtime, "anything?", "u", "default")).pages
+        []
+    """
+    user = check_user(user_id)
+    return Retrieve(ReadRun(user, check_thread(thread_id), check_text("query", query)))

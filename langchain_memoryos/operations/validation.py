@@ -1,0 +1,255 @@
+"""What callers pass, checked and converted before anything is read or written.
+
+Ids are keys and are never rewritten, so one that no backend can store is
+refused; text and metadata are made storable alike on every backend (a lone
+surrogate or NUL becomes U+FFFD, metadata must be JSON); timestamps are UTC
+and never too far ahead of the wall clock.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import logging
+import math
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from langchain_memoryos.config import MemoryOSConfig
+from langchain_memoryos.schema import check_timestamp
+
+__all__ = [
+    "TIME_FIELDS",
+    "FactKindArg",
+    "check_import_value",
+    "check_kind",
+    "check_text",
+    "check_thread",
+    "check_time",
+    "check_user",
+    "clean_metadata",
+    "clean_text",
+]
+
+#: The logger these checks always used (they lived in ``langchain_memoryos.memory``).
+logger = logging.getLogger("langchain_memoryos.memory")
+
+FactKindArg = Literal["user", "agent"]
+
+#: The time fields of stored items (pages, segments, facts, write events, the user's clock).
+TIME_FIELDS = ("timestamp", "clock", "created_at", "updated_at", "last_access")
+
+
+def check_user(user_id: Any) -> str:
+    """A user id: a non-empty string that every backend can store.
+
+    Example:
+        >>> check_user("ana")
+        'ana'
+        >>> check_user("  ")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ValueError: user_id must be a non-empty string, got '  '; every memory belongs to one user ...
+    """
+    if not isinstance(user_id, str) or not user_id.strip():
+        raise ValueError(
+            f"user_id must be a non-empty string, got {user_id!r}; every memory belongs to one user "
+            "(pass user_id='...')."
+        )
+    return _storable_id("user_id", user_id)
+
+
+def check_thread(thread_id: Any) -> str:
+    """A thread id: a non-empty string that every backend can store.
+
+    Example:
+        >>> check_thread("t1")
+        't1'
+        >>> check_thread("")
+        Traceback (most recent call last):
+        ValueError: thread_id must be a non-empty string, got ''.
+    """
+    if not isinstance(thread_id, str) or not thread_id:
+        raise ValueError(f"thread_id must be a non-empty string, got {thread_id!r}.")
+    return _storable_id("thread_id", thread_id)
+
+
+def _storable_id(name: str, value: str) -> str:
+    """Ids are keys: they are never rewritten, so one that no backend can store is refused."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{name} {value!r} contains a lone surrogate; pass valid Unicode text.") from None
+    return value
+
+
+def check_text(name: str, value: Any) -> str:
+    """A text argument (``None`` is empty), cleaned as by :func:`clean_text`.
+
+    Example:
+        >>> check_text("query", None), check_text("query", "a" + chr(0) + "b") == "a" + chr(0xFFFD) + "b"
+        ('', True)
+        >>> check_text("query", 3)
+        Traceback (most recent call last):
+        TypeError: query must be a string, got int.
+    """
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, got {type(value).__name__}.")
+    return clean_text(value, name)
+
+
+def check_kind(kind: Any) -> FactKindArg:
+    """A fact kind: ``"user"`` (knowledge base) or ``"agent"`` (agent traits).
+
+    Example:
+        >>> check_kind("agent")
+        'agent'
+        >>> check_kind("users")
+        Traceback (most recent call last):
+        ValueError: kind must be 'user' or 'agent', got 'users'.
+    """
+    if kind not in ("user", "agent"):
+        raise ValueError(f"kind must be 'user' or 'agent', got {kind!r}.")
+    return kind  # type: ignore[no-any-return]
+
+
+def check_time(value: Any, config: MemoryOSConfig) -> _dt.datetime:
+    """A caller's timestamp in UTC, refused beyond ``max_clock_skew_seconds`` ahead of the wall clock.
+
+    Example:
+        >>> check_time("2024-05-01T10:00:00", MemoryOSConfig()).isoformat()
+        '2024-05-01T10:00:00+00:00'
+        >>> check_time("9999-12-31T23:59:59", MemoryOSConfig())  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ValueError: timestamp 9999-12-31T23:59:59+00:00 lies ... max_clock_skew_seconds ...
+    """
+    return check_timestamp(value, config.max_clock_skew_seconds)
+
+
+def clean_text(value: str, name: str = "text") -> str:
+    r"""Text every backend can store and the encoder can read.
+
+    Surrogate pairs written as two code points become the character they
+    encode; a lone surrogate (from broken UTF-16 or JSON) and NUL (which
+    PostgreSQL's JSON cannot hold) become U+FFFD, with a warning. Everything
+    else, control characters and every script included, is kept as given.
+
+    Example:
+        >>> clean_text("tea " + chr(0xD83C) + chr(0xDF75)) == "tea \N{TEACUP WITHOUT HANDLE}"
+        True
+        >>> clean_text("a" + chr(0) + "b" + chr(0xD800)) == "a\ufffdb\ufffd"
+        True
+    """
+    if "\x00" not in value:
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            pass
+    cleaned = value.encode("utf-16", "surrogatepass").decode("utf-16", "replace").replace("\x00", "\ufffd")
+    logger.warning("%s: lone surrogates or NUL characters replaced by U+FFFD", name)
+    return cleaned
+
+
+def clean_metadata(metadata: Mapping[str, Any], name: str = "metadata") -> dict[str, Any]:
+    """Metadata as JSON that every backend stores alike, checked before anything is written.
+
+    Allowed: strings (cleaned as by :func:`clean_text`), 64-bit ``int``,
+    finite ``float``, ``bool``, ``None``, lists (and tuples, stored as lists) and
+    dicts with string keys, nested. One conversion: a ``datetime`` or
+    ``date`` becomes its ISO-8601 string (``value.isoformat()``). Anything
+    else (NaN or infinity, bytes, sets, other objects, non-string keys) is
+    refused, naming where it sits: SQLite would store some of it silently
+    changed and PostgreSQL would refuse it, so a memory could not move
+    between them.
+
+    Args:
+        metadata: the mapping given to ``add_turn``.
+        name: how errors name it.
+
+    Returns:
+        A new dict of JSON values.
+
+    Raises:
+        ValueError: for a value that is not JSON (the message names its key).
+
+    Example:
+        >>> import datetime as dt
+        >>> clean_metadata({"at": dt.date(2024, 5, 1), "tags": ("a", "b")})
+        {'at': '2024-05-01', 'tags': ['a', 'b']}
+        >>> clean_metadata({"score": float("nan")})
+        Traceback (most recent call last):
+        ValueError: metadata['score'] is NaN, not a finite number; JSON numbers are finite (pass None or a string).
+    """
+    if not isinstance(metadata, Mapping):
+        raise TypeError(f"{name} must be a mapping (e.g. {{'source_id': 'D1:3'}}).")
+    return _json_value(metadata, name)  # type: ignore[no-any-return]
+
+
+def _json_value(value: Any, where: str) -> Any:
+    if isinstance(value, str):
+        return clean_text(value, where)
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        if not -(2**63) <= value < 2**63:
+            raise ValueError(f"{where} is {value}, beyond 64-bit integers (SQLite's JSON limit); pass it as a string.")
+        return int(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            shown = "NaN" if math.isnan(value) else str(value)
+            raise ValueError(
+                f"{where} is {shown}, not a finite number; JSON numbers are finite (pass None or a string)."
+            )
+        return float(value)
+    if isinstance(value, _dt.date):  # datetime too: the one conversion
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ValueError(
+                    f"{where} has the key {key!r} ({type(key).__name__}); JSON object keys are strings "
+                    f"(use {str(key)!r})."
+                )
+            out[clean_text(key, where)] = _json_value(item, f"{where}[{key!r}]")
+        return out
+    if isinstance(value, (list, tuple)):
+        if value and all(type(x) is float for x in value) and all(map(math.isfinite, value)):
+            return list(value)  # a vector: no per-number walk
+        return [_json_value(item, f"{where}[{i}]") for i, item in enumerate(value)]
+    raise ValueError(
+        f"{where} is a {type(value).__name__}, not a JSON value; pass str, int, finite float, bool, None, "
+        "a list or a dict with string keys (a datetime or date is stored as its ISO string)."
+    )
+
+
+def check_import_value(index: int, row: Any, config: MemoryOSConfig) -> dict[str, Any]:
+    """An exported item's value, checked as ``add_turn`` checks its input, before anything is written.
+
+    Values must be JSON (finite numbers; a ``datetime`` becomes its ISO
+    string) and its times (``timestamp``, ``clock``, ``created_at``,
+    ``updated_at``, ``last_access``) within ``max_clock_skew_seconds`` of
+    the wall clock, so an export moves between backends unchanged and
+    cannot set the conversation clock to year 9999.
+
+    Example:
+        >>> row = {"namespace": ["meta"], "key": "clock", "value": {"clock": "2024-05-01T10:00:00+00:00"}}
+        >>> check_import_value(0, row, MemoryOSConfig())
+        {'clock': '2024-05-01T10:00:00+00:00'}
+        >>> row["value"]["clock"] = "9999-12-31T23:59:59+00:00"
+        >>> check_import_value(0, row, MemoryOSConfig())  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ValueError: import_user: item 0 (meta/clock) clock: timestamp 9999-12-31T23:59:59+00:00 lies ...
+    """
+    if not isinstance(row, Mapping) or not isinstance(row.get("value"), Mapping):
+        raise ValueError(f"import_user: item {index} has no 'value' object (not a memoryos export item).")
+    where = f"import_user: item {index} ({'/'.join(map(str, row.get('namespace', [])))}/{row.get('key')})"
+    value = clean_metadata(row["value"], f"{where} value")
+    for name in TIME_FIELDS:
+        if value.get(name) is not None:
+            try:
+                check_time(value[name], config)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{where} {name}: {exc}") from None
+    return value
