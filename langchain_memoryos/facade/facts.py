@@ -19,6 +19,7 @@ class FactMethods(Facade):
     """Facts and corrections: write a user fact or agent trait through the AMU path, correct it, forget it.
 
     Example:
+        >>> from langchain_memoryos import MemoryOS
         >>> memory = MemoryOS()
         >>> fid = memory.add_fact("I live in Oslo.", user_id="u")[0].record.id
         >>> memory.update_fact("u", fid, "The user lives in Bergen.").action, memory.delete_fact("u", fid).action
@@ -52,6 +53,7 @@ class FactMethods(Facade):
             ValueError: on an empty text, a bad ``kind`` or a bad ``timestamp``.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> m = MemoryOS()
             >>> [e.action for e in m.add_fact("I live in Oslo.", user_id="u")]
             ['stored']
@@ -68,6 +70,7 @@ class FactMethods(Facade):
         """Async twin of :meth:`add_fact`.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
             >>> [e.action for e in asyncio.run(MemoryOS().aadd_fact("I'm vegan.", user_id="u"))]
             ['stored']
@@ -90,6 +93,7 @@ class FactMethods(Facade):
             ValueError: on an empty summary.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> m = MemoryOS(); fid = m.add_fact("I live in Oslo.", user_id="u")[0].record.id
             >>> m.update_fact("u", fid, "The user lives in Bergen.").action
             'edited'
@@ -102,6 +106,7 @@ class FactMethods(Facade):
         """Async twin of :meth:`update_fact`.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
             >>> m = MemoryOS(); fid = m.add_fact("I'm vegan.", user_id="u")[0].record.id
             >>> asyncio.run(m.aupdate_fact("u", fid, "The user is vegetarian.")).record.summary
@@ -123,6 +128,7 @@ class FactMethods(Facade):
             FactNotFoundError: when the user has no such fact.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> m = MemoryOS(); fid = m.add_fact("I'm vegan.", user_id="u")[0].record.id
             >>> m.delete_fact("u", fid).action, m.list_facts("u")
             ('deleted', [])
@@ -135,6 +141,7 @@ class FactMethods(Facade):
         """Async twin of :meth:`delete_fact`.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
             >>> m = MemoryOS(); fid = m.add_fact("I'm vegan.", user_id="u")[0].record.id
             >>> asyncio.run(m.adelete_fact("u", fid)).action
@@ -146,6 +153,7 @@ class FactMethods(Facade):
         """Set the agent profile (the assistant's role and character) for one user.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> m = MemoryOS(); m.set_agent_profile("u", "A terse chess coach.")
             >>> m.get_persona("u").agent_profile
             'A terse chess coach.'
@@ -156,6 +164,7 @@ class FactMethods(Facade):
         """Async twin of :meth:`set_agent_profile`.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
             >>> asyncio.run(MemoryOS().aset_agent_profile("u", "A coach."))
         """

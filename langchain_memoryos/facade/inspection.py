@@ -17,6 +17,7 @@ class InspectionMethods(Facade):
     """Inspection: what a user's memory holds, as copies.
 
     Example:
+        >>> from langchain_memoryos import MemoryOS
         >>> memory = MemoryOS(); _ = memory.add_turn("I'm vegan.", "Noted.", user_id="u", thread_id="a")
         >>> memory.list_threads("u"), memory.stats("u").stm_pages
         (['a'], 1)
@@ -26,6 +27,7 @@ class InspectionMethods(Facade):
         """The thread's short-term pages, oldest first.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> MemoryOS().get_stm("u")
             []
         """
@@ -35,6 +37,7 @@ class InspectionMethods(Facade):
         """Async twin of :meth:`get_stm`.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
             >>> asyncio.run(MemoryOS().aget_stm("u"))
             []
@@ -45,6 +48,7 @@ class InspectionMethods(Facade):
         """The user's threads that have short-term pages, sorted.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> m = MemoryOS(); _ = m.add_turn("hi", "hello", user_id="u", thread_id="b")
             >>> m.list_threads("u")
             ['b']
@@ -55,6 +59,7 @@ class InspectionMethods(Facade):
         """Async twin of :meth:`list_threads`.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
             >>> asyncio.run(MemoryOS().alist_threads("u"))
             []
@@ -65,6 +70,7 @@ class InspectionMethods(Facade):
         """Mid-term segments with heat at the conversation clock, hottest first.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> MemoryOS().list_segments("u")
             []
         """
@@ -74,6 +80,7 @@ class InspectionMethods(Facade):
         """Async twin of :meth:`list_segments`.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
             >>> asyncio.run(MemoryOS().alist_segments("u"))
             []
@@ -84,6 +91,7 @@ class InspectionMethods(Facade):
         """Mid-term pages (of one segment, or all), oldest first.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> MemoryOS().list_pages("u")
             []
         """
@@ -93,6 +101,7 @@ class InspectionMethods(Facade):
         """User facts (``kind="user"``) or agent traits (``kind="agent"``), oldest first.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> m = MemoryOS(); _ = m.add_fact("I'm vegan.", user_id="u")
             >>> [f.summary for f in m.list_facts("u")]
             ['The user is vegan.']
@@ -103,6 +112,7 @@ class InspectionMethods(Facade):
         """Async twin of :meth:`list_facts`.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
             >>> asyncio.run(MemoryOS().alist_facts("u"))
             []
@@ -113,6 +123,7 @@ class InspectionMethods(Facade):
         """The user's persona (profile, traits, agent profile).
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> MemoryOS().get_persona("u").user_profile
             {}
         """
@@ -122,6 +133,7 @@ class InspectionMethods(Facade):
         """Async twin of :meth:`get_persona`.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
             >>> asyncio.run(MemoryOS().aget_persona("u")).user_traits
             {}
@@ -132,6 +144,7 @@ class InspectionMethods(Facade):
         """The AMU write events of a user, oldest first (the last ``limit`` if given).
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> m = MemoryOS(); _ = m.add_fact("Book a table.", user_id="u")
             >>> [e.action for e in m.write_log("u")]
             ['filtered']
@@ -142,6 +155,7 @@ class InspectionMethods(Facade):
         """Async twin of :meth:`write_log`.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
             >>> asyncio.run(MemoryOS().awrite_log("u"))
             []
@@ -152,6 +166,7 @@ class InspectionMethods(Facade):
         """Counts over all of the user's threads.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> MemoryOS().stats("u").stm_pages
             0
         """
@@ -161,6 +176,7 @@ class InspectionMethods(Facade):
         """Async twin of :meth:`stats`.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
             >>> asyncio.run(MemoryOS().astats("u")).segments
             0

@@ -23,6 +23,7 @@ class MaintenanceMethods(Facade):
     """Maintenance: a user's memory checked, repaired, exported, imported, cleared or deleted.
 
     Example:
+        >>> from langchain_memoryos import MemoryOS
         >>> a = MemoryOS(); _ = a.add_turn("Hi", "Hello", user_id="u")
         >>> b = MemoryOS(); _ = b.import_user(a.export_user("u"), user_id="v")
         >>> b.check("v"), a.delete_user("u") > 0, a.stats("u").stm_pages
@@ -42,6 +43,7 @@ class MaintenanceMethods(Facade):
             How many pages were removed.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> m = MemoryOS()
             >>> _ = m.add_turn("hi", "hello", user_id="u", thread_id="a")
             >>> m.clear_stm("u", "a"), m.get_stm("u", "a")
@@ -53,6 +55,7 @@ class MaintenanceMethods(Facade):
         """Async twin of :meth:`clear_stm`.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
             >>> asyncio.run(MemoryOS().aclear_stm("u"))
             0
@@ -68,6 +71,7 @@ class MaintenanceMethods(Facade):
         its vector.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> MemoryOS().check("u")
             []
         """
@@ -77,6 +81,7 @@ class MaintenanceMethods(Facade):
         """Async twin of :meth:`check`.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
             >>> asyncio.run(MemoryOS().acheck("u"))
             []
@@ -87,6 +92,7 @@ class MaintenanceMethods(Facade):
         """Fix what :meth:`check` reports that can be fixed; returns what was done.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> MemoryOS().repair("u")
             []
         """
@@ -96,6 +102,7 @@ class MaintenanceMethods(Facade):
         """Async twin of :meth:`repair`.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
             >>> asyncio.run(MemoryOS().arepair("u"))
             []
@@ -106,6 +113,7 @@ class MaintenanceMethods(Facade):
         """Everything stored for a user, as JSON-compatible data.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> m = MemoryOS(); _ = m.add_turn("Hi", "Hello", user_id="u")
             >>> len(m.export_user("u")["items"]) > 0
             True
@@ -116,6 +124,7 @@ class MaintenanceMethods(Facade):
         """Async twin of :meth:`export_user`.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
             >>> asyncio.run(MemoryOS().aexport_user("u"))["items"]
             []
@@ -137,6 +146,7 @@ class MaintenanceMethods(Facade):
             ValueError: not an export, or an item that fails the checks (named).
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> a = MemoryOS(); _ = a.add_turn("Hi", "Hello", user_id="u")
             >>> b = MemoryOS(); b.import_user(a.export_user("u")) > 0
             True
@@ -166,6 +176,7 @@ class MaintenanceMethods(Facade):
             The number of items deleted.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> m = MemoryOS(); _ = m.add_turn("Hi", "Hello", user_id="u")
             >>> m.delete_user("u") > 0, m.stats("u").stm_pages, m.export_user("u")["items"]
             (True, 0, [])
@@ -176,6 +187,7 @@ class MaintenanceMethods(Facade):
         """Async twin of :meth:`delete_user`.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
             >>> m = MemoryOS(); _ = m.add_turn("Hi", "Hello", user_id="u")
             >>> asyncio.run(m.adelete_user("u")) > 0, m.get_stm("u")
@@ -205,6 +217,7 @@ class MaintenanceMethods(Facade):
             The statement that was run (``None`` when there is none).
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> import os, tempfile
             >>> with MemoryOS.from_sqlite(os.path.join(tempfile.mkdtemp(), "m.db")) as memory:
             ...     memory.vacuum()
@@ -218,6 +231,7 @@ class MaintenanceMethods(Facade):
         """Async twin of :meth:`vacuum`.
 
         Example:
+            >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
             >>> asyncio.run(MemoryOS().avacuum()) is None
             True
