@@ -351,7 +351,8 @@ def prejudge_relations(
         ...     return MemoryRecord(id=id, aspect="personal_profile", entities=[slot], summary=summary, slot=slot)
         >>> s.put_fact(fact("f1", "The user lives in Oslo.", "location"), x)
         >>> s.put_fact(fact("f2", "The user works at Bosch.", "employer"), y)
-        >>> new = [fact("", "The user lives in Bergen.", "location"), fact("", "The user works at Siemens.", "employer")]
+        >>> new = [fact("", "The user lives in Bergen.", "location"),
+        ...        fact("", "The user works at Siemens.", "employer")]
         >>> vectors = {new[0].summary: x, new[1].summary: y}
         >>> services = Services(None, None, HeuristicController())  # type: ignore[arg-type]
         >>> ahead = run_sync(prejudge_relations(s, new, vectors, settings), services)

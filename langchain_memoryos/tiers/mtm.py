@@ -135,8 +135,15 @@ def evict_coldest(state: UserState, settings: EngineSettings, report: WriteRepor
     The segment just created for the incoming page is never the one evicted.
 
     Example:
-        >>> evict_coldest  # doctest: +ELLIPSIS
-        <function evict_coldest at ...>
+        >>> from langchain_memoryos.config import MemoryOSConfig
+        >>> from langchain_memoryos.store.repository import UserState
+        >>> s = UserState(user_id="u", label="u", dimension=2)
+        >>> for seg in (Segment(id="hot", n_visit=5), Segment(id="cold"), Segment(id="new")):
+        ...     s.put_segment(seg, np.ones(2, dtype=np.float32))
+        >>> report = WriteReport("")
+        >>> evict_coldest(s, EngineSettings.build(MemoryOSConfig(mtm_max_segments=1), None), report, keep="new")
+        >>> report.segments_evicted, sorted(s.segments)
+        (['cold', 'hot'], ['new'])
     """
     config = settings.config
     clock = state.clock
@@ -157,7 +164,7 @@ def centroid(state: UserState, segment: Segment) -> Vector:
         >>> s = UserState(user_id="u", label="u", dimension=2)
         >>> for i, v in enumerate(([1.0, 0.0], [0.0, 1.0])):
         ...     s.put_page(DialoguePage(id=f"p{i}", user_input="x", agent_response=""), np.array(v, dtype=np.float32))
-        >>> centroid(s, Segment(id="s", page_ids=["p0", "p1"])).round(3).tolist()
+        >>> [round(float(x), 3) for x in centroid(s, Segment(id="s", page_ids=["p0", "p1"]))]
         [0.707, 0.707]
     """
     vecs = [state.page_index.get(p) for p in segment.page_ids if p in state.page_index]
