@@ -195,8 +195,11 @@ class MemoryController(Protocol):
 
     Example:
         >>> from langchain_memoryos.controllers import HeuristicController
-        >>> isinstance(HeuristicController(), MemoryController)
-        True
+        >>> controller: MemoryController = HeuristicController()
+        >>> [r.summary for r in controller.parse_records("I live in Oslo.", "user").records]
+        ['The user lives in Oslo.']
+        >>> isinstance(controller, MemoryController), isinstance(object(), MemoryController)
+        (True, False)
     """
 
     name: str
@@ -257,9 +260,16 @@ class BaseController:
     method in a worker thread. Override an async twin for native async IO.
 
     Example:
-        >>> from langchain_memoryos.controllers import HeuristicController
-        >>> issubclass(HeuristicController, BaseController)
-        True
+        >>> class Shout(BaseController):
+        ...     name = "shout"
+        ...     def parse_records(self, text, kind):
+        ...         return ParsedRecords([MemoryRecord(kind=kind, summary=text.upper())])
+        >>> [r.summary for r in asyncio.run(Shout().aparse_records("i live in oslo", "user")).records]
+        ['I LIVE IN OSLO']
+        >>> Shout().fuse(MemoryRecord(), [])
+        Traceback (most recent call last):
+        ...
+        NotImplementedError
     """
 
     name: str = "base"

@@ -415,8 +415,14 @@ class MemoryRepository:
         """Step: a thread's STM pages, oldest first (loaded with the user's state).
 
         Example:
-            >>> MemoryRepository(2).load_thread  # doctest: +ELLIPSIS
-            <bound method ...>
+            >>> from langchain_memoryos.pipeline.effects import Services, run_sync
+            >>> s = UserState(user_id="u", label="u", dimension=2)
+            >>> s.stm["t"] = [DialoguePage(id="p", user_input="hi", agent_response="", thread_id="t")]
+            >>> repo, services = MemoryRepository(2), Services(None, None, None)  # type: ignore[arg-type]
+            >>> [p.id for p in run_sync(repo.load_thread(s, "t"), services)]
+            ['p']
+            >>> run_sync(repo.load_thread(s, "new"), services), sorted(s.stm)  # a new thread starts empty
+            ([], ['new', 't'])
         """
         return state.stm.setdefault(thread_id, [])
         yield  # pragma: no cover - makes this a generator like every step

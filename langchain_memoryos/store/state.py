@@ -273,8 +273,13 @@ class UserState:
         """Rewrite an STM page (e.g. its chain meta).
 
         Example:
-            >>> UserState(user_id="u", label="u", dimension=2).stm_update  # doctest: +ELLIPSIS
-            <bound method ...>
+            >>> import numpy as np
+            >>> s = UserState(user_id="u", label="u", dimension=2)
+            >>> page = DialoguePage(id="p", user_input="hi", agent_response="", thread_id="t")
+            >>> s.stm_append(page, np.zeros(2, dtype=np.float32)); _ = s.take_ops()
+            >>> page.meta = "greeting"; s.stm_update(page)
+            >>> [(op.namespace, op.key, op.value["meta"], op.value["seq"]) for op in s.take_ops()]
+            [(('memoryos', 'u', 'stm', 't'), 'p', 'greeting', 1)]
         """
         value = page.to_dict()
         value["vector"] = encode_vector(self.stm_vectors[page.id])
