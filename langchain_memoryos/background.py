@@ -38,8 +38,9 @@ class BackgroundWriteError(RuntimeError):
         failures: ``(user_id, exception)`` for each failed write.
 
     Example:
-        >>> BackgroundWriteError([("u", ValueError("x"))]).failures[0][0]
-        'u'
+        >>> err = BackgroundWriteError([("u", ValueError("bad timestamp")), ("v", KeyError("x"))])
+        >>> str(err), [user for user, _ in err.failures]
+        ("2 background write(s) failed; first: ValueError('bad timestamp')", ['u', 'v'])
     """
 
     def __init__(self, failures: list[tuple[str, BaseException]]) -> None:

@@ -95,8 +95,11 @@ class MemorySystem:
         config: its configuration.
 
     Example:
-        >>> MemorySystem("memoryos (paper)", MemoryOSConfig.paper()).config.page_ranking
-        'segments'
+        >>> twice = [MemorySystem("memoryos", MemoryOSConfig()), MemorySystem("memoryos", MemoryOSConfig.paper())]
+        >>> run_locomo("locomo.json", systems=twice, baselines=[])  # names label the report rows: unique
+        Traceback (most recent call last):
+        ...
+        ValueError: system names must be unique, got ['memoryos', 'memoryos']
     """
 
     name: str
