@@ -332,5 +332,9 @@ class MemoryOSConfig:
         Example:
             >>> MemoryOSConfig().replace(stm_capacity=3).stm_capacity
             3
+            >>> MemoryOSConfig().replace(stm_capacity=0)
+            Traceback (most recent call last):
+            ...
+            ValueError: MemoryOSConfig.stm_capacity must be >= 1, got 0.
         """
         return dataclasses.replace(self, **changes)
