@@ -38,8 +38,9 @@ class BackgroundWriteError(RuntimeError):
         failures: ``(user_id, exception)`` for each failed write.
 
     Example:
-        >>> BackgroundWriteError([("u", ValueError("x"))]).failures[0][0]
-        'u'
+        >>> err = BackgroundWriteError([("u", ValueError("bad timestamp")), ("v", KeyError("x"))])
+        >>> str(err), [user for user, _ in err.failures]
+        ("2 background write(s) failed; first: ValueError('bad timestamp')", ['u', 'v'])
     """
 
     def __init__(self, failures: list[tuple[str, BaseException]]) -> None:
@@ -126,7 +127,14 @@ class BackgroundWriter:
         """Wait for the queued writes; raise :class:`BackgroundWriteError` for any that failed.
 
         Example:
-            >>> BackgroundWriter().flush()
+            >>> w = BackgroundWriter()
+            >>> w.submit("u", lambda: 1 / 0)
+            >>> w.flush()  # doctest: +ELLIPSIS
+            Traceback (most recent call last):
+            ...
+            langchain_memoryos.background.BackgroundWriteError: 1 background write(s) failed; first: ZeroDivision...
+            >>> w.flush()  # a failure is reported once
+            >>> w.close()
         """
         self.wait(user_id)
         with self._cond:
@@ -139,7 +147,15 @@ class BackgroundWriter:
         """Drain the queue, then stop the workers (idempotent).
 
         Example:
-            >>> BackgroundWriter().close()
+            >>> import time
+            >>> w, done = BackgroundWriter(), []
+            >>> w.submit("u", lambda: (time.sleep(0.05), done.append("written")))
+            >>> w.close(); done, w.pending()  # the queue is drained first
+            (['written'], 0)
+            >>> w.submit("u", lambda: None)
+            Traceback (most recent call last):
+            ...
+            RuntimeError: the memory's background writer is closed; create a new MemoryOS.
         """
         with self._cond:
             if self._closed:

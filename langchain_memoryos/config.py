@@ -50,8 +50,10 @@ class ModelThresholds:
             to the previous page of its dialogue chain.
 
     Example:
-        >>> ModelThresholds(write_similarity=0.6, retrieval_similarity=0.3).write_similarity
-        0.6
+        >>> MemoryOSConfig().thresholds("all-MiniLM-L6-v2").retrieval_similarity  # MiniLM's own values
+        0.35
+        >>> MemoryOSConfig().thresholds("some-other-model").retrieval_similarity  # the stricter defaults
+        0.55
     """
 
     write_similarity: float = 0.6
@@ -330,5 +332,9 @@ class MemoryOSConfig:
         Example:
             >>> MemoryOSConfig().replace(stm_capacity=3).stm_capacity
             3
+            >>> MemoryOSConfig().replace(stm_capacity=0)
+            Traceback (most recent call last):
+            ...
+            ValueError: MemoryOSConfig.stm_capacity must be >= 1, got 0.
         """
         return dataclasses.replace(self, **changes)

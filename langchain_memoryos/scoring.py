@@ -134,8 +134,10 @@ class GateResult:
         reason: the first factor that failed, or why it passed.
 
     Example:
-        >>> GateResult(0.75, True, "admitted").admitted
-        True
+        >>> gate(MemoryRecord(aspect="health", entities=["vegan"], summary="The user is vegan."), 0.5)
+        GateResult(score=1.0, admitted=True, reason='admitted: G=1.00 >= 0.50')
+        >>> gate(MemoryRecord(aspect="other", entities=["x"], summary="Something."), 0.5)
+        GateResult(score=0.0, admitted=False, reason="fallback aspect 'other'")
     """
 
     score: float

@@ -25,8 +25,10 @@ def single_math_thread() -> Any:
         A ``threadpoolctl`` limit context (restores the previous limits on exit).
 
     Example:
+        >>> from threadpoolctl import threadpool_info
         >>> with single_math_thread():
-        ...     pass
+        ...     {pool["num_threads"] for pool in threadpool_info()}
+        {1}
     """
     global _CONTROLLER
     if _CONTROLLER is None:

@@ -342,8 +342,24 @@ def prejudge_relations(
         ``{index in records: (candidate ids, judgement)}``.
 
     Example:
-        >>> prejudge_relations  # doctest: +ELLIPSIS
-        <function prejudge_relations at ...>
+        >>> from langchain_memoryos.controllers import HeuristicController
+        >>> from langchain_memoryos.pipeline.effects import Services, run_sync
+        >>> settings = AMUSettings.from_config(MemoryOSConfig(), MemoryOSConfig().thresholds(None))
+        >>> s = UserState(user_id="u", label="u", dimension=2)
+        >>> x, y = np.array([1.0, 0.0], dtype=np.float32), np.array([0.0, 1.0], dtype=np.float32)
+        >>> def fact(id, summary, slot):
+        ...     return MemoryRecord(id=id, aspect="personal_profile", entities=[slot], summary=summary, slot=slot)
+        >>> s.put_fact(fact("f1", "The user lives in Oslo.", "location"), x)
+        >>> s.put_fact(fact("f2", "The user works at Bosch.", "employer"), y)
+        >>> new = [fact("", "The user lives in Bergen.", "location"),
+        ...        fact("", "The user works at Siemens.", "employer")]
+        >>> vectors = {new[0].summary: x, new[1].summary: y}
+        >>> services = Services(None, None, HeuristicController())  # type: ignore[arg-type]
+        >>> ahead = run_sync(prejudge_relations(s, new, vectors, settings), services)
+        >>> {i: (ids, [r.label for r in j.relations]) for i, (ids, j) in ahead.items()}
+        {0: (['f1'], ['update']), 1: (['f2'], ['update'])}
+        >>> run_sync(prejudge_relations(s, new[:1], vectors, settings), services)  # one record: judged in order
+        {}
     """
     plans: list[tuple[int, MemoryRecord, list[tuple[MemoryRecord, float]]]] = []
     earlier: list[tuple[MemoryRecord, Vector]] = []
@@ -384,8 +400,12 @@ def evict_over_capacity(state: UserState, kind: FactKind, capacity: int, *, keep
         The evicted records, oldest first.
 
     Example:
-        >>> evict_over_capacity  # doctest: +ELLIPSIS
-        <function evict_over_capacity at ...>
+        >>> s = UserState(user_id="u", label="u", dimension=2)
+        >>> for day in (1, 2, 3):
+        ...     r = MemoryRecord(id=f"f{day}", summary=f"fact {day}", updated_at=_dt.datetime(2024, 1, day))
+        ...     s.put_fact(r, np.ones(2, dtype=np.float32))
+        >>> [r.id for r in evict_over_capacity(s, "user", 2, keep="f1")], sorted(s.facts["user"])
+        (['f2'], ['f1', 'f3'])
     """
     facts = state.facts[kind]
     if len(facts) <= capacity:

@@ -74,8 +74,21 @@ def edit_fact(state: UserState, fact_id: str, summary: str, *, now: _dt.datetime
         The ``edited`` event (its reason quotes the old summary).
 
     Example:
-        >>> edit_fact  # doctest: +ELLIPSIS
-        <function edit_fact at ...>
+        >>> from langchain_memoryos.controllers import HeuristicController
+        >>> from langchain_memoryos.embeddings import resolve_embeddings
+        >>> from langchain_memoryos.pipeline.effects import Services, run_sync
+        >>> emb = resolve_embeddings()
+        >>> s = UserState(user_id="u", label="u", dimension=emb.dimension)
+        >>> old = MemoryRecord(id="f1", summary="The user lives in Oslo.", entities=["Oslo"])
+        >>> s.put_fact(old, emb.encode([old.summary])[0])
+        >>> now = _dt.datetime(2024, 5, 1, tzinfo=_dt.UTC)
+        >>> services = Services(None, emb, HeuristicController())  # type: ignore[arg-type]
+        >>> event = run_sync(edit_fact(s, "f1", "The user lives in Bergen.", now=now), services)
+        >>> event.action, event.reason
+        ('edited', 'edited by the user; was: The user lives in Oslo.')
+        >>> fact = s.facts["user"]["f1"]
+        >>> fact.summary, fact.entities, fact.updated_at == now
+        ('The user lives in Bergen.', ['Bergen'], True)
     """
     kind, old = find_fact(state, fact_id)
     parsed: ParsedRecords = yield ParseRecords(summary, kind)
@@ -118,8 +131,20 @@ def forget_fact(repo: MemoryRepository, state: UserState, fact_id: str, *, now: 
         The ``deleted`` event.
 
     Example:
-        >>> forget_fact  # doctest: +ELLIPSIS
-        <function forget_fact at ...>
+        >>> from langchain_memoryos import MemoryOS
+        >>> from langchain_memoryos.pipeline.effects import StoreBatch, run_sync
+        >>> m = MemoryOS()
+        >>> fact_id = m.add_fact("I am allergic to peanuts.", user_id="u")[0].record.id
+        >>> def forget():
+        ...     state = yield from m.repository.load("u")
+        ...     event = yield from forget_fact(m.repository, state, fact_id, now=_dt.datetime(2024, 5, 1))
+        ...     yield StoreBatch(state.take_ops())
+        ...     return event
+        >>> event = run_sync(forget(), m._services)
+        >>> event.action, event.record.summary, m.list_facts("u")
+        ('deleted', '[deleted]', [])
+        >>> [e.record.summary for e in m.write_log("u")]
+        ['[deleted]', '[deleted]']
     """
     kind, old = find_fact(state, fact_id)
     state.delete_fact(kind, fact_id)

@@ -44,9 +44,10 @@ class Session(TypedDict):
         turns: the exchanges, in order.
 
     Example:
-        >>> s: Session = {"date": "2024-01-01T09:00:00", "turns": [("Hi", "Hello")]}
-        >>> s["turns"][0][0]
-        'Hi'
+        >>> from langchain_memoryos.cli.demo.results import turn_timestamp
+        >>> s: Session = {"date": "2024-01-01T09:00:00", "turns": [("Hi", "Hello"), ("I'm Maya.", "Hi Maya!")]}
+        >>> [turn_timestamp(s, i).strftime("%H:%M") for i in range(len(s["turns"]))]
+        ['09:00', '09:03']
     """
 
     date: str
@@ -63,9 +64,9 @@ class Probe(TypedDict):
         about: where the answer was said, for the report.
 
     Example:
-        >>> p: Probe = {"question": "What's my name?", "expected": ("Maya",), "about": "S1"}
-        >>> p["expected"]
-        ('Maya',)
+        >>> said = " ".join(f"{u} {a}" for s in SESSIONS for u, a in s["turns"]).lower()
+        >>> all(x.lower() in said for p in PROBES for x in p["expected"])  # every answer was said
+        True
     """
 
     question: str

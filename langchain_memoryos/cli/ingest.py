@@ -36,7 +36,7 @@ __all__ = ["TurnLine", "ingest", "read_turns"]
 
 @dataclass
 class TurnLine:
-    """One turn of a JSONL file.
+    r"""One turn of a JSONL file.
 
     Attributes:
         user_input: what the user said.
@@ -48,8 +48,16 @@ class TurnLine:
         turn_id: the idempotency key (default ``<file name>:<line>:<digest>``, see :func:`read_turns`).
 
     Example:
-        >>> TurnLine("I moved to Oslo.", "Nice!", 3).line
-        3
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     f = Path(tmp) / "chat.jsonl"
+        ...     _ = f.write_text('{"user": "I moved to Oslo.", "assistant": "Nice!"}\n\n{"user": "I love chess."}\n')
+        ...     turns = read_turns(f)
+        ...     [(t.line, t.user_input, t.agent_response, t.metadata["source_id"] == f"{f.resolve()}:{t.line}")
+        ...      for t in turns]
+        [(1, 'I moved to Oslo.', 'Nice!', True), (3, 'I love chess.', '', True)]
+        >>> [t.turn_id.rsplit(":", 1)[0] for t in turns]  # <file name>:<line>:<digest>
+        ['chat.jsonl:1', 'chat.jsonl:3']
     """
 
     user_input: str

@@ -59,7 +59,14 @@ class ControllerUsage:
         note: why it fell back, if it did.
 
     Example:
-        >>> ControllerUsage().llm_calls
+        >>> from langchain_core.language_models import GenericFakeChatModel
+        >>> from langchain_core.messages import AIMessage
+        >>> from langchain_memoryos.controllers import HeuristicController, LLMController
+        >>> reply = AIMessage('{"records": []}', usage_metadata={"input_tokens": 90, "output_tokens": 10,
+        ...                                                      "total_tokens": 100})
+        >>> LLMController(GenericFakeChatModel(messages=iter([reply]))).parse_records("Hi!", "user").usage
+        ControllerUsage(llm_calls=1, llm_tokens=100, fallback=False, note='')
+        >>> HeuristicController().parse_records("Hi!", "user").usage.llm_calls
         0
     """
 
@@ -92,8 +99,9 @@ class QueryPlan:
         aspects: the AMU aspects the query is about (their facts come first).
 
     Example:
-        >>> QueryPlan("Where does the user live?", frozenset({"personal_profile"})).aspects
-        frozenset({'personal_profile'})
+        >>> from langchain_memoryos.controllers import HeuristicController
+        >>> HeuristicController().plan_query("Is she allergic to anything?")
+        QueryPlan(fact_query='Is she allergic to anything.', aspects=frozenset({'health'}))
     """
 
     fact_query: str
@@ -113,8 +121,11 @@ class PageAnalysis:
         usage: model usage.
 
     Example:
-        >>> PageAnalysis(linked=False, chain_meta="hiking", keywords=["hiking"]).records
-        []
+        >>> from langchain_memoryos.controllers import HeuristicController
+        >>> page = DialoguePage(id="p", user_input="I started pottery classes.", agent_response="Fun!")
+        >>> a = HeuristicController().analyze_page(page, None, None)
+        >>> a.linked, sorted(a.keywords), [r.summary for r in a.records]
+        (False, ['classes', 'fun', 'pottery', 'started'], ['The user started pottery classes.'])
     """
 
     linked: bool
@@ -138,8 +149,11 @@ class PromotionResult:
         usage: model usage.
 
     Example:
-        >>> PromotionResult(segment_summary="s").user_profile
-        {}
+        >>> from langchain_memoryos.controllers import HeuristicController
+        >>> page = DialoguePage(id="p", user_input="My name is Ana. I love chess.", agent_response="Hi Ana!")
+        >>> r = HeuristicController().promote_segment(Segment(id="s"), [page], Persona())
+        >>> r.user_profile, r.user_traits
+        ({'name': 'Ana'}, {'interests': ['chess']})
     """
 
     segment_summary: str
@@ -155,8 +169,10 @@ class ParsedRecords:
     """``parse_records``'s answer.
 
     Example:
-        >>> ParsedRecords([]).records
-        []
+        >>> from langchain_memoryos.controllers import HeuristicController
+        >>> parsed = HeuristicController().parse_records("I'm vegan and I live in Oslo.", "user")
+        >>> [(r.aspect, r.summary) for r in parsed.records]
+        [('health', 'The user is vegan.'), ('personal_profile', 'The user lives in Oslo.')]
     """
 
     records: list[MemoryRecord]
@@ -168,8 +184,11 @@ class RelationJudgement:
     """``judge_relations``'s answer: one relation per candidate, in candidate order.
 
     Example:
-        >>> RelationJudgement([Relation("a", "separate")]).relations[0].label
-        'separate'
+        >>> from langchain_memoryos.controllers import HeuristicController
+        >>> new = MemoryRecord(summary="The user lives in Denver.")
+        >>> old = MemoryRecord(id="f1", summary="The user lives in Boston.")
+        >>> HeuristicController().judge_relations(new, [(old, 0.8)]).relations  # doctest: +NORMALIZE_WHITESPACE
+        [Relation(candidate_id='f1', label='update', similarity=0.8, reason='location changed: boston → denver')]
     """
 
     relations: list[Relation]
@@ -181,8 +200,12 @@ class FuseResult:
     """``fuse``'s answer: the current record that replaces the updated ones.
 
     Example:
-        >>> FuseResult(MemoryRecord(summary="x")).record.summary
-        'x'
+        >>> from langchain_memoryos.controllers import HeuristicController
+        >>> new = MemoryRecord(summary="The user lives in Denver.", source_page_ids=["p2"])
+        >>> old = MemoryRecord(id="f1", summary="The user lives in Boston.", source_page_ids=["p1"])
+        >>> fused = HeuristicController().fuse(new, [old]).record
+        >>> fused.summary, fused.source_page_ids
+        ('The user lives in Denver.', ['p1', 'p2'])
     """
 
     record: MemoryRecord
@@ -195,8 +218,11 @@ class MemoryController(Protocol):
 
     Example:
         >>> from langchain_memoryos.controllers import HeuristicController
-        >>> isinstance(HeuristicController(), MemoryController)
-        True
+        >>> controller: MemoryController = HeuristicController()
+        >>> [r.summary for r in controller.parse_records("I live in Oslo.", "user").records]
+        ['The user lives in Oslo.']
+        >>> isinstance(controller, MemoryController), isinstance(object(), MemoryController)
+        (True, False)
     """
 
     name: str
@@ -257,9 +283,16 @@ class BaseController:
     method in a worker thread. Override an async twin for native async IO.
 
     Example:
-        >>> from langchain_memoryos.controllers import HeuristicController
-        >>> issubclass(HeuristicController, BaseController)
-        True
+        >>> class Shout(BaseController):
+        ...     name = "shout"
+        ...     def parse_records(self, text, kind):
+        ...         return ParsedRecords([MemoryRecord(kind=kind, summary=text.upper())])
+        >>> [r.summary for r in asyncio.run(Shout().aparse_records("i live in oslo", "user")).records]
+        ['I LIVE IN OSLO']
+        >>> Shout().fuse(MemoryRecord(), [])
+        Traceback (most recent call last):
+        ...
+        NotImplementedError
     """
 
     name: str = "base"

@@ -105,7 +105,10 @@ class Prompts:
     """The prompt templates of one :class:`~langchain_memoryos.controllers.llm.LLMController`.
 
     Example:
-        >>> Prompts(fuse="Merge: {record} {updated} {date}").fuse.startswith("Merge")
+        >>> p = Prompts(fuse="Merge {updated} into {record} ({date}).")  # the other templates stay the defaults
+        >>> p.fuse.format(updated="Oslo", record="Bergen", date="2024-05-01"), p.fuse != DEFAULT_FUSE_PROMPT
+        ('Merge Oslo into Bergen (2024-05-01).', True)
+        >>> p.judge_relations == DEFAULT_JUDGE_RELATIONS_PROMPT
         True
     """
 

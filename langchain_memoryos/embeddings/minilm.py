@@ -73,6 +73,10 @@ class MiniLMEmbeddings(Embeddings):
         Example:
             >>> MiniLMEmbeddings(batch_size=16).batch_size
             16
+            >>> MiniLMEmbeddings(max_length=1000)
+            Traceback (most recent call last):
+            ...
+            ValueError: max_length must be in [2, 512], got 1000
         """
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")

@@ -100,8 +100,18 @@ def admission_check(
         ``{"gate": …, "admit_all": …, "min_25_words": …}``.
 
     Example:
-        >>> admission_check  # doctest: +ELLIPSIS
-        <function admission_check at ...>
+        >>> import json, tempfile
+        >>> from langchain_memoryos.controllers import HeuristicController
+        >>> sample = {"sample_id": "c1", "conversation": {"session_1_date_time": "1:56 pm on 8 May, 2023",
+        ...     "session_1": [{"speaker": "Ana", "dia_id": "D1:1", "text": "Hi Ben!"},
+        ...                   {"speaker": "Ben", "dia_id": "D1:2", "text": "I moved to Oslo last month."}]},
+        ...     "qa": [{"question": "Where does Ben live?", "evidence": ["D1:2"], "category": 4}]}
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     path = Path(tmp) / "locomo.json"
+        ...     _ = path.write_text(json.dumps([sample]))
+        ...     scores = admission_check(path, HeuristicController())
+        >>> {name: (s.tp, s.fp, s.fn) for name, s in scores.items()}
+        {'gate': (1, 0, 0), 'admit_all': (1, 1, 0), 'min_25_words': (0, 0, 1)}
     """
     turns = [t for t in iter_locomo_turns(path) if t.dia_id]
     cited = cited_turns(path)

@@ -60,8 +60,18 @@ class FlatPages:
         rrf_k: rank offset of the hybrid fusion (the memory's default).
 
     Example:
-        >>> FlatPages([], embeddings=None).texts
-        []
+        >>> import datetime as dt
+        >>> day = dt.datetime(2023, 5, 8, tzinfo=dt.UTC)
+        >>> pages = [LocomoPage("I love pottery.", "Cool!", "Ana", "Ben", ("D1:1", "D1:2"), day, 1),
+        ...          LocomoPage("We went camping.", "Fun!", "Ana", "Ben", ("D1:3", "D1:4"), day, 1),
+        ...          LocomoPage("My dog is sick.", "Oh no.", "Ana", "Ben", ("D1:5", "D1:6"), day, 1)]
+        >>> flat = FlatPages(pages, embeddings=None)
+        >>> flat.texts[1]
+        '[8 May 2023] Ana: We went camping. Ben: Fun!'
+        >>> flat.dense_order("Who went camping?")
+        Traceback (most recent call last):
+        ...
+        ValueError: dense baselines need embeddings: FlatPages(pages, embeddings=...)
     """
 
     def __init__(self, pages: Sequence[LocomoPage], *, embeddings: Embeddings | None, rrf_k: float = 20.0) -> None:
@@ -82,8 +92,13 @@ class FlatPages:
         """Page indices by BM25 score, best first (pages scoring 0 last, in order).
 
         Example:
-            >>> FlatPages([], embeddings=None).lexical_order("x")
-            []
+            >>> import datetime as dt
+            >>> day = dt.datetime(2023, 5, 8, tzinfo=dt.UTC)
+            >>> pages = [LocomoPage("I love pottery.", "Cool!", "Ana", "Ben", ("D1:1", "D1:2"), day, 1),
+            ...          LocomoPage("We went camping.", "Fun!", "Ana", "Ben", ("D1:3", "D1:4"), day, 1),
+            ...          LocomoPage("My dog is sick.", "Oh no.", "Ana", "Ben", ("D1:5", "D1:6"), day, 1)]
+            >>> FlatPages(pages, embeddings=None).lexical_order("Who went camping?")  # no match: in order, last
+            [1, 0, 2]
         """
         if self._bm25 is None:
             return []
@@ -94,8 +109,13 @@ class FlatPages:
         """Page indices by cosine to the question, best first.
 
         Example:
-            >>> FlatPages([], embeddings=None).dense_order("x")
-            []
+            >>> import datetime as dt
+            >>> from langchain_memoryos.embeddings import resolve_embeddings
+            >>> day = dt.datetime(2023, 5, 8, tzinfo=dt.UTC)
+            >>> pages = [LocomoPage("I love pottery.", "Cool!", "Ana", "Ben", ("D1:1", "D1:2"), day, 1),
+            ...          LocomoPage("We went camping.", "Fun!", "Ana", "Ben", ("D1:3", "D1:4"), day, 1)]
+            >>> FlatPages(pages, embeddings=resolve_embeddings()).dense_order("Where did they sleep in a tent?")
+            [1, 0]
         """
         if not self.pages:
             return []
@@ -149,8 +169,16 @@ class Baseline:
         """The pages this baseline gives for ``question``, in context order.
 
         Example:
-            >>> Baseline("last", 3).select(FlatPages([], embeddings=None), "q")
-            []
+            >>> import datetime as dt
+            >>> day = dt.datetime(2023, 5, 8, tzinfo=dt.UTC)
+            >>> pages = [LocomoPage("I love pottery.", "Cool!", "Ana", "Ben", ("D1:1", "D1:2"), day, 1),
+            ...          LocomoPage("We went camping.", "Fun!", "Ana", "Ben", ("D1:3", "D1:4"), day, 1),
+            ...          LocomoPage("My dog is sick.", "Oh no.", "Ana", "Ben", ("D1:5", "D1:6"), day, 1)]
+            >>> flat = FlatPages(pages, embeddings=None)
+            >>> [p.dia_ids for p in Baseline("last", 2).select(flat, "Who went camping?")]
+            [('D1:3', 'D1:4'), ('D1:5', 'D1:6')]
+            >>> [p.dia_ids for p in Baseline("bm25", words=12).select(flat, "Who went camping?")]  # 9 words each
+            [('D1:3', 'D1:4')]
         """
         pages = flat.pages
         if self.kind == "full":

@@ -15,8 +15,22 @@ For each conversation of a LoCoMo file (DESIGN §6):
    answer is scored (official LoCoMo F1, Mem0-style F1, BLEU-1).
 
 Example:
-    >>> run_locomo  # doctest: +ELLIPSIS
-    <function run_locomo at ...>
+    >>> import json, tempfile
+    >>> sample = {"sample_id": "c1", "conversation": {"speaker_a": "Ana", "speaker_b": "Ben",
+    ...     "session_1_date_time": "1:56 pm on 8 May, 2023", "session_1": [
+    ...     {"speaker": "Ana", "dia_id": "D1:1", "text": "I started pottery classes."},
+    ...     {"speaker": "Ben", "dia_id": "D1:2", "text": "Fun!"},
+    ...     {"speaker": "Ana", "dia_id": "D1:3", "text": "We went camping in the mountains."},
+    ...     {"speaker": "Ben", "dia_id": "D1:4", "text": "Nice."}]},
+    ...     "qa": [{"question": "What classes did Ana start?", "answer": "pottery", "evidence": ["D1:1"],
+    ...             "category": 4}]}
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp) / "locomo.json"
+    ...     _ = path.write_text(json.dumps([sample]))
+    ...     run = run_locomo(path, systems=[MemorySystem("memoryos", MemoryOSConfig())],
+    ...                      baselines=[Baseline("bm25", 1), Baseline("last", 1)], progress=False, n_boot=10)
+    >>> [(s.system, s.recall) for s in run.summaries]
+    [('memoryos', 1.0), ('bm25 top-1', 1.0), ('last-1', 0.0)]
 """
 
 from __future__ import annotations
@@ -81,8 +95,11 @@ class MemorySystem:
         config: its configuration.
 
     Example:
-        >>> MemorySystem("memoryos (paper)", MemoryOSConfig.paper()).config.page_ranking
-        'segments'
+        >>> twice = [MemorySystem("memoryos", MemoryOSConfig()), MemorySystem("memoryos", MemoryOSConfig.paper())]
+        >>> run_locomo("locomo.json", systems=twice, baselines=[])  # names label the report rows: unique
+        Traceback (most recent call last):
+        ...
+        ValueError: system names must be unique, got ['memoryos', 'memoryos']
     """
 
     name: str

@@ -51,8 +51,11 @@ class LocomoTurn:
         caption: the caption of a shared image ("" when none).
 
     Example:
-        >>> LocomoTurn("conv-1", "D1:1", "Ana", "Hi!", "").dia_id
-        'D1:1'
+        >>> turn = LocomoTurn("conv-1", "D1:1", "Ana", "Look!", "a photo of a fjord")
+        >>> turn.text = "Bye"
+        Traceback (most recent call last):
+        ...
+        dataclasses.FrozenInstanceError: cannot assign to field 'text'
     """
 
     sample_id: str
@@ -83,9 +86,22 @@ def normalize_evidence(raw: Any) -> list[str]:
 def load_locomo(path: str | Path) -> list[dict[str, Any]]:
     """The conversations of a LoCoMo file (``locomo10.json`` format).
 
+    Raises:
+        ValueError: the file is not a JSON list.
+
     Example:
-        >>> load_locomo  # doctest: +ELLIPSIS
-        <function load_locomo at ...>
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     path = Path(tmp) / "locomo.json"
+        ...     _ = path.write_text(json.dumps([{"sample_id": "c1", "conversation": {}, "qa": []}]))
+        ...     print([s["sample_id"] for s in load_locomo(path)])
+        ...     _ = path.write_text("{}")
+        ...     try:
+        ...         load_locomo(path)
+        ...     except ValueError as err:
+        ...         print(str(err).replace(str(path), "locomo.json"))
+        ['c1']
+        locomo.json: not a LoCoMo file (a JSON list of conversations expected)
     """
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     if not isinstance(data, list):
@@ -129,8 +145,15 @@ def iter_locomo_turns(path: str | Path) -> Iterator[LocomoTurn]:
     """Every turn of every conversation of a LoCoMo file, in order.
 
     Example:
-        >>> iter_locomo_turns  # doctest: +ELLIPSIS
-        <function iter_locomo_turns at ...>
+        >>> import tempfile
+        >>> sample = {"sample_id": "c1", "conversation": {"session_1_date_time": "1:56 pm on 8 May, 2023",
+        ...     "session_1": [{"speaker": "Ana", "dia_id": "D1:1", "text": "I moved to Oslo."},
+        ...                   {"speaker": "Ben", "dia_id": "D1:02", "text": "Look!", "blip_caption": "a fjord"}]}}
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     path = Path(tmp) / "locomo.json"
+        ...     _ = path.write_text(json.dumps([sample]))
+        ...     [(t.dia_id, t.speaker, t.text, t.caption) for t in iter_locomo_turns(path)]
+        [('D1:1', 'Ana', 'I moved to Oslo.', ''), ('D1:2', 'Ben', 'Look!', 'a fjord')]
     """
     for sample in load_locomo(path):
         for _, turns in session_turns(sample):
@@ -149,8 +172,15 @@ def cited_turns(path: str | Path) -> set[tuple[str, str]]:
     """``(sample_id, dia_id)`` of every turn that any question cites as evidence.
 
     Example:
-        >>> cited_turns  # doctest: +ELLIPSIS
-        <function cited_turns at ...>
+        >>> import tempfile
+        >>> sample = {"sample_id": "c1", "conversation": {}, "qa": [
+        ...     {"question": "Where does Ana live?", "evidence": ["D1:1; D1:2"], "category": 4},
+        ...     {"question": "When did she move?", "evidence": ["D:1:1"], "category": 2}]}
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     path = Path(tmp) / "locomo.json"
+        ...     _ = path.write_text(json.dumps([sample]))
+        ...     sorted(cited_turns(path))
+        [('c1', 'D1:1'), ('c1', 'D1:2')]
     """
     return {
         (str(sample.get("sample_id", "")), dia)
@@ -318,8 +348,10 @@ class LocomoQuestion:
         adversarial_answer: category 5's distractor answer ("" otherwise).
 
     Example:
-        >>> LocomoQuestion("conv-1", "When?", 2, ("D1:3",), "2022", "").category
-        2
+        >>> qa = {"question": "What did Ana paint?", "adversarial_answer": "a lake", "evidence": [], "category": 5}
+        >>> load_questions({"sample_id": "c1", "qa": [qa]})[0]  # doctest: +NORMALIZE_WHITESPACE
+        LocomoQuestion(sample_id='c1', question='What did Ana paint?', category=5, evidence=(), answer='',
+                       adversarial_answer='a lake')
     """
 
     sample_id: str

@@ -4,8 +4,16 @@
 first use, as it needs the ``agents`` extra.
 
 Example:
-    >>> from langchain_memoryos.graph import create_recall_node
-    >>> callable(create_recall_node)
+    >>> from langchain_core.messages import AIMessage, HumanMessage
+    >>> from langchain_memoryos import MemoryOS
+    >>> from langchain_memoryos.graph import create_recall_node, create_remember_node
+    >>> memory = MemoryOS()
+    >>> cfg = {"configurable": {"user_id": "ana", "thread_id": "t1"}}
+    >>> turn = [HumanMessage("I play the cello.", id="h1"), AIMessage("Lovely.", id="a1")]
+    >>> create_remember_node(memory).invoke({"messages": turn}, cfg)
+    {}
+    >>> recalled = create_recall_node(memory).invoke({"messages": [HumanMessage("What do I play?")]}, cfg)
+    >>> "I play the cello." in recalled["memory_context"]
     True
 """
 

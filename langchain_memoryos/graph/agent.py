@@ -13,10 +13,16 @@ The user comes from the run (see :func:`~langchain_memoryos.graph.runtime.resolv
 the thread from ``config["configurable"]["thread_id"]``.
 
 Example:
+    >>> from langchain_core.language_models import GenericFakeChatModel
+    >>> from langchain_core.messages import AIMessage
     >>> from langchain_memoryos import MemoryOS
-    >>> node = create_recall_node(MemoryOS())
-    >>> node.name
-    'memoryos_recall'
+    >>> memory = MemoryOS()
+    >>> agent = create_memoryos_agent(GenericFakeChatModel(messages=iter([AIMessage("Nice!")])), memory=memory)
+    >>> cfg = {"configurable": {"user_id": "ana", "thread_id": "t1"}}
+    >>> agent.invoke({"messages": [("user", "I moved to Oslo.")]}, cfg)["messages"][-1].content
+    'Nice!'
+    >>> [(p.user_input, p.agent_response) for p in memory.get_stm("ana", "t1")]
+    [('I moved to Oslo.', 'Nice!')]
 """
 
 from __future__ import annotations
@@ -112,9 +118,16 @@ def create_recall_node(
         A node for ``StateGraph.add_node`` (sync and async).
 
     Example:
+        >>> from langchain_core.messages import HumanMessage
         >>> from langchain_memoryos import MemoryOS
-        >>> create_recall_node(MemoryOS(), output_key="memory").name
-        'memoryos_recall'
+        >>> memory = MemoryOS()
+        >>> _ = memory.add_turn("I play the cello.", "Lovely.", user_id="ana", thread_id="t1")
+        >>> node = create_recall_node(memory, output_key="memory")
+        >>> cfg = {"configurable": {"user_id": "ana", "thread_id": "t2"}}
+        >>> "User: I play the cello." in node.invoke({"messages": [HumanMessage("What do I play?")]}, cfg)["memory"]
+        True
+        >>> node.invoke({"messages": []}, cfg)  # no human message: nothing to recall
+        {'memory': ''}
     """
 
     def recall(state: Mapping[str, Any], config: RunnableConfig) -> dict[str, Any]:
@@ -143,9 +156,16 @@ def create_remember_node(memory: MemoryOS, *, messages_key: str = "messages") ->
         A node for ``StateGraph.add_node`` (sync and async); it changes no state.
 
     Example:
+        >>> from langchain_core.messages import AIMessage, HumanMessage
         >>> from langchain_memoryos import MemoryOS
-        >>> create_remember_node(MemoryOS()).name
-        'memoryos_remember'
+        >>> memory = MemoryOS()
+        >>> node = create_remember_node(memory)
+        >>> cfg = {"configurable": {"user_id": "ana", "thread_id": "t1"}}
+        >>> turn = [HumanMessage("I play the cello.", id="h1"), AIMessage("Lovely.", id="a1")]
+        >>> node.invoke({"messages": turn}, cfg), node.invoke({"messages": turn}, cfg)  # e.g. a replay
+        ({}, {})
+        >>> [p.user_input for p in memory.get_stm("ana", "t1")]  # stored once
+        ['I play the cello.']
     """
 
     def remember(state: Mapping[str, Any], config: RunnableConfig) -> dict[str, Any]:

@@ -12,9 +12,17 @@ input or output schema). The user comes from the run's context
 :mod:`langchain_memoryos.graph`. Needs the ``agents`` extra (``langchain``).
 
 Example:
+    >>> from langchain.agents import create_agent
+    >>> from langchain_core.language_models import GenericFakeChatModel
+    >>> from langchain_core.messages import AIMessage
     >>> from langchain_memoryos import MemoryOS
-    >>> MemoryOSMiddleware(MemoryOS()).name
-    'MemoryOSMiddleware'
+    >>> memory = MemoryOS()
+    >>> model = GenericFakeChatModel(messages=iter([AIMessage("Nice!")]))
+    >>> agent = create_agent(model, middleware=[MemoryOSMiddleware(memory)])
+    >>> out = agent.invoke({"messages": [("user", "I moved to Oslo.")]}, {"configurable": {"thread_id": "t1"}},
+    ...                    context={"user_id": "ana"})
+    >>> sorted(out), [(p.user_input, p.agent_response) for p in memory.get_stm("ana", "t1")]
+    (['messages'], [('I moved to Oslo.', 'Nice!')])
 """
 
 from __future__ import annotations
@@ -63,9 +71,15 @@ class MemoryOSMiddleware(AgentMiddleware[MemoryOSState, Any]):
         memory: the memory.
 
     Example:
+        >>> from types import SimpleNamespace
+        >>> from langchain_core.messages import HumanMessage
         >>> from langchain_memoryos import MemoryOS
-        >>> MemoryOSMiddleware(MemoryOS()).state_schema.__name__
-        'MemoryOSState'
+        >>> memory = MemoryOS()
+        >>> _ = memory.add_turn("I moved to Oslo.", "Nice!", user_id="ana", thread_id="t1")
+        >>> runtime = SimpleNamespace(context={"user_id": "ana"})
+        >>> update = MemoryOSMiddleware(memory).before_agent({"messages": [HumanMessage("Where do I live?")]}, runtime)
+        >>> "User: I moved to Oslo." in update["memoryos_context"]
+        True
     """
 
     state_schema = MemoryOSState

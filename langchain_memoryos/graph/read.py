@@ -67,8 +67,16 @@ def build_read_graph(
     ``aacquire`` take the user's lease (a read never sees a half-written turn).
 
     Example:
-        >>> build_read_graph  # doctest: +ELLIPSIS
-        <function build_read_graph at ...>
+        >>> from langchain_memoryos import MemoryOS
+        >>> m = MemoryOS()
+        >>> _ = m.add_turn("I play the cello.", "Lovely.", user_id="ana", thread_id="t1")
+        >>> def make_read(state, config):
+        ...     return ReadRun("ana", "t2", state["query"])
+        >>> graph = build_read_graph(m.repository, m.settings, m._services, make_read,
+        ...                          m.repository.lease, m.repository.alease)
+        >>> ctx = graph.invoke({"query": "Which instrument do I play?"})["context"]
+        >>> [p.user_input for p in ctx.stm], [s.page.user_input for s in ctx.pages]
+        ([], ['I play the cello.'])
     """
     graph = StateGraph(ReadState)
     stage = lambda r: run_read_stage(repo, settings, r)  # noqa: E731

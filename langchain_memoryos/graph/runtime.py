@@ -28,8 +28,10 @@ class MissingUserIdError(ValueError):
     """No user id could be found for a memory operation inside a LangGraph run.
 
     Example:
-        >>> issubclass(MissingUserIdError, ValueError)
-        True
+        >>> resolve_user_id({"configurable": {"thread_id": "t1"}})  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        langchain_memoryos.graph.runtime.MissingUserIdError: memoryos: no user id for this run; pass it as ...
     """
 
 

@@ -5,9 +5,14 @@ never from the model's arguments, so a model cannot read or write another
 user's memory.
 
 Example:
-    >>> from langchain_memoryos import MemoryOS
-    >>> create_search_memory_tool(MemoryOS()).name
-    'search_memory'
+    >>> from langchain_memoryos import MemoryOS, MemoryOSConfig
+    >>> memory = MemoryOS(config=MemoryOSConfig(agent_profile=""))
+    >>> manage, search = create_manage_memory_tool(memory), create_search_memory_tool(memory)
+    >>> _ = manage.invoke({"action": "add", "content": "I am vegan."}, {"configurable": {"user_id": "ana"}})
+    >>> "The user is vegan." in search.invoke({"query": "What do I eat?"}, {"configurable": {"user_id": "ana"}})
+    True
+    >>> search.invoke({"query": "What do I eat?"}, {"configurable": {"user_id": "bob"}})
+    'No memory about this yet.'
 """
 
 from __future__ import annotations
@@ -39,8 +44,11 @@ def create_search_memory_tool(memory: MemoryOS, *, name: str = "search_memory") 
 
     Example:
         >>> from langchain_memoryos import MemoryOS
-        >>> create_search_memory_tool(MemoryOS(), name="recall").name
-        'recall'
+        >>> memory = MemoryOS()
+        >>> _ = memory.add_turn("I play the cello.", "Lovely.", user_id="ana")
+        >>> tool, cfg = create_search_memory_tool(memory, name="recall"), {"configurable": {"user_id": "ana"}}
+        >>> tool.name, "User: I play the cello." in tool.invoke({"query": "What do I play?"}, cfg)
+        ('recall', True)
     """
 
     def search(query: str, config: RunnableConfig) -> str:
@@ -69,8 +77,13 @@ def create_manage_memory_tool(memory: MemoryOS, *, name: str = "manage_memory") 
 
     Example:
         >>> from langchain_memoryos import MemoryOS
-        >>> create_manage_memory_tool(MemoryOS()).name
-        'manage_memory'
+        >>> tool, cfg = create_manage_memory_tool(MemoryOS()), {"configurable": {"user_id": "ana"}}
+        >>> tool.invoke({"action": "add", "content": "I am vegan."}, cfg)  # doctest: +ELLIPSIS
+        'stored: The user is vegan. (id f_...; new fact)'
+        >>> tool.invoke({"action": "delete", "fact_id": "f_nope"}, cfg)
+        "No fact with id 'f_nope'; search the memory for the right id."
+        >>> tool.invoke({"action": "update", "fact_id": "f_nope"}, cfg)
+        "'update' needs the fact as 'content'."
     """
 
     def check(action: Action, content: str | None, fact_id: str | None) -> str | None:

@@ -86,8 +86,17 @@ class StageNode(Runnable[WriteState, dict[str, Any]]):
     LangGraph's bookkeeping only.
 
     Example:
-        >>> StageNode("stm_append", lambda t: iter(()), None).name  # type: ignore[arg-type]
-        'stm_append'
+        >>> from langchain_memoryos.pipeline.effects import Services
+        >>> def shout(t):  # a stage: change the payload, say where to go next
+        ...     t.user_input, t.next = t.user_input.upper(), "done"
+        ...     return
+        ...     yield
+        >>> services = Services(None, None, None)  # type: ignore[arg-type]
+        >>> t = TurnWrite("u", "t", "hi", "", None, None, None)
+        >>> StageNode("shout", shout, services).invoke({"turn": t}), t.user_input
+        ({}, 'HI')
+        >>> StageNode("shout", shout, services, routed=True).invoke({"turn": t}).goto  # a routed node: a Command
+        '__end__'
     """
 
     def __init__(
@@ -141,9 +150,18 @@ class EntryNode(StageNode):
     writes (its stages take the lock themselves).
 
     Example:
-        >>> node = EntryNode("stm_append", lambda t: iter(()), None, "turn", None, None, None)  # type: ignore[arg-type]
-        >>> node.name
-        'stm_append'
+        >>> from langchain_memoryos.pipeline.effects import Services
+        >>> def shout(t):
+        ...     t.user_input, t.next = t.user_input.upper(), "done"
+        ...     return
+        ...     yield
+        >>> def make(state, config):  # the payload from plain fields
+        ...     return TurnWrite("u", "t", state["user_input"], "", None, None, None)
+        >>> settled, services = [], Services(None, None, None)  # type: ignore[arg-type]
+        >>> node = EntryNode("shout", shout, services, "turn", make, settled.append, None)  # type: ignore[arg-type]
+        >>> out = node.invoke({"user_input": "hi"})
+        >>> out["turn"].user_input, settled == [out["turn"]]
+        ('HI', True)
     """
 
     def __init__(
@@ -237,8 +255,16 @@ def build_write_graph(
     holds the lock (:mod:`langchain_memoryos.store.unit_of_work`).
 
     Example:
-        >>> build_write_graph  # doctest: +ELLIPSIS
-        <function build_write_graph at ...>
+        >>> from langchain_memoryos import MemoryOS
+        >>> m = MemoryOS()
+        >>> def make_turn(state, config):
+        ...     return TurnWrite("ana", "t1", state["user_input"], state["agent_response"], "2024-05-01", None, None)
+        >>> async def asettle(turn):
+        ...     pass
+        >>> graph = build_write_graph(m.repository, m.settings, m._services, make_turn, lambda turn: None, asettle)
+        >>> out = graph.invoke({"user_input": "I play the cello.", "agent_response": "Lovely."})
+        >>> out["report"].added, [p.user_input for p in m.get_stm("ana", "t1")]
+        (True, ['I play the cello.'])
     """
     graph = StateGraph(WriteState)
     stage = lambda t: run_stage(repo, settings, t)  # noqa: E731

@@ -4,9 +4,15 @@
 extra and is imported on first use.
 
 Example:
-    >>> from langchain_memoryos.integrations import RunnableWithMemoryOS
-    >>> RunnableWithMemoryOS.__name__
-    'RunnableWithMemoryOS'
+    >>> from langchain_core.messages import AIMessage
+    >>> from langchain_core.runnables import RunnableLambda
+    >>> from langchain_memoryos import MemoryOS
+    >>> from langchain_memoryos.integrations import MemoryOSChatMessageHistory, RunnableWithMemoryOS
+    >>> memory = MemoryOS()
+    >>> chain = RunnableWithMemoryOS(RunnableLambda(lambda messages: AIMessage("Noted.")), memory)
+    >>> _ = chain.invoke("I live in Oslo.", {"configurable": {"user_id": "ana", "session_id": "s1"}})
+    >>> [(m.type, m.content) for m in MemoryOSChatMessageHistory(memory, user_id="ana", session_id="s1").messages]
+    [('human', 'I live in Oslo.'), ('ai', 'Noted.')]
 """
 
 from __future__ import annotations

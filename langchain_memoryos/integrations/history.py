@@ -298,8 +298,19 @@ class RunnableWithMemoryOS(Runnable[Any, Any]):
         """Run the chain with memory, then store the turn.
 
         Example:
-            >>> RunnableWithMemoryOS.invoke  # doctest: +ELLIPSIS
-            <function RunnableWithMemoryOS.invoke at ...>
+            >>> from langchain_core.messages import AIMessage
+            >>> from langchain_core.runnables import RunnableLambda
+            >>> from langchain_memoryos import MemoryOS
+            >>> memory = MemoryOS()
+            >>> seen = RunnableLambda(lambda messages: AIMessage(" ".join(m.type for m in messages)))
+            >>> chain = RunnableWithMemoryOS(seen, memory)  # answers with the types of the messages it gets
+            >>> cfg = {"configurable": {"user_id": "ana", "session_id": "s1"}}
+            >>> chain.invoke("I live in Oslo.", cfg).content  # the memory (agent profile), the question
+            'system human'
+            >>> chain.invoke("Where do I live?", cfg).content  # now also the first turn, as history
+            'system human ai human'
+            >>> [p.user_input for p in memory.get_stm("ana", "s1")]
+            ['I live in Oslo.', 'Where do I live?']
         """
         config, session, request = self._enter(input, config)
         ctx = self.memory.retrieve(**request)
@@ -311,8 +322,16 @@ class RunnableWithMemoryOS(Runnable[Any, Any]):
         """Stream the chain's output; the turn is stored when the stream is complete.
 
         Example:
-            >>> RunnableWithMemoryOS.stream  # doctest: +ELLIPSIS
-            <function RunnableWithMemoryOS.stream at ...>
+            >>> from langchain_core.language_models import GenericFakeChatModel
+            >>> from langchain_core.messages import AIMessage
+            >>> from langchain_memoryos import MemoryOS
+            >>> memory, model = MemoryOS(), GenericFakeChatModel(messages=iter([AIMessage("Hello there Ana")]))
+            >>> chain = RunnableWithMemoryOS(model, memory)
+            >>> cfg = {"configurable": {"user_id": "ana", "session_id": "s1"}}
+            >>> [c.content for c in chain.stream("Hi, I'm Ana.", cfg)]
+            ['Hello', ' ', 'there', ' ', 'Ana']
+            >>> [(p.user_input, p.agent_response) for p in memory.get_stm("ana", "s1")]  # the chunks merged
+            [("Hi, I'm Ana.", 'Hello there Ana')]
         """
         config, session, request = self._enter(input, config)
         ctx = self.memory.retrieve(**request)
@@ -332,8 +351,17 @@ class RunnableWithMemoryOS(Runnable[Any, Any]):
         """Async twin of :meth:`invoke`.
 
         Example:
-            >>> RunnableWithMemoryOS.ainvoke  # doctest: +ELLIPSIS
-            <function RunnableWithMemoryOS.ainvoke at ...>
+            >>> import asyncio
+            >>> from langchain_core.messages import AIMessage
+            >>> from langchain_core.runnables import RunnableLambda
+            >>> from langchain_memoryos import MemoryOS
+            >>> seen = RunnableLambda(lambda messages: AIMessage(" ".join(m.type for m in messages)))
+            >>> chain = RunnableWithMemoryOS(seen, MemoryOS())
+            >>> cfg = {"configurable": {"user_id": "ana", "session_id": "s1"}}
+            >>> async def chat():
+            ...     return [(await chain.ainvoke(q, cfg)).content for q in ("I live in Oslo.", "Where do I live?")]
+            >>> asyncio.run(chat())
+            ['system human', 'system human ai human']
         """
         config, session, request = self._enter(input, config)
         ctx = await self.memory.aretrieve(**request)
@@ -345,8 +373,19 @@ class RunnableWithMemoryOS(Runnable[Any, Any]):
         """Async twin of :meth:`stream`.
 
         Example:
-            >>> RunnableWithMemoryOS.astream  # doctest: +ELLIPSIS
-            <function RunnableWithMemoryOS.astream at ...>
+            >>> import asyncio
+            >>> from langchain_core.language_models import GenericFakeChatModel
+            >>> from langchain_core.messages import AIMessage
+            >>> from langchain_memoryos import MemoryOS
+            >>> memory, model = MemoryOS(), GenericFakeChatModel(messages=iter([AIMessage("Hello there Ana")]))
+            >>> chain = RunnableWithMemoryOS(model, memory)
+            >>> async def chat():
+            ...     cfg = {"configurable": {"user_id": "ana", "session_id": "s1"}}
+            ...     return [c.content async for c in chain.astream("Hi, I'm Ana.", cfg)]
+            >>> asyncio.run(chat())
+            ['Hello', ' ', 'there', ' ', 'Ana']
+            >>> [(p.user_input, p.agent_response) for p in memory.get_stm("ana", "s1")]
+            [("Hi, I'm Ana.", 'Hello there Ana')]
         """
         config, session, request = self._enter(input, config)
         ctx = await self.memory.aretrieve(**request)

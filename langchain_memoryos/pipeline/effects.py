@@ -51,8 +51,15 @@ class StoreBatch:
     """Run these store operations in one ``batch`` (one transaction on SQL stores).
 
     Example:
-        >>> StoreBatch(()).ops
-        ()
+        >>> from langgraph.store.base import PutOp
+        >>> from langgraph.store.memory import InMemoryStore
+        >>> store = InMemoryStore()
+        >>> def step():
+        ...     return (yield StoreBatch((PutOp(("notes",), "n1", {"text": "hi"}), PutOp(("notes",), "n2", {}))))
+        >>> run_sync(step(), Services(store, None, None))  # type: ignore[arg-type]
+        [None, None]
+        >>> [item.key for item in store.search(("notes",))]
+        ['n1', 'n2']
     """
 
     ops: tuple[Op, ...]
@@ -63,8 +70,12 @@ class Embed:
     """Embed these texts; the result is a ``(n, d)`` float32 array of unit rows.
 
     Example:
-        >>> Embed(("hello",)).texts
-        ('hello',)
+        >>> from langchain_memoryos.embeddings import resolve_embeddings
+        >>> def step():
+        ...     return (yield Embed(("I live in Oslo.", "I moved to Oslo.")))
+        >>> v = run_sync(step(), Services(None, resolve_embeddings(), None))  # type: ignore[arg-type]
+        >>> v.shape, v.dtype.name, np.allclose(np.linalg.norm(v, axis=1), 1.0)
+        ((2, 384), 'float32', True)
     """
 
     texts: tuple[str, ...]
@@ -75,8 +86,13 @@ class Lock:
     """Take the user's write lock; the result is a held lease (``release()`` it, or use it in ``with``).
 
     Example:
-        >>> Lock("u1").user_id
-        'u1'
+        >>> from langchain_memoryos.store.repository import MemoryRepository
+        >>> def step():
+        ...     with (yield Lock("u1")) as lease:
+        ...         inside = lease.held
+        ...     return inside, lease.held
+        >>> run_sync(step(), Services(None, None, None, lease=MemoryRepository(2).lease))  # type: ignore[arg-type]
+        (True, False)
     """
 
     user_id: str
@@ -90,9 +106,13 @@ class Parallel:
     concurrently (``asyncio.gather``), so a model's latency is paid once.
 
     Example:
+        >>> from langchain_memoryos.controllers import HeuristicController
         >>> from langchain_memoryos.pipeline.judgements import ParseRecords
-        >>> len(Parallel((ParseRecords("a", "user"), ParseRecords("b", "user"))).requests)
-        2
+        >>> def step():
+        ...     return (yield Parallel((ParseRecords("I'm vegan.", "user"), ParseRecords("I live in Oslo.", "user"))))
+        >>> services = Services(None, None, HeuristicController())  # type: ignore[arg-type]
+        >>> [[r.summary for r in answer.records] for answer in asyncio.run(run_async(step(), services))]
+        [['The user is vegan.'], ['The user lives in Oslo.']]
     """
 
     requests: tuple[Judgement, ...]

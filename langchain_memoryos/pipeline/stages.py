@@ -50,8 +50,8 @@ class Stage:
     """One stage of a pipeline: its name (the papers' term), its tier, and the stages it may go to next.
 
     Example:
-        >>> Stage("fuse", "AMU", ("lpm_commit",), "one current record").routes
-        ('lpm_commit',)
+        >>> [s.name for s in WRITE_STAGES if "persona_promote" in s.routes]  # where a promotion can start from
+        ['mtm_insert', 'heat_evict', 'persona_promote', 'write_gate', 'relation_judge', 'lpm_commit']
     """
 
     name: str

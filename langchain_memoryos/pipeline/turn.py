@@ -189,8 +189,15 @@ def embed_turn(settings: EngineSettings, t: TurnWrite) -> Step[None]:
     vector is missing (the write graph used as a subgraph).
 
     Example:
-        >>> embed_turn  # doctest: +ELLIPSIS
-        <function embed_turn at ...>
+        >>> from langchain_memoryos.config import MemoryOSConfig
+        >>> from langchain_memoryos.embeddings import resolve_embeddings
+        >>> from langchain_memoryos.pipeline.effects import Services, run_sync
+        >>> emb = resolve_embeddings()
+        >>> settings = EngineSettings.build(MemoryOSConfig(), emb.model_name)
+        >>> t = TurnWrite("u", "t", "I play the cello.", "Lovely.", None, None, None)
+        >>> run_sync(embed_turn(settings, t), Services(None, emb, None))  # type: ignore[arg-type]
+        >>> t.vector.shape, round(float(t.vector @ emb.encode([turn_page(t).embedding_text])[0]), 4)
+        ((384,), 1.0)
     """
     text = turn_page(t).embedding_text
     t.vector = (yield Embed((embedding_text(text, settings.config.max_embedding_chars),)))[0]

@@ -208,8 +208,15 @@ def retrieve(
       rendered context stays within that many words.
 
     Example:
-        >>> retrieve  # doctest: +ELLIPSIS
-        <function retrieve at ...>
+        >>> from langchain_memoryos import MemoryOS, MemoryOSConfig
+        >>> from langchain_memoryos.pipeline.effects import run_sync
+        >>> m = MemoryOS(config=MemoryOSConfig(stm_capacity=1))
+        >>> _ = m.add_turn("I play the cello.", "Lovely.", user_id="u", thread_id="t")
+        >>> _ = m.add_turn("I moved to Oslo.", "Nice!", user_id="u", thread_id="t")  # the cello page goes to MTM
+        >>> step = retrieve(m.repository, m.settings, user_id="u", thread_id="t", query="Which instrument do I play?")
+        >>> ctx = run_sync(step, m._services)
+        >>> [p.user_input for p in ctx.stm], [s.page.user_input for s in ctx.pages]
+        (['I moved to Oslo.'], ['I play the cello.'])
     """
     r = ReadRun(user_id, thread_id, query)
     while r.next != "done":

@@ -35,8 +35,12 @@ class ScoredSegment:
     """A segment hit at retrieval with its F_score.
 
     Example:
-        >>> ScoredSegment(Segment(id="s"), 0.9).score
-        0.9
+        >>> from langchain_memoryos import MemoryOS, MemoryOSConfig
+        >>> m = MemoryOS(config=MemoryOSConfig.paper().replace(stm_capacity=1))  # ranks segments first
+        >>> for said in ("I play the cello.", "I adopted a cat.", "Hello again."):
+        ...     _ = m.add_turn(said, "Nice!", user_id="u")
+        >>> [hit.segment.keywords for hit in m.retrieve("Which instrument do I play?", user_id="u").segments]
+        [['cello', 'play'], ['cat', 'adopted']]
     """
 
     segment: Segment
@@ -48,8 +52,13 @@ class ScoredPage:
     """A mid-term page hit at retrieval with its cosine similarity.
 
     Example:
-        >>> ScoredPage(DialoguePage(id="p", user_input="a", agent_response="b"), 0.5).score
-        0.5
+        >>> from langchain_memoryos import MemoryOS, MemoryOSConfig
+        >>> m = MemoryOS(config=MemoryOSConfig(stm_capacity=1))
+        >>> for said in ("I play the cello.", "I adopted a cat.", "Hello again."):
+        ...     _ = m.add_turn(said, "Nice!", user_id="u")
+        >>> hits = m.retrieve("Which instrument do I play?", user_id="u", thread_id="q").pages
+        >>> hits[0].page.user_input, [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+        ('I play the cello.', True)
     """
 
     page: DialoguePage
@@ -61,8 +70,11 @@ class ScoredRecord:
     """A long-term record hit at retrieval with its cosine similarity.
 
     Example:
-        >>> ScoredRecord(MemoryRecord(summary="x"), 0.7).record.summary
-        'x'
+        >>> from langchain_memoryos import MemoryOS
+        >>> m = MemoryOS()
+        >>> _ = m.add_fact("I am allergic to peanuts.", user_id="u"), m.add_fact("I live in Oslo.", user_id="u")
+        >>> [hit.record.summary for hit in m.retrieve("Am I allergic to anything?", user_id="u").user_facts]
+        ['The user is allergic to peanuts.']
     """
 
     record: MemoryRecord

@@ -167,8 +167,9 @@ class Persona:
         updated_at: when the persona last changed.
 
     Example:
-        >>> Persona(user_profile={"name": "Ana"}).user_profile["name"]
-        'Ana'
+        >>> p = Persona(user_profile={"name": "Ana"}, user_traits={"interests": ["chess"]})
+        >>> Persona.from_dict(p.to_dict()) == p, p.is_empty(), Persona(user_traits={"interests": []}).is_empty()
+        (True, False, True)
     """
 
     user_profile: dict[str, str] = field(default_factory=dict)

@@ -150,8 +150,12 @@ class Relation:
         reason: why the judge chose the label.
 
     Example:
-        >>> Relation("f1", "update", 0.8, "same slot: location").label
-        'update'
+        >>> r = Relation("f1", "update", 0.8, "same slot: location")
+        >>> Relation.from_dict(r.to_dict()) == r
+        True
+        >>> from langchain_memoryos.scoring import decide_action
+        >>> decide_action([r, Relation("f2", "separate")])  # any update: fuse
+        'fuse'
     """
 
     candidate_id: str
@@ -214,8 +218,14 @@ class WriteEvent:
         fallback: whether a fallback controller made the judgement.
 
     Example:
-        >>> WriteEvent("filtered", MemoryRecord(summary=""), reason="empty summary").action
-        'filtered'
+        >>> from langchain_memoryos import MemoryOS
+        >>> m = MemoryOS()
+        >>> [(e.action, e.reason) for e in m.add_fact("I'm vegan.", user_id="u")]
+        [('stored', 'new fact')]
+        >>> [(e.action, e.reason) for e in m.add_fact("I am vegan.", user_id="u")]  # doctest: +ELLIPSIS
+        [('discarded', 'duplicate of f_...')]
+        >>> [(e.action, e.reason) for e in m.add_fact("Book a table for two.", user_id="u")]
+        [('filtered', 'write-gate: not personal: no reusable fact about the user')]
     """
 
     action: WriteAction

@@ -26,8 +26,13 @@ class FileLocks:
     """Per-user byte-range locks on one file (POSIX; elsewhere only the in-process locks apply).
 
     Example:
-        >>> FileLocks.__name__
-        'FileLocks'
+        >>> import os, tempfile
+        >>> locks = FileLocks(os.path.join(tempfile.mkdtemp(), "m.db.locks"))
+        >>> release = locks.acquire("ana")
+        >>> oct(locks.path.stat().st_mode & 0o777)  # the lock file is private
+        '0o600'
+        >>> release(); release()  # releasing twice is harmless
+        >>> locks.close()
     """
 
     def __init__(self, path: str | Path) -> None:

@@ -76,8 +76,19 @@ class AdvisoryLocks:
     connection's session, so a killed process never leaves a user locked.
 
     Example:
-        >>> AdvisoryLocks.__name__
-        'AdvisoryLocks'
+        >>> class Conn:  # stands in for a psycopg connection
+        ...     def execute(self, sql, args):
+        ...         print(sql, args[1] == advisory_key("ana"))
+        >>> class Pool:
+        ...     def getconn(self):
+        ...         return Conn()
+        ...     def putconn(self, conn):
+        ...         print("connection returned")
+        >>> release = AdvisoryLocks(Pool()).acquire("ana")
+        SELECT pg_advisory_lock(%s, %s) True
+        >>> release(); release()  # the second call does nothing
+        SELECT pg_advisory_unlock(%s, %s) True
+        connection returned
     """
 
     def __init__(self, pool: Any) -> None:
@@ -108,8 +119,15 @@ class PostgresBackend:
     """What ``MemoryOS.from_postgres`` opened: the store, its pools and the locks; ``close()`` closes them.
 
     Example:
-        >>> PostgresBackend.__name__
-        'PostgresBackend'
+        >>> class Pool:  # stands in for a psycopg_pool.ConnectionPool
+        ...     def __init__(self, name):
+        ...         self.name = name
+        ...     def close(self):
+        ...         print("closed", self.name)
+        >>> backend = PostgresBackend(None, Pool("store pool"), Pool("lock pool"), "postgresql://localhost/memory")
+        >>> backend.close()
+        closed store pool
+        closed lock pool
     """
 
     def __init__(self, store: Any, pool: Any, lock_pool: Any, conn_string: str) -> None:

@@ -163,8 +163,13 @@ class MemoryRepository:
         """Take the user's write lock (blocking) as a lease that may outlive a call (a graph run).
 
         Example:
-            >>> repo = MemoryRepository(2)
-            >>> lease = repo.lease("u"); lease.release()
+            >>> import threading
+            >>> repo, order = MemoryRepository(2), []
+            >>> lease = repo.lease("u")
+            >>> other = threading.Thread(target=lambda: (repo.lease("u").release(), order.append("second")))
+            >>> other.start(); order.append("first"); lease.release(); other.join()  # the other waits for the lease
+            >>> order
+            ['first', 'second']
         """
         lock = self._lock(user_id)
         lock.acquire()
@@ -291,7 +296,9 @@ class MemoryRepository:
         """Forget the cached state of a user (it is reloaded from the store).
 
         Example:
-            >>> MemoryRepository(2).invalidate("u")
+            >>> repo = MemoryRepository(2); repo.install(UserState(user_id="u", label="u", dimension=2))
+            >>> repo.invalidate("u"); repo.cached("u") is None
+            True
         """
         self._states.pop(user_id, None)
 
@@ -415,8 +422,14 @@ class MemoryRepository:
         """Step: a thread's STM pages, oldest first (loaded with the user's state).
 
         Example:
-            >>> MemoryRepository(2).load_thread  # doctest: +ELLIPSIS
-            <bound method ...>
+            >>> from langchain_memoryos.pipeline.effects import Services, run_sync
+            >>> s = UserState(user_id="u", label="u", dimension=2)
+            >>> s.stm["t"] = [DialoguePage(id="p", user_input="hi", agent_response="", thread_id="t")]
+            >>> repo, services = MemoryRepository(2), Services(None, None, None)  # type: ignore[arg-type]
+            >>> [p.id for p in run_sync(repo.load_thread(s, "t"), services)]
+            ['p']
+            >>> run_sync(repo.load_thread(s, "new"), services), sorted(s.stm)  # a new thread starts empty
+            ([], ['new', 't'])
         """
         return state.stm.setdefault(thread_id, [])
         yield  # pragma: no cover - makes this a generator like every step

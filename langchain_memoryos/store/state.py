@@ -140,8 +140,9 @@ class UserState:
         with a new version, so the others know their cached state is stale.
 
         Example:
-            >>> UserState(user_id="u", label="u", dimension=2).take_ops()
-            ()
+            >>> s = UserState(user_id="u", label="u", dimension=2); s.save_persona()
+            >>> [op.namespace for op in s.take_ops()], s.take_ops()
+            ([('memoryos', 'u', 'persona')], ())
         """
         if self.pending and self.shared:
             self.version = uuid.uuid4().hex
@@ -273,8 +274,13 @@ class UserState:
         """Rewrite an STM page (e.g. its chain meta).
 
         Example:
-            >>> UserState(user_id="u", label="u", dimension=2).stm_update  # doctest: +ELLIPSIS
-            <bound method ...>
+            >>> import numpy as np
+            >>> s = UserState(user_id="u", label="u", dimension=2)
+            >>> page = DialoguePage(id="p", user_input="hi", agent_response="", thread_id="t")
+            >>> s.stm_append(page, np.zeros(2, dtype=np.float32)); _ = s.take_ops()
+            >>> page.meta = "greeting"; s.stm_update(page)
+            >>> [(op.namespace, op.key, op.value["meta"], op.value["seq"]) for op in s.take_ops()]
+            [(('memoryos', 'u', 'stm', 't'), 'p', 'greeting', 1)]
         """
         value = page.to_dict()
         value["vector"] = encode_vector(self.stm_vectors[page.id])
@@ -319,7 +325,12 @@ class UserState:
         """Delete mid-term pages.
 
         Example:
-            >>> UserState(user_id="u", label="u", dimension=2).delete_pages(["x"])
+            >>> import numpy as np
+            >>> s = UserState(user_id="u", label="u", dimension=2)
+            >>> s.put_page(DialoguePage(id="p", user_input="a", agent_response="b"), np.ones(2, dtype=np.float32))
+            >>> s.delete_pages(["p", "x"])
+            >>> list(s.pages), len(s.page_index), [(op.key, op.value is None) for op in s.take_ops()]
+            ([], 0, [('p', False), ('p', True), ('x', True)])
         """
         self.page_index.remove(page_ids)
         self._lexicon_remove(page_ids)
@@ -380,7 +391,11 @@ class UserState:
         """Delete a user fact or agent trait.
 
         Example:
-            >>> UserState(user_id="u", label="u", dimension=2).delete_fact("user", "f")
+            >>> import numpy as np
+            >>> s = UserState(user_id="u", label="u", dimension=2)
+            >>> s.put_fact(MemoryRecord(id="f", summary="x"), np.ones(2, dtype=np.float32)); s.delete_fact("user", "f")
+            >>> list(s.facts["user"]), len(s.fact_index["user"]), [(op.key, op.value is None) for op in s.take_ops()]
+            ([], 0, [('f', False), ('f', True)])
         """
         self.facts[kind].pop(record_id, None)
         self.fact_index[kind].remove([record_id])

@@ -68,11 +68,12 @@ class FusedUpdate(TypedDict):
         sources: the fused record's source ids (old and new).
 
     Example:
-        >>> u: FusedUpdate = {"event": 15, "reason": "location changed", "old": ["The user lives in Portland."],
-        ...                   "old_sources": ["S1:2"], "new_sources": ["S4:1"],
-        ...                   "fused": "The user lives in Denver.", "sources": ["S1:2", "S4:1"]}
-        >>> u["old_sources"] + u["new_sources"] == u["sources"]
-        True
+        >>> old = MemoryRecord(id="f1", summary="The user lives in Portland.", source_page_ids=["p1"])
+        >>> new = MemoryRecord(id="f2", summary="The user lives in Denver.", source_page_ids=["p1", "p2"])
+        >>> log = [WriteEvent("stored", old), WriteEvent("updated", new, replaced_ids=["f1"])]
+        >>> u = fused_updates(log, {"p1": "S1:2", "p2": "S4:1"})[0]
+        >>> u["event"], u["old_sources"], u["new_sources"], u["sources"]
+        (2, ['S1:2'], ['S4:1'], ['S1:2', 'S4:1'])
     """
 
     event: int
@@ -95,10 +96,14 @@ class SessionRecall(TypedDict):
         text: the page's text.
 
     Example:
-        >>> r: SessionRecall = {"question": "What's my dog called?", "source": "S1:2", "rank": 1,
-        ...                     "score": 0.58, "text": "User: I have a dog named Biscuit."}
-        >>> r["source"].startswith("S1:")
-        True
+        >>> from langchain_memoryos.schema import DialoguePage
+        >>> page = DialoguePage(id="p", user_input="I have a dog named Biscuit.", agent_response="",
+        ...                     metadata={"source_id": "S1:2"})
+        >>> ctx = MemoryContext(query="q", user_id="u", thread_id="t", stm=[page])  # in STM: rank 0
+        >>> session1_recalls({"question": "What's my dog called?", "expected": ("biscuit",), "about": "S1"}, ctx)
+        ... # doctest: +NORMALIZE_WHITESPACE
+        [{'question': "What's my dog called?", 'source': 'S1:2', 'rank': 0, 'score': 0.0,
+          'text': 'User: I have a dog named Biscuit.'}]
     """
 
     question: str
