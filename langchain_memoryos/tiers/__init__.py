@@ -1,1 +1,1 @@
-"""The MemoryOS tiers: STM (a thread's FIFO of pages), MTM (topic segments with heat), LPM (promotion to the persona)."""
+"""The MemoryOS tiers: STM (a thread's FIFO of pages), MTM (topic segments with heat), LPM (promotion)."""
