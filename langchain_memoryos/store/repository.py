@@ -1,17 +1,6 @@
-"""MemoryRepository: the memory's layout in a LangGraph ``BaseStore``.
+"""MemoryRepository: a user's memory in a LangGraph ``BaseStore``.
 
-Namespaces (``<u>`` is the reversibly encoded user id, ``<t>`` the thread id)::
-
-    ("memoryos", <u>, "stm", <t>)      short-term pages of one thread
-    ("memoryos", <u>, "pages")         mid-term pages
-    ("memoryos", <u>, "segments")      mid-term segments
-    ("memoryos", <u>, "facts", "user") user knowledge base
-    ("memoryos", <u>, "facts", "agent") agent traits
-    ("memoryos", <u>, "persona")       persona (key "persona")
-    ("memoryos", <u>, "log")           AMU write events
-    ("memoryos", <u>, "meta")          conversation clock and counters (key "state")
-    ("memoryos", <u>, "version")       version stamp (key "v"), in stores shared by processes
-    ("memoryos", <u>, "deleting")      tombstone (key "tombstone") while the user is being deleted
+The namespaces are those of :mod:`~langchain_memoryos.store.layout`.
 
 Vectors live inside the item values (base64 float32). Each user's vectors are
 also held in FAISS indices (:class:`UserState`), a cache rebuilt from the store
