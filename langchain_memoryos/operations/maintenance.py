@@ -32,7 +32,8 @@ def check(runtime: Runtime, user_id: Any, *, repair: bool) -> Locked[list[str]]:
         >>> memory._sync(check(memory._runtime, "u", repair=False))
         []
     """
-    from langchain_memoryos.pipeline.invariants import check_state, repair_state
+    from langchain_memoryos.pipeline.invariants import check_state
+    from langchain_memoryos.pipeline.repair import repair_state
 
     user = check_user(user_id)
     repository, config = runtime.repository, runtime.config

@@ -11,7 +11,7 @@ from typing import Any
 
 from langgraph.store.base import Op, PutOp
 
-from langchain_memoryos.retrieval.lexical import LexicalIndex, page_tokens
+from langchain_memoryos.retrieval.lexical import LexicalIndex
 from langchain_memoryos.schema import (
     DialoguePage,
     FactKind,
@@ -22,6 +22,7 @@ from langchain_memoryos.schema import (
     WriteEvent,
     ensure_utc,
 )
+from langchain_memoryos.store.indices import DerivedIndices
 from langchain_memoryos.store.layout import ROOT, encode_label
 from langchain_memoryos.store.vector_index import Vector, VectorIndex, encode_vector
 
@@ -40,7 +41,7 @@ def _next_revision() -> int:
 
 @dataclass
 class UserState:
-    """One user's memory in process: records plus FAISS caches, and a write buffer.
+    """One user's memory in process: the records, their derived index cache (:attr:`indices`), a write buffer.
 
     Every mutation goes through a method that updates the cache *and* buffers
     the matching store operation; :meth:`take_ops` hands the buffer to a flush.
@@ -60,7 +61,6 @@ class UserState:
     persona: Persona = field(default_factory=Persona)
     persona_stored: bool = False
     stm: dict[str, list[DialoguePage]] = field(default_factory=dict)
-    stm_vectors: dict[str, Vector] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
     pending: list[Op] = field(default_factory=list)
     shared: bool = False
@@ -69,17 +69,36 @@ class UserState:
     revision: int = field(default_factory=_next_revision)
     #: rows of an interrupted deletion that loading this user deleted (0 normally)
     completed_deletion: int = 0
-    page_index: VectorIndex = field(init=False)
-    segment_index: VectorIndex = field(init=False)
-    fact_index: dict[str, VectorIndex] = field(init=False)
-    stm_index: VectorIndex = field(init=False)
-    _lexicon: LexicalIndex | None = field(init=False, default=None, repr=False)
+    indices: DerivedIndices = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.stm_index = VectorIndex(self.dimension)
-        self.page_index = VectorIndex(self.dimension)
-        self.segment_index = VectorIndex(self.dimension)
-        self.fact_index = {"user": VectorIndex(self.dimension), "agent": VectorIndex(self.dimension)}
+        self.indices = DerivedIndices(self.dimension)
+
+    # -- the derived index cache (store/indices.py) ------------------------------
+    @property
+    def page_index(self) -> VectorIndex:
+        """FAISS index of the MTM pages."""
+        return self.indices.pages
+
+    @property
+    def segment_index(self) -> VectorIndex:
+        """FAISS index of the segments."""
+        return self.indices.segments
+
+    @property
+    def fact_index(self) -> dict[str, VectorIndex]:
+        """FAISS index of the facts, per kind."""
+        return self.indices.facts
+
+    @property
+    def stm_index(self) -> VectorIndex:
+        """FAISS index of every thread's STM pages."""
+        return self.indices.stm
+
+    @property
+    def stm_vectors(self) -> dict[str, Vector]:
+        """The STM pages' vectors, by page id."""
+        return self.indices.stm_vectors
 
     @property
     def lexicon(self) -> LexicalIndex:
@@ -94,22 +113,13 @@ class UserState:
             >>> [k for k, _ in s.lexicon.search(tokenize("pottery"), 3)]
             ['p']
         """
-        if self._lexicon is None:
-            self._lexicon = LexicalIndex()
-            for page in self.pages.values():
-                self._lexicon.add(page.id, page_tokens(page))
-            for pages in self.stm.values():
-                for page in pages:
-                    self._lexicon.add(page.id, page_tokens(page))
-        return self._lexicon
+        return self.indices.lexicon([*self.pages.values(), *(p for pages in self.stm.values() for p in pages)])
 
     def _lexicon_add(self, page: DialoguePage) -> None:
-        if self._lexicon is not None:
-            self._lexicon.add(page.id, page_tokens(page))
+        self.indices.lexicon_add(page)
 
     def _lexicon_remove(self, page_ids: list[str]) -> None:
-        if self._lexicon is not None:
-            self._lexicon.remove(page_ids)
+        self.indices.lexicon_remove(page_ids)
 
     # -- namespaces ----------------------------------------------------------
     def ns(self, *parts: str) -> tuple[str, ...]:
