@@ -195,6 +195,8 @@ class Judgements:
     is how a write that runs under the user's lock never waits for a model.
     ``count(name, usage)`` is called once per answer a stage receives (the
     write's usage counters: every judgement is counted in one place).
+    ``keep=False`` (a write that runs once, under the lock) keeps no answers:
+    no request key is built and no answer copied on that path.
 
     Example:
         >>> from langchain_memoryos.pipeline.judgements import ParseRecords
@@ -212,6 +214,7 @@ class Judgements:
     answers: dict[str, Any] = field(default_factory=dict)
     calls: bool = True
     count: Callable[[str, Any], None] | None = None
+    keep: bool = True
 
 
 def _answered(value: Any) -> Any:
@@ -263,6 +266,9 @@ def judged(step: Step[T], judgements: Judgements) -> Step[T]:
 
 
 def _judge_all(requests: tuple[Judgement, ...], judgements: Judgements) -> Step[list[Any]]:
+    if not judgements.keep:
+        given = [(yield requests[0])] if len(requests) == 1 else list((yield Parallel(requests)))
+        return _counted(requests, given, judgements)
     keys = [r.key() for r in requests]
     missing = [i for i, k in enumerate(keys) if k not in judgements.answers]
     asked = tuple(replace(requests[i], offline=True) if not judgements.calls else requests[i] for i in missing)
@@ -280,12 +286,16 @@ def _judge_all(requests: tuple[Judgement, ...], judgements: Judgements) -> Step[
     for i, key in enumerate(keys):
         if i not in missing:
             out[i] = _answered(judgements.answers[key])
+    return _counted(requests, out, judgements)
+
+
+def _counted(requests: tuple[Judgement, ...], answers: list[Any], judgements: Judgements) -> list[Any]:
     if judgements.count is not None:
-        for request, answer in zip(requests, out, strict=True):
+        for request, answer in zip(requests, answers, strict=True):
             usage = getattr(answer, "usage", None)
             if usage is not None:
                 judgements.count(request.name, usage)
-    return out
+    return answers
 
 
 def run_sync(step: Step[T], services: Services) -> T:

@@ -93,6 +93,7 @@ class TurnWrite:
 
     def __post_init__(self) -> None:
         self.judgements.count = self._count
+        self.judgements.keep = self.optimistic  # answers are reused only by a turn that may run again
 
     def _count(self, judgement: str, usage: ControllerUsage) -> None:
         """Count a judgement's model usage on the state the turn works on (committed with it)."""

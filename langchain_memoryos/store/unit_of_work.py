@@ -113,7 +113,7 @@ def write_user(
         (3, 3)
     """
     working: list[UserState] = []  # the state the current run works on: its usage counters get the judgements'
-    judgements = Judgements(count=lambda name, usage: count_usage(working[-1], name, usage))
+    judgements = Judgements(count=lambda name, usage: count_usage(working[-1], name, usage), keep=optimistic)
     attempts = 0
     while optimistic and judgements.calls:
         state, base = yield from fork_user(repo, user_id)
