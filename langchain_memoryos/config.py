@@ -20,10 +20,19 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["DEFAULT_AGENT_PROFILE", "MODEL_THRESHOLDS", "PAGE_RANKINGS", "MemoryOSConfig", "ModelThresholds"]
+__all__ = [
+    "DEFAULT_AGENT_PROFILE",
+    "MODEL_THRESHOLDS",
+    "PAGE_RANKINGS",
+    "STM_VIEWS",
+    "MemoryOSConfig",
+    "ModelThresholds",
+]
 
 #: How mid-term pages are ranked at retrieval (see ``MemoryOSConfig.page_ranking``).
 PAGE_RANKINGS = ("hybrid", "segments")
+#: The ways the thread's own STM is shown (``MemoryOSConfig.stm_view``).
+STM_VIEWS = ("compact", "full")
 
 DEFAULT_AGENT_PROFILE = (
     "A helpful, attentive personal assistant that remembers the user across conversations "
@@ -107,7 +116,21 @@ class MemoryOSConfig:
             reciprocal-rank fusion of its cosine and its BM25 score against the
             query; ``"segments"`` is the paper's two stages: the top
             ``top_segments`` segments by ``F_score``, then pages inside them by cosine.
-        rrf_k: rank offset of the fusion (small values trust the top ranks more).
+        rrf_k: rank offset of the fusion (small values trust the top ranks more;
+            10, chosen by leave-one-conversation-out cross-validation on LoCoMo dev).
+        chain_weights: weights of a page's best 2-page and 3-page *dialogue-chain
+            window* (consecutive pages of one thread at most ``chain_gap_seconds``
+            apart), each window ranked by the same fusion over its joined words and
+            summed vectors (:mod:`langchain_memoryos.retrieval.chain`). ``(0, 0)``
+            is the flat hybrid ranking. Default ``(1.0, 1.5)``, cross-validated.
+        date_weight: added to the score of a page dated on a day (or month) the
+            query names ("on 9 November, 2022", "in May 2023"); 0 turns it off.
+        chain_gap_seconds: the longest pause between two pages of one thread that
+            still chains them (default 30 minutes: a new session starts a new chain).
+        stm_view: how the thread's own STM is shown: ``"compact"`` (default) shows
+            its newest page on one short line and lets the older ones compete with
+            the mid-term pages in the ranking, so the live thread gets as much
+            evidence as a fresh one; ``"full"`` shows every STM page first, as the paper.
         lexical_weight: weight of the BM25 ranking in the fusion (0 turns it off).
         dense_weight: weight of the cosine ranking in the fusion.
         context_words: word budget of the whole context (``MemoryContext.to_prompt()``):
@@ -170,7 +193,11 @@ class MemoryOSConfig:
     top_segments: int = 5
     top_pages: int = 40
     page_ranking: str = "hybrid"
-    rrf_k: float = 20.0
+    rrf_k: float = 10.0
+    chain_weights: tuple[float, float] = (1.0, 1.5)
+    date_weight: float = 0.2
+    chain_gap_seconds: float = 1800.0
+    stm_view: str = "compact"
     lexical_weight: float = 1.0
     dense_weight: float = 1.0
     context_words: int | None = 1000
@@ -256,6 +283,21 @@ class MemoryOSConfig:
             value = float(getattr(self, name))
             if not math.isfinite(value) or value < 0:
                 raise ValueError(f"MemoryOSConfig.{name} must be a finite number >= 0, got {value}.")
+        weights = self.chain_weights
+        if (
+            not isinstance(weights, tuple)
+            or len(weights) != 2
+            or not all(isinstance(w, (int, float)) and math.isfinite(w) and w >= 0 for w in weights)
+        ):
+            raise ValueError(
+                f"MemoryOSConfig.chain_weights must be a tuple of two numbers >= 0 (2- and 3-page windows), got {weights!r}."
+            )
+        for name in ("date_weight", "chain_gap_seconds"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise ValueError(f"MemoryOSConfig.{name} must be a finite number >= 0, got {value!r}.")
+        if self.stm_view not in STM_VIEWS:
+            raise ValueError(f"MemoryOSConfig.stm_view must be one of {STM_VIEWS}, got {self.stm_view!r}.")
         if self.lexical_weight == 0 and self.dense_weight == 0:
             raise ValueError("MemoryOSConfig: lexical_weight and dense_weight cannot both be 0.")
         if self.context_words is not None and (
@@ -280,7 +322,7 @@ class MemoryOSConfig:
             >>> cfg.page_ranking, cfg.top_pages, cfg.context_words
             ('segments', 10, None)
         """
-        return cls(page_ranking="segments", top_pages=10, context_words=None, **changes)
+        return cls(page_ranking="segments", top_pages=10, context_words=None, stm_view="full", **changes)
 
     @classmethod
     def preset(cls, name: str, **changes: Any) -> MemoryOSConfig:
