@@ -32,7 +32,7 @@ __all__ = [
 #: How mid-term pages are ranked at retrieval (see ``MemoryOSConfig.page_ranking``).
 PAGE_RANKINGS = ("hybrid", "segments")
 #: The ways the thread's own STM is shown (``MemoryOSConfig.stm_view``).
-STM_VIEWS = ("compact", "full")
+STM_VIEWS = ("compact", "full", "messages")
 
 DEFAULT_AGENT_PROFILE = (
     "A helpful, attentive personal assistant that remembers the user across conversations "
@@ -130,7 +130,10 @@ class MemoryOSConfig:
         stm_view: how the thread's own STM is shown: ``"compact"`` (default) shows
             its newest page on one short line and lets the older ones compete with
             the mid-term pages in the ranking, so the live thread gets as much
-            evidence as a fresh one; ``"full"`` shows every STM page first, as the paper.
+            evidence as a fresh one; ``"full"`` shows every STM page first, as the paper;
+            ``"messages"`` returns the whole STM in ``MemoryContext.stm`` for the caller
+            to send as chat messages (the adapters that turn STM into history do),
+            spending none of the word budget on it and ranking none of its pages.
         lexical_weight: weight of the BM25 ranking in the fusion (0 turns it off).
         dense_weight: weight of the cosine ranking in the fusion.
         context_words: word budget of the whole context (``MemoryContext.to_prompt()``):
@@ -290,7 +293,8 @@ class MemoryOSConfig:
             or not all(isinstance(w, (int, float)) and math.isfinite(w) and w >= 0 for w in weights)
         ):
             raise ValueError(
-                f"MemoryOSConfig.chain_weights must be a tuple of two numbers >= 0 (2- and 3-page windows), got {weights!r}."
+                "MemoryOSConfig.chain_weights must be a tuple of two numbers >= 0 (2- and 3-page windows), "
+                f"got {weights!r}."
             )
         for name in ("date_weight", "chain_gap_seconds"):
             value = getattr(self, name)

@@ -397,13 +397,17 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             turns.add_turn(self._runtime, user_input, agent_response, user_id, thread_id, timestamp, metadata, turn_id)
         )
 
-    def retrieve(self, query: str, *, user_id: str, thread_id: str = "default") -> MemoryContext:
+    def retrieve(
+        self, query: str, *, user_id: str, thread_id: str = "default", stm_view: str | None = None
+    ) -> MemoryContext:
         """Retrieve the memory context for a query (no model call).
 
         Args:
             query: the user's message or question.
             user_id: whose memory.
             thread_id: the thread whose STM is included.
+            stm_view: how the thread's STM is shown (``"compact"``, ``"full"``,
+                ``"messages"``; see ``MemoryOSConfig.stm_view``); ``None``: the config's.
 
         Returns:
             The context (``to_prompt()``, ``to_system_message()``, ``source_ids()``).
@@ -413,9 +417,11 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             >>> ctx.stm, ctx.pages, ctx.user_facts
             ([], [], [])
         """
-        return self._sync(turns.retrieve(self._runtime, query, user_id, thread_id))
+        return self._sync(turns.retrieve(self._runtime, query, user_id, thread_id, stm_view))
 
-    async def aretrieve(self, query: str, *, user_id: str, thread_id: str = "default") -> MemoryContext:
+    async def aretrieve(
+        self, query: str, *, user_id: str, thread_id: str = "default", stm_view: str | None = None
+    ) -> MemoryContext:
         """Async twin of :meth:`retrieve`.
 
         Example:
@@ -423,4 +429,4 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             >>> asyncio.run(MemoryOS().aretrieve("hi", user_id="u")).stm
             []
         """
-        return await self._async(turns.retrieve(self._runtime, query, user_id, thread_id))
+        return await self._async(turns.retrieve(self._runtime, query, user_id, thread_id, stm_view))

@@ -190,7 +190,7 @@ class MemoryOSMemory(BaseMemory):
             {'history': '', 'memory': ''}
         """
         query = self._input_text(inputs, required=False)
-        ctx = self.memory.retrieve(query, user_id=self.user_id, thread_id=self.session_id)
+        ctx = self.memory.retrieve(query, user_id=self.user_id, thread_id=self.session_id, stm_view="messages")
         return self._variables(ctx)
 
     def save_context(self, inputs: dict[str, Any], outputs: dict[str, str]) -> None:
@@ -236,7 +236,7 @@ class MemoryOSMemory(BaseMemory):
             []
         """
         query = self._input_text(inputs, required=False)
-        ctx = await self.memory.aretrieve(query, user_id=self.user_id, thread_id=self.session_id)
+        ctx = await self.memory.aretrieve(query, user_id=self.user_id, thread_id=self.session_id, stm_view="messages")
         return self._variables(ctx)
 
     async def asave_context(self, inputs: dict[str, Any], outputs: dict[str, str]) -> None:

@@ -290,7 +290,12 @@ class RunnableWithMemoryOS(Runnable[Any, Any]):
         config = ensure_config(config)
         session = self._session(config)
         self._input_messages(input)  # a bad input fails before any work
-        request = {"query": self._query(input), "user_id": session.user_id, "thread_id": session.session_id}
+        request = {
+            "query": self._query(input),
+            "user_id": session.user_id,
+            "thread_id": session.session_id,
+            "stm_view": "messages",  # the STM goes to the model as history messages
+        }
         return config, session, request
 
     # -- sync ------------------------------------------------------------------

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from langchain_memoryos.config import STM_VIEWS
 from langchain_memoryos.operations.runtime import Runtime
 from langchain_memoryos.operations.validation import check_text, check_thread, check_user, clean_metadata
 from langchain_memoryos.pipeline.effects import run_async, run_sync
@@ -253,7 +254,7 @@ def add_turn(
     return WriteTurn(turn_input(runtime, user_input, agent_response, user_id, thread_id, timestamp, metadata, turn_id))
 
 
-def retrieve(runtime: Runtime, query: Any, user_id: Any, thread_id: Any) -> Retrieve:
+def retrieve(runtime: Runtime, query: Any, user_id: Any, thread_id: Any, stm_view: Any = None) -> Retrieve:
     """Operation: ``MemoryOS.retrieve`` (the query checked now).
 
     Example:
@@ -263,4 +264,7 @@ def retrieve(runtime: Runtime, query: Any, user_id: Any, thread_id: Any) -> Retr
         []
     """
     user = check_user(user_id)
-    return Retrieve(ReadRun(user, check_thread(thread_id), check_text("query", query)))
+    if stm_view is not None and stm_view not in STM_VIEWS:
+        raise ValueError(f"stm_view must be one of {STM_VIEWS} (or None for the config's), got {stm_view!r}.")
+    read = ReadRun(user, check_thread(thread_id), check_text("query", query), stm_view=stm_view or "")
+    return Retrieve(read)

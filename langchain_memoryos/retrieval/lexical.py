@@ -25,7 +25,7 @@ import numpy as np
 if TYPE_CHECKING:
     from langchain_memoryos.schema import DialoguePage
 
-__all__ = ["STOPWORDS", "LexicalIndex", "page_tokens", "rrf", "tokenize"]
+__all__ = ["STOPWORDS", "LexicalIndex", "page_tokens", "rrf", "rrf_scores", "tokenize"]
 
 _IntArray = np.ndarray[Any, np.dtype[np.int64]]
 _FloatArray = np.ndarray[Any, np.dtype[np.float64]]
@@ -225,8 +225,10 @@ class LexicalIndex:
         return cached
 
 
-def rrf(rankings: Sequence[Sequence[str]], *, k: float = 20.0, weights: Sequence[float] | None = None) -> list[str]:
-    """Reciprocal-rank fusion: keys ordered by ``sum_i w_i / (k + rank_i)``.
+def rrf_scores(
+    rankings: Sequence[Sequence[str]], *, k: float = 20.0, weights: Sequence[float] | None = None
+) -> dict[str, float]:
+    """Reciprocal-rank fusion scores: ``sum_i w_i / (k + rank_i)`` per key (ranks from 1).
 
     Args:
         rankings: ranked key lists, best first.
@@ -234,11 +236,11 @@ def rrf(rankings: Sequence[Sequence[str]], *, k: float = 20.0, weights: Sequence
         weights: one weight per ranking (default 1 each).
 
     Returns:
-        Every key of any ranking, best fused score first (ties keep first-seen order).
+        Every key of any ranking with its fused score, in first-seen order.
 
     Example:
-        >>> rrf([["a", "b", "c"], ["c", "a"]])
-        ['a', 'c', 'b']
+        >>> {key: round(s, 3) for key, s in rrf_scores([["a", "b"], ["b"]], k=10).items()}
+        {'a': 0.091, 'b': 0.174}
     """
     weights = [1.0] * len(rankings) if weights is None else list(weights)
     if len(weights) != len(rankings):
@@ -247,4 +249,18 @@ def rrf(rankings: Sequence[Sequence[str]], *, k: float = 20.0, weights: Sequence
     for ranking, weight in zip(rankings, weights, strict=True):
         for rank, key in enumerate(ranking):
             score[key] = score.get(key, 0.0) + weight / (k + rank + 1)
+    return score
+
+
+def rrf(rankings: Sequence[Sequence[str]], *, k: float = 20.0, weights: Sequence[float] | None = None) -> list[str]:
+    """Reciprocal-rank fusion: keys ordered by ``sum_i w_i / (k + rank_i)`` (see :func:`rrf_scores`).
+
+    Returns:
+        Every key of any ranking, best fused score first (ties keep first-seen order).
+
+    Example:
+        >>> rrf([["a", "b", "c"], ["c", "a"]])
+        ['a', 'c', 'b']
+    """
+    score = rrf_scores(rankings, k=k, weights=weights)
     return sorted(score, key=lambda key: -score[key])

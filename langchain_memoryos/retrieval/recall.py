@@ -4,9 +4,22 @@ Retrieval makes no model call. Mid-term pages are ranked one of two ways
 (``MemoryOSConfig.page_ranking``):
 
 * ``"hybrid"`` (default): every mid-term page (and the STM pages of the user's
-  other threads) by reciprocal-rank fusion of its cosine to the query (FAISS)
-  and its BM25 score (:mod:`langchain_memoryos.retrieval.lexical`), filling the context
-  word budget in rank order;
+  other threads, and — with ``stm_view="compact"`` — the thread's own STM but
+  its newest page) by a score that starts from the flat hybrid ranking and
+  adds what the hierarchy knows::
+
+      S(p) = RRF(p) + w2 · best RRF of a 2-page chain window holding p
+                    + w3 · best RRF of a 3-page chain window holding p
+                    + wd · [p is dated on a day or month the query names]
+
+  where ``RRF`` is reciprocal-rank fusion of the cosine to the query (FAISS)
+  and the BM25 score (:mod:`langchain_memoryos.retrieval.lexical`), the
+  windows are runs of consecutive pages of one session
+  (:mod:`langchain_memoryos.retrieval.chain`), and the dates are those of
+  :mod:`langchain_memoryos.retrieval.dates`. With ``chain_weights=(0, 0)`` and
+  ``date_weight=0`` this *is* the flat hybrid ranking, which the defaults beat
+  by about 5 points of evidence recall at 1,000 words on LoCoMo (weights
+  cross-validated). Pages fill the context word budget in ``S`` order;
 * ``"segments"`` (the paper): the top segments by ``F_score = cos + Jaccard``,
   then the top pages inside them by cosine.
 
@@ -20,13 +33,15 @@ import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.controllers.base import QueryPlan
 from langchain_memoryos.pipeline.effects import Embed, Step, StoreBatch
 from langchain_memoryos.pipeline.judgements import PlanQuery
 from langchain_memoryos.pipeline.settings import EngineSettings, embedding_text
 from langchain_memoryos.pipeline.stages import READ_TABLE
+from langchain_memoryos.retrieval.dates import named_dates, on_named_date
 from langchain_memoryos.retrieval.keywords import extract_keywords
-from langchain_memoryos.retrieval.lexical import rrf, tokenize
+from langchain_memoryos.retrieval.lexical import rrf_scores, tokenize
 from langchain_memoryos.schema import (
     PAST_CONVERSATION_TITLE,
     RECENT_CONVERSATION_TITLE,
@@ -48,6 +63,12 @@ __all__ = ["READ_STAGES", "ReadRun", "context_words", "retrieve", "run_read_stag
 
 #: How deep each ranking of the fusion looks (at least this many pages).
 _FUSION_DEPTH = 100
+
+#: With a word budget, at least this many words per page may be shown (``top_pages`` grows with the budget).
+_WORDS_PER_PAGE = 25
+
+#: The most words the thread's newest page takes in the compact STM view (about 30 per side).
+COMPACT_STM_WORDS = 70
 
 
 def context_words(text: str) -> int:
@@ -77,6 +98,7 @@ class ReadRun:
         other: STM pages of the user's other threads, by id.
         ranked: MTM pages in rank order, before the budget.
         plan: how facts are matched (the query in the third person, its aspects), from the controller.
+        stm_view: how the thread's STM is shown (``MemoryOSConfig.stm_view``; ``""``: the config's).
         next: the next stage (a node name, or ``"done"``).
 
     Example:
@@ -94,6 +116,7 @@ class ReadRun:
     other: dict[str, DialoguePage] = field(default_factory=dict)
     ranked: list[ScoredPage] = field(default_factory=list)
     plan: QueryPlan | None = None
+    stm_view: str = ""
     next: str = "retrieve_stm"
 
 
@@ -106,10 +129,16 @@ def stage_retrieve_stm(repo: MemoryRepository, settings: EngineSettings, r: Read
     persona = copy.deepcopy(state.persona)
     if not persona.agent_profile:
         persona.agent_profile = config.agent_profile
-    r.ctx = MemoryContext(query=r.query, user_id=r.user_id, thread_id=r.thread_id, stm=list(stm), persona=persona)
+    shown = list(stm)
+    r.stm_view = r.stm_view or config.stm_view
     r.other = {p.id: p for t, pages in state.stm.items() if t != r.thread_id for p in pages}
+    if r.stm_view == "compact" and shown:
+        # the newest page is shown (compactly); the older ones compete with the mid-term pages
+        r.other.update((p.id, p) for p in shown[:-1])
+        shown = shown[-1:]
+    r.ctx = MemoryContext(query=r.query, user_id=r.user_id, thread_id=r.thread_id, stm=shown, persona=persona)
     if not r.query.strip() or not (state.segments or r.other or state.facts["user"] or state.facts["agent"]):
-        _fit_stm(r.ctx, config.context_words)
+        _fit_stm(r.ctx, config.context_words, r.stm_view)
         r.next = "done"
         return
     r.plan = yield PlanQuery(r.query)
@@ -127,7 +156,7 @@ def stage_retrieve_lpm(settings: EngineSettings, r: ReadRun) -> None:
     r.ctx.user_facts.extend(_recall_facts(r.state, settings, "user", r.vectors, aspects))
     r.ctx.agent_facts.extend(_recall_facts(r.state, settings, "agent", r.vectors, aspects))
     _fit_facts(r.ctx, settings.config.context_words)
-    _fit_stm(r.ctx, settings.config.context_words)
+    _fit_stm(r.ctx, settings.config.context_words, r.stm_view)
     r.next = "retrieve_mtm"
 
 
@@ -140,8 +169,8 @@ def stage_retrieve_mtm(settings: EngineSettings, r: ReadRun) -> None:
         keywords = extract_keywords(r.query, config.page_keywords)
         r.ranked = _rank_by_segments(r.state, settings, r.ctx, qvec, keywords, r.other)
     else:
-        r.ranked = _rank_hybrid(r.state, settings, qvec, tokenize(r.query), r.other)
-    r.ctx.pages = _fill(r.ctx, r.ranked, config.top_pages, config.context_words)
+        r.ranked = _rank_hybrid(r.state, settings, qvec, r.query, r.other)
+    r.ctx.pages = _fill(r.ctx, r.ranked, _top_pages(config), config.context_words, count_stm=r.stm_view != "messages")
     r.next = "assemble_context"
 
 
@@ -151,7 +180,9 @@ def stage_assemble_context(settings: EngineSettings, r: ReadRun) -> Step[None]:
     config = settings.config
     ctx = r.ctx
     if config.page_ranking == "hybrid" and _drop_covered_facts(ctx):
-        ctx.pages = _fill(ctx, r.ranked, config.top_pages, config.context_words, keep=ctx.pages)
+        ctx.pages = _fill(
+            ctx, r.ranked, _top_pages(config), config.context_words, keep=ctx.pages, count_stm=r.stm_view != "messages"
+        )
     ctx.pages = [ScoredPage(copy.deepcopy(hit.page), hit.score) for hit in ctx.pages]
     _visit_segments(r.state, settings, ctx)
     yield StoreBatch(r.state.take_ops())
@@ -264,23 +295,41 @@ def _dense(
 
 
 def _rank_hybrid(
-    state: UserState, settings: EngineSettings, qvec: Vector, query_tokens: list[str], other: dict[str, DialoguePage]
+    state: UserState, settings: EngineSettings, qvec: Vector, query: str, other: dict[str, DialoguePage]
 ) -> list[ScoredPage]:
-    """Pages by reciprocal-rank fusion of the dense and the BM25 rankings."""
+    """Pages by ``S(p)``: the fusion of the dense and BM25 rankings, plus chain windows and named dates.
+
+    Each page's :attr:`ScoredPage.score` is its ``S(p)``, so the pages come best first.
+    """
     config = settings.config
-    depth = max(_FUSION_DEPTH, 4 * config.top_pages)
+    query_tokens = tokenize(query)
+    depth = max(_FUSION_DEPTH, 4 * _top_pages(config))
+    weights = (config.dense_weight, config.lexical_weight)
     dense = _dense(state, qvec, other, depth) if config.dense_weight > 0 else []
     lexical: list[str] = []
     if config.lexical_weight > 0 and query_tokens:
         lexical = [key for key, _ in state.lexicon.search(query_tokens, depth) if key in state.pages or key in other]
-    fused = rrf(
-        [[page.id for page, _ in dense], lexical],
-        k=config.rrf_k,
-        weights=[config.dense_weight, config.lexical_weight],
-    )
-    cosine = {page.id: score for page, score in dense}
+    score = rrf_scores([[page.id for page, _ in dense], lexical], k=config.rrf_k, weights=weights)
+
+    def candidate(key: str) -> bool:
+        return key in state.pages or key in other
+
+    if any(config.chain_weights):
+        chain = state.chain(config.chain_gap_seconds)
+        windows = chain.scores(qvec, query_tokens, depth=_FUSION_DEPTH, k=config.rrf_k, weights=weights)
+        for size, weight in zip(sorted(windows), config.chain_weights, strict=True):
+            if weight:
+                for key, best in windows[size].items():
+                    if candidate(key):
+                        score[key] = score.get(key, 0.0) + weight * best
+    dates = named_dates(query) if config.date_weight else []
+    if dates:
+        for page in [*state.pages.values(), *other.values()]:
+            if on_named_date(page.timestamp, dates):
+                score[page.id] = score.get(page.id, 0.0) + config.date_weight
     # not copied yet: only the pages that fit are (see retrieve)
-    return [ScoredPage(state.pages.get(key) or other[key], cosine.get(key, 0.0)) for key in fused]
+    ranked = sorted(score, key=lambda key: -score[key])
+    return [ScoredPage(state.pages.get(key) or other[key], score[key]) for key in ranked]
 
 
 def _rank_by_segments(
@@ -308,6 +357,13 @@ def _rank_by_segments(
     return [ScoredPage(page, score) for page, score in hits]
 
 
+def _top_pages(config: MemoryOSConfig) -> int:
+    """The most pages a retrieval returns: ``top_pages``, or more when the word budget has room for them."""
+    if config.context_words is None:
+        return config.top_pages
+    return max(config.top_pages, config.context_words // _WORDS_PER_PAGE)
+
+
 def _fill(
     ctx: MemoryContext,
     ranked: list[ScoredPage],
@@ -315,6 +371,7 @@ def _fill(
     budget: int | None,
     *,
     keep: Sequence[ScoredPage] = (),
+    count_stm: bool = True,
 ) -> list[ScoredPage]:
     """The ranked pages that fit: at most ``top``, and within the word budget.
 
@@ -323,7 +380,8 @@ def _fill(
     past-conversation section as it would be rendered with each further page.
     A page that does not fit is skipped and shorter pages further down may
     still fit. Pages in ``keep`` are taken first (a refill after facts were
-    dropped never loses a page). The result is in rank order.
+    dropped never loses a page). The result is in rank order. ``count_stm=False``:
+    the STM goes to the model as messages and takes none of the budget.
     """
     if budget is None:
         return ranked[:top]
@@ -331,7 +389,7 @@ def _fill(
         query=ctx.query,
         user_id=ctx.user_id,
         thread_id=ctx.thread_id,
-        stm=ctx.stm,
+        stm=ctx.stm if count_stm else [],
         persona=ctx.persona,
         user_facts=ctx.user_facts,
         agent_facts=ctx.agent_facts,
@@ -373,15 +431,23 @@ def _fit_facts(ctx: MemoryContext, budget: int | None) -> None:
     ctx.user_facts, ctx.agent_facts = trial.user_facts, trial.agent_facts
 
 
-def _fit_stm(ctx: MemoryContext, budget: int | None) -> None:
+def _fit_stm(ctx: MemoryContext, budget: int | None, view: str) -> None:
     """The thread's STM as shown within the word budget left by the persona and facts.
 
     Newest first: pages are taken while they fit; the first that does not
     is shown cut (:func:`cut_page`, with a visible marker) and older pages
     give way. The stored pages are never changed (``ctx.stm`` holds copies
-    of the cut ones).
+    of the cut ones). ``view="compact"``: the one page shown takes at most
+    :data:`COMPACT_STM_WORDS` words (each side cut to about 30);
+    ``"messages"``: every page, whole (they go to the model as messages).
     """
-    if budget is None or not ctx.stm:
+    if not ctx.stm or view == "messages":
+        return
+    if view == "compact":
+        limit = COMPACT_STM_WORDS if budget is None else min(COMPACT_STM_WORDS, budget)
+        fitted = cut_page(ctx.stm[-1], limit)
+        ctx.stm = [] if fitted is None else [fitted]
+    if budget is None:
         return
     rest = replace(ctx, stm=[], pages=[])
     used = context_words(rest.to_prompt() if rest.sections() else fence_memory(" "))

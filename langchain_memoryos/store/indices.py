@@ -7,9 +7,10 @@ the state's mutations and rebuilt when a user is loaded.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from langchain_memoryos.retrieval.chain import ChainWindows
 from langchain_memoryos.retrieval.lexical import LexicalIndex, page_tokens
 from langchain_memoryos.schema import DialoguePage
 from langchain_memoryos.store.vector_index import Vector, VectorIndex
@@ -19,7 +20,7 @@ __all__ = ["DerivedIndices"]
 
 @dataclass
 class DerivedIndices:
-    """FAISS indices over a user's MTM pages, segments, facts (user, agent) and STM pages; BM25 over all pages.
+    """FAISS indices of a user's MTM pages, segments, facts and STM pages; BM25 and chain windows over all pages.
 
     Attributes:
         dimension: the embedding dimension.
@@ -43,6 +44,7 @@ class DerivedIndices:
     stm: VectorIndex = field(init=False)
     stm_vectors: dict[str, Vector] = field(default_factory=dict)
     _lexicon: LexicalIndex | None = field(default=None, repr=False)
+    _chain: ChainWindows | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.stm = VectorIndex(self.dimension)
@@ -65,17 +67,41 @@ class DerivedIndices:
                 self._lexicon.add(page.id, page_tokens(page))
         return self._lexicon
 
-    def add_page(self, page: DialoguePage, vector: Vector) -> None:
-        """Index an MTM page (FAISS, and BM25 once built)."""
-        self.pages.add(page.id, vector)
-        self.lexicon_add(page)
+    def chain(
+        self, every_page: Callable[[], Iterable[tuple[DialoguePage, Vector]]], gap_seconds: float
+    ) -> ChainWindows:
+        """The dialogue-chain windows over ``every_page()`` (page, vector), built on first use and then kept in step.
 
-    def lexicon_add(self, page: DialoguePage) -> None:
-        """Keep BM25 in step with a page added (nothing while it is not built)."""
+        Built again if asked with another ``gap_seconds``.
+
+        Example:
+            >>> import numpy as np
+            >>> pages = [(DialoguePage(id=i, user_input="x", agent_response=""), np.ones(2, np.float32)) for i in "ab"]
+            >>> ix = DerivedIndices(2); w = ix.chain(lambda: pages, 60)
+            >>> ix.page_added(DialoguePage(id="c", user_input="y", agent_response=""), np.ones(2, np.float32))
+            >>> w.members(2, "b"), w.members(3, "c")
+            (('a', 'b'), ('a', 'b', 'c'))
+        """
+        if self._chain is None or self._chain.gap_seconds != gap_seconds:
+            self._chain = ChainWindows(self.dimension, gap_seconds=gap_seconds)
+            self._chain.build(every_page())
+        return self._chain
+
+    def add_page(self, page: DialoguePage, vector: Vector) -> None:
+        """Index an MTM page (FAISS; BM25 and the chain once built)."""
+        self.pages.add(page.id, vector)
+        self.page_added(page, vector)
+
+    def page_added(self, page: DialoguePage, vector: Vector) -> None:
+        """Keep BM25 and the chain windows in step with a page added (nothing while they are not built)."""
         if self._lexicon is not None:
             self._lexicon.add(page.id, page_tokens(page))
+        if self._chain is not None:
+            self._chain.add(page, vector)
 
-    def lexicon_remove(self, page_ids: list[str]) -> None:
-        """Keep BM25 in step with pages removed (nothing while it is not built)."""
+    def pages_removed(self, page_ids: list[str]) -> None:
+        """Keep BM25 and the chain windows in step with pages removed (nothing while they are not built)."""
         if self._lexicon is not None:
             self._lexicon.remove(page_ids)
+        if self._chain is not None:
+            self._chain.remove(page_ids)

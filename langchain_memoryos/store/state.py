@@ -11,6 +11,7 @@ from typing import Any
 
 from langgraph.store.base import Op, PutOp
 
+from langchain_memoryos.retrieval.chain import ChainWindows
 from langchain_memoryos.retrieval.lexical import LexicalIndex
 from langchain_memoryos.schema import (
     DialoguePage,
@@ -115,11 +116,24 @@ class UserState:
         """
         return self.indices.lexicon([*self.pages.values(), *(p for pages in self.stm.values() for p in pages)])
 
-    def _lexicon_add(self, page: DialoguePage) -> None:
-        self.indices.lexicon_add(page)
+    def chain(self, gap_seconds: float) -> ChainWindows:
+        """The dialogue-chain windows over every page (MTM and every thread's STM), built on first use.
 
-    def _lexicon_remove(self, page_ids: list[str]) -> None:
-        self.indices.lexicon_remove(page_ids)
+        Example:
+            >>> import numpy as np
+            >>> s = UserState(user_id="u", label="u", dimension=2); s.stm["t"] = []
+            >>> for i in "ab":
+            ...     s.stm_append(DialoguePage(id=i, user_input="x", agent_response="", thread_id="t"),
+            ...                  np.ones(2, dtype=np.float32))
+            >>> s.chain(1800).members(2, "b")
+            ('a', 'b')
+        """
+
+        def every_page() -> list[tuple[DialoguePage, Vector]]:
+            every = [(p, self.page_index.get(p.id)) for p in self.pages.values()]
+            return every + [(p, self.stm_vectors[p.id]) for pages in self.stm.values() for p in pages]
+
+        return self.indices.chain(every_page, gap_seconds)
 
     # -- namespaces ----------------------------------------------------------
     def ns(self, *parts: str) -> tuple[str, ...]:
@@ -257,7 +271,7 @@ class UserState:
         self.stm.setdefault(page.thread_id, []).append(page)
         self.stm_vectors[page.id] = vector
         self.stm_index.add(page.id, vector)
-        self._lexicon_add(page)
+        self.indices.page_added(page, vector)
         value = page.to_dict()
         value["vector"] = encode_vector(vector)
         value["seq"] = seq
@@ -306,7 +320,7 @@ class UserState:
         """
         removed = [p.id for p in self.stm.get(thread_id, [])]
         self.stm_index.remove(removed)
-        self._lexicon_remove(removed)
+        self.indices.pages_removed(removed)
         for pid in removed:
             self.stm_vectors.pop(pid, None)
             self._put(self.stm_ns(thread_id), pid, None)
@@ -326,7 +340,7 @@ class UserState:
         """
         self.pages[page.id] = page
         self.page_index.add(page.id, vector)
-        self._lexicon_add(page)
+        self.indices.page_added(page, vector)
         value = page.to_dict()
         value["vector"] = encode_vector(vector)
         self._put(self.ns("pages"), page.id, value)
@@ -343,7 +357,7 @@ class UserState:
             ([], 0, [('p', False), ('p', True), ('x', True)])
         """
         self.page_index.remove(page_ids)
-        self._lexicon_remove(page_ids)
+        self.indices.pages_removed(page_ids)
         for pid in page_ids:
             self.pages.pop(pid, None)
             self._put(self.ns("pages"), pid, None)

@@ -203,7 +203,7 @@ def test_recall_prints_the_context_and_its_sources(small_db: Path) -> None:
     assert "sources: " in result.output and "chat.jsonl:3" in result.output
     as_json = run("recall", "Where do I live?", "--user", "ana", "--db", small_db, "--json")
     data = json.loads(as_json.stdout)
-    assert data["empty"] is False and data["counts"]["stm"] == 3
+    assert data["empty"] is False and data["counts"]["stm"] == 1 and data["counts"]["pages"] == 2  # compact STM
     assert "I live in Lisbon" in data["prompt"]
     chat = (small_db.parent / "chat.jsonl").resolve()
     assert data["source_ids"] == [f"{chat}:1", f"{chat}:2", f"{chat}:3"]

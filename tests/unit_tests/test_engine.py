@@ -213,7 +213,10 @@ def test_fact_from_turn_one_is_retrieved_from_mtm_at_turn_forty(make_memory: Mem
     hit = next(p for p in ctx.pages if "D:1" in p.page.source_ids())
     assert hit.page.segment_id in {s.segment.id for s in ctx.segments}
     assert "marine biologist" in ctx.to_prompt()
-    assert len(ctx.stm) == 7 and "D:1" not in {i for p in ctx.stm for i in p.source_ids()}
+    # the compact STM view: the newest page shown, the six before it ranked with the mid-term pages
+    assert len(ctx.stm) == 1 and "D:40" in ctx.stm[0].source_ids()
+    full = memory.retrieve("What do I do for work?", user_id="priya", thread_id="main", stm_view="full")
+    assert len(full.stm) == 7 and "D:1" not in {i for p in full.stm for i in p.source_ids()}
 
 
 def test_fact_from_turn_one_is_retrieved_at_turn_forty(make_memory: MemoryFactory) -> None:

@@ -5,9 +5,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+import pytest
+
 from langchain_memoryos import MemoryOS, MemoryOSConfig
 from langchain_memoryos.retrieval.lexical import page_tokens, tokenize
-from langchain_memoryos.schema import DialoguePage, page_words, past_conversation
+from langchain_memoryos.retrieval.recall import COMPACT_STM_WORDS
+from langchain_memoryos.schema import DialoguePage, page_words, past_conversation, stm_line
 
 T0 = dt.datetime(2024, 3, 1, 9, tzinfo=dt.UTC)
 
@@ -96,8 +99,9 @@ def test_the_budget_counts_everything_and_fills_in_rank_order() -> None:
             assert "Carcavelos" in ctx.pages[0].page.user_input
 
 
-def test_an_over_long_stm_page_is_shown_cut_and_stays_stored_whole() -> None:
-    memory = MemoryOS()  # context_words=1000
+@pytest.mark.parametrize("view", ["full", "compact"])
+def test_an_over_long_stm_page_is_shown_cut_and_stays_stored_whole(view: str) -> None:
+    memory = MemoryOS(config=MemoryOSConfig(stm_view=view))  # context_words=1000
     memory.add_turn("I live in Lisbon.", "Nice!", user_id="u", timestamp=T0)
     big = " ".join(f"word{i}" for i in range(200_000))
     memory.add_turn(big, "That is a long message.", user_id="u", timestamp=T0 + dt.timedelta(hours=1))
@@ -112,11 +116,15 @@ def test_an_over_long_stm_page_is_shown_cut_and_stays_stored_whole() -> None:
     assert "peanuts" in prompt  # the facts keep their place
     stored = memory.get_stm("u")
     assert [p.user_input for p in stored] == ["I live in Lisbon.", big]  # stored whole
-    assert [p.id for p in ctx.stm] == [stored[1].id] and "Lisbon" not in prompt  # the older page gave way
+    assert [p.id for p in ctx.stm] == [stored[1].id]
+    if view == "full":
+        assert "Lisbon" not in prompt  # the older page gave way
+    else:  # compact: the newest page within a few dozen words; the older one ranked with the rest
+        assert len(stm_line(ctx.stm[0]).split()) <= COMPACT_STM_WORDS and "Lisbon" in prompt
 
 
 def test_when_stm_alone_is_over_budget_the_oldest_pages_give_way() -> None:
-    memory = MemoryOS(config=MemoryOSConfig(context_words=300))
+    memory = MemoryOS(config=MemoryOSConfig(context_words=300, stm_view="full"))
     for i in range(7):
         words = " ".join(f"p{i}w{j}" for j in range(100))
         memory.add_turn(f"Page {i}: {words}", "ok", user_id="u", timestamp=T0 + dt.timedelta(minutes=i))
