@@ -89,6 +89,10 @@ def _record(facts: SentenceFacts, kind: str) -> MemoryRecord:
     )
 
 
+#: A first-person word: a query without one needs no third-person rewrite.
+_FIRST_PERSON = re.compile(r"(?i)\b(?:i|me|my|mine|myself|i'm|i've|i'd|i'll|im|ive)\b")
+
+
 class HeuristicController(BaseController):
     """Rule- and similarity-based controller that needs no model.
 
@@ -323,11 +327,17 @@ class HeuristicController(BaseController):
         same question about "the user" (0.27 against 0.63 for that pair), so the
         read path matches facts with both forms and keeps the better cosine.
 
+        A query with no first-person word is kept as asked (one encoding at read time, not two).
+
         Example:
             >>> plan = HeuristicController().plan_query("Where do I live?")
             >>> plan.fact_query, sorted(plan.aspects)
             ('Where do the user lives.', ['personal_profile'])
+            >>> HeuristicController().plan_query("Where does Ana live?").fact_query
+            'Where does Ana live?'
         """
+        if not _FIRST_PERSON.search(query):
+            return QueryPlan(query, frozenset(query_aspects(query)))
         try:
             fact_query = third_person(query) or query
         except Exception:  # noqa: BLE001 - a rewrite must never break retrieval

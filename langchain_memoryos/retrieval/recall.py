@@ -30,8 +30,9 @@ recency (the user's conversation clock), which is the only write.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.controllers.base import QueryPlan
@@ -66,6 +67,12 @@ _FUSION_DEPTH = 100
 
 #: With a word budget, at least this many words per page may be shown (``top_pages`` grows with the budget).
 _WORDS_PER_PAGE = 25
+
+#: How many ranked pages per page shown the budget filling looks at (past them, pages rarely fit or matter).
+_SCAN_PER_PAGE = 5
+
+#: The fewest words a page costs ("Ana: hi" and a date line).
+_MIN_PAGE_WORDS = 3
 
 #: The most words the thread's newest page takes in the compact STM view (about 30 per side).
 COMPACT_STM_WORDS = 70
@@ -170,7 +177,14 @@ def stage_retrieve_mtm(settings: EngineSettings, r: ReadRun) -> None:
         r.ranked = _rank_by_segments(r.state, settings, r.ctx, qvec, keywords, r.other)
     else:
         r.ranked = _rank_hybrid(r.state, settings, qvec, r.query, r.other)
-    r.ctx.pages = _fill(r.ctx, r.ranked, _top_pages(config), config.context_words, count_stm=r.stm_view != "messages")
+    r.ctx.pages = _fill(
+        r.ctx,
+        r.ranked,
+        _top_pages(config),
+        config.context_words,
+        count_stm=r.stm_view != "messages",
+        words_of=r.state.indices.page_words,
+    )
     r.next = "assemble_context"
 
 
@@ -181,9 +195,15 @@ def stage_assemble_context(settings: EngineSettings, r: ReadRun) -> Step[None]:
     ctx = r.ctx
     if config.page_ranking == "hybrid" and _drop_covered_facts(ctx):
         ctx.pages = _fill(
-            ctx, r.ranked, _top_pages(config), config.context_words, keep=ctx.pages, count_stm=r.stm_view != "messages"
+            ctx,
+            r.ranked,
+            _top_pages(config),
+            config.context_words,
+            keep=ctx.pages,
+            count_stm=r.stm_view != "messages",
+            words_of=r.state.indices.page_words,
         )
-    ctx.pages = [ScoredPage(copy.deepcopy(hit.page), hit.score) for hit in ctx.pages]
+    ctx.pages = [ScoredPage(_copy_page(hit.page), hit.score) for hit in ctx.pages]
     _visit_segments(r.state, settings, ctx)
     yield StoreBatch(r.state.take_ops())
     r.next = "done"
@@ -357,6 +377,29 @@ def _rank_by_segments(
     return [ScoredPage(page, score) for page, score in hits]
 
 
+def _copy_page(page: DialoguePage) -> DialoguePage:
+    """A copy of a stored page for the caller (who may change it): its containers copied, not shared."""
+    return replace(
+        page,
+        keywords=list(page.keywords),
+        metadata=_copy_json(page.metadata),
+        candidates=[
+            replace(c, entities=list(c.entities), source_page_ids=list(c.source_page_ids)) for c in page.candidates
+        ],
+    )
+
+
+def _copy_json(value: Any) -> Any:
+    """A copy of JSON-like data (dicts, lists, scalars): several times faster than ``copy.deepcopy``."""
+    if isinstance(value, dict):
+        return {key: _copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy_json(item) for item in value]
+    if isinstance(value, (str, int, float, bool, type(None))):
+        return value
+    return copy.deepcopy(value)
+
+
 def _top_pages(config: MemoryOSConfig) -> int:
     """The most pages a retrieval returns: ``top_pages``, or more when the word budget has room for them."""
     if config.context_words is None:
@@ -372,6 +415,7 @@ def _fill(
     *,
     keep: Sequence[ScoredPage] = (),
     count_stm: bool = True,
+    words_of: Callable[[DialoguePage], int] = page_words,
 ) -> list[ScoredPage]:
     """The ranked pages that fit: at most ``top``, and within the word budget.
 
@@ -399,13 +443,15 @@ def _fill(
     used += context_words(f"## {PAST_CONVERSATION_TITLE}")
     days: set[object] = set()
     chosen: dict[str, ScoredPage] = {}
-    for hit in [*keep, *ranked]:
-        if len(chosen) >= top:
+    # a page further down than this, or once no page could fit, is not looked at
+    scan = len(keep) + _SCAN_PER_PAGE * top
+    for hit in [*keep, *ranked][:scan]:
+        if len(chosen) >= top or budget - used < _MIN_PAGE_WORDS:
             break
         if hit.page.id in chosen:
             continue
         day = hit.page.timestamp.date()
-        cost = page_words(hit.page) + (0 if day in days else 1)
+        cost = words_of(hit.page) + (0 if day in days else 1)
         if used + cost <= budget:
             chosen[hit.page.id] = hit
             days.add(day)

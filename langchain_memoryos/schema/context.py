@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -195,7 +196,19 @@ def page_words(page: DialoguePage) -> int:
         >>> page_words(DialoguePage(id="p", user_input="I paint.", agent_response="Nice!"))
         5
     """
-    return sum(len(line.split()) for line in page.lines())
+    # the same as ``sum(len(line.split()) for line in page.lines())``, with each text's count cached:
+    # the read path counts a few hundred pages per query
+    words = 0
+    if page.user_input:
+        words += _count_words(page.user_label) + _count_words(page.user_input)
+    if page.agent_response:
+        words += _count_words(page.agent_label) + _count_words(page.agent_response)
+    return words
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _count_words(text: str) -> int:
+    return len(text.split())
 
 
 def _fmt_time(value: _dt.datetime) -> str:

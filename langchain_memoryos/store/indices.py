@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from langchain_memoryos.retrieval.chain import ChainWindows
 from langchain_memoryos.retrieval.lexical import LexicalIndex, page_tokens
-from langchain_memoryos.schema import DialoguePage
+from langchain_memoryos.schema import DialoguePage, page_words
 from langchain_memoryos.store.vector_index import Vector, VectorIndex
 
 __all__ = ["DerivedIndices"]
@@ -45,6 +45,7 @@ class DerivedIndices:
     stm_vectors: dict[str, Vector] = field(default_factory=dict)
     _lexicon: LexicalIndex | None = field(default=None, repr=False)
     _chain: ChainWindows | None = field(default=None, repr=False)
+    _words: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.stm = VectorIndex(self.dimension)
@@ -87,6 +88,18 @@ class DerivedIndices:
             self._chain.build(every_page())
         return self._chain
 
+    def page_words(self, page: DialoguePage) -> int:
+        """:func:`~langchain_memoryos.schema.page_words` of a page, remembered by page id (a page's text never changes).
+
+        Example:
+            >>> DerivedIndices(2).page_words(DialoguePage(id="p", user_input="I paint.", agent_response="Nice!"))
+            5
+        """
+        words = self._words.get(page.id)
+        if words is None:
+            words = self._words[page.id] = page_words(page)
+        return words
+
     def add_page(self, page: DialoguePage, vector: Vector) -> None:
         """Index an MTM page (FAISS; BM25 and the chain once built)."""
         self.pages.add(page.id, vector)
@@ -94,6 +107,7 @@ class DerivedIndices:
 
     def page_added(self, page: DialoguePage, vector: Vector) -> None:
         """Keep BM25 and the chain windows in step with a page added (nothing while they are not built)."""
+        self._words.pop(page.id, None)
         if self._lexicon is not None:
             self._lexicon.add(page.id, page_tokens(page))
         if self._chain is not None:
@@ -101,6 +115,8 @@ class DerivedIndices:
 
     def pages_removed(self, page_ids: list[str]) -> None:
         """Keep BM25 and the chain windows in step with pages removed (nothing while they are not built)."""
+        for page_id in page_ids:
+            self._words.pop(page_id, None)
         if self._lexicon is not None:
             self._lexicon.remove(page_ids)
         if self._chain is not None:
