@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from langchain_memoryos.operations.runtime import Runtime
-from langchain_memoryos.operations.validation import check_text, check_thread, check_user, clean_metadata
+from langchain_memoryos.operations.validation import check_query, check_text, check_thread, check_user, clean_metadata
 from langchain_memoryos.pipeline.effects import run_async, run_sync
 from langchain_memoryos.pipeline.turn import TurnWrite, embed_turn, turn_page
 from langchain_memoryos.retrieval.recall import ReadRun
@@ -135,7 +135,7 @@ def _read_from(state: Mapping[str, Any], config: Any) -> ReadRun:
 
     user = check_user(state.get("user_id") or resolve_user_id(config))
     thread = check_thread(state.get("thread_id") or resolve_thread_id(config))
-    return ReadRun(user, thread, check_text("query", state.get("query", "")))
+    return ReadRun(user, thread, check_query(state.get("query", "")))
 
 
 @contextmanager
@@ -263,4 +263,4 @@ def retrieve(runtime: Runtime, query: Any, user_id: Any, thread_id: Any) -> Retr
         []
     """
     user = check_user(user_id)
-    return Retrieve(ReadRun(user, check_thread(thread_id), check_text("query", query)))
+    return Retrieve(ReadRun(user, check_thread(thread_id), check_query(query)))
