@@ -92,7 +92,8 @@ def __getattr__(name: str) -> Any:
         name: the attribute asked for.
 
     Returns:
-        The object ``name`` is bound to in its defining module (``__version__``: the installed version).
+        The object ``name`` is bound to in its defining module (``__version__``: the installed version;
+        a submodule's name: the submodule).
 
     Raises:
         AttributeError: if ``name`` is not a public name of the package.
@@ -101,6 +102,8 @@ def __getattr__(name: str) -> Any:
         >>> import langchain_memoryos
         >>> langchain_memoryos.MemoryOSConfig.__name__
         'MemoryOSConfig'
+        >>> langchain_memoryos.config.MemoryOSConfig is langchain_memoryos.MemoryOSConfig
+        True
         >>> langchain_memoryos.no_such_name
         Traceback (most recent call last):
         ...
@@ -108,11 +111,17 @@ def __getattr__(name: str) -> Any:
     """
     if name == "__version__":
         value: Any = _version()
-    else:
-        module = _EXPORTS.get(name)
-        if module is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module), name)
+    elif name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    elif name.startswith("_"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    else:  # a subpackage, as when the package imported everything eagerly (langchain_memoryos.memory ...)
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
     globals()[name] = value
     return value
 
