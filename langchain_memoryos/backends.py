@@ -29,6 +29,8 @@ from typing import Any, Protocol, TypeVar
 
 from langgraph.store.base import BaseStore
 
+from langchain_memoryos.operations.validation import check_sqlite_path
+
 __all__ = ["Owner", "from_postgres", "from_sqlite", "setup", "sqlite_purge", "vacuum"]
 
 #: The logger these notes always used (they lived in ``langchain_memoryos.memory``).
@@ -63,6 +65,12 @@ def from_sqlite(make: Callable[..., M], path: str | Path, **kwargs: Any) -> M:
     Returns:
         The memory; it closes the connection and the lock file when closed.
 
+    Raises:
+        FileNotFoundError: the file's directory does not exist (see
+            :func:`~langchain_memoryos.operations.validation.check_sqlite_path`).
+        IsADirectoryError: ``path`` is a directory.
+        sqlite3.DatabaseError: the file is not an SQLite database, or cannot be opened.
+
     Example:
         >>> from langchain_memoryos import MemoryOS
         >>> memory = from_sqlite(MemoryOS, ":memory:")
@@ -75,12 +83,19 @@ def from_sqlite(make: Callable[..., M], path: str | Path, **kwargs: Any) -> M:
 
     from langchain_memoryos.store.filelocks import FileLocks
 
-    conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-    locks = None if str(path) == ":memory:" else FileLocks(f"{path}.locks")
+    path = check_sqlite_path(path)
     try:
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute("PRAGMA busy_timeout=30000")
+        conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    except sqlite3.OperationalError as exc:
+        raise _open_error(path, exc) from exc
+    locks = None if path == ":memory:" else FileLocks(f"{path}.locks")
+    try:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA busy_timeout=30000")
+        except sqlite3.DatabaseError as exc:
+            raise _open_error(path, exc) from exc
         store = SqliteStore(conn)
         store.setup()
         memory = make(store, process_locks=locks, **kwargs)
@@ -93,6 +108,21 @@ def from_sqlite(make: Callable[..., M], path: str | Path, **kwargs: Any) -> M:
     if locks is not None:
         memory._closers.append(locks.close)
     return memory
+
+
+def _open_error(path: str, exc: sqlite3.DatabaseError) -> sqlite3.DatabaseError:
+    """SQLite's error on opening ``path``, in one line that names the file and the fix (same type)."""
+    reason = " ".join(str(exc).split())
+    if isinstance(exc, sqlite3.OperationalError):
+        hint = "check that the file and its directory are readable and writable, or pass another path"
+    elif "not a database" in reason:
+        hint = "it is not an SQLite database; pass another path"
+    else:
+        hint = "pass another path"
+    error = type(exc)(f"cannot open the SQLite database {path} ({reason}): {hint}.")
+    if hasattr(exc, "sqlite_errorcode"):
+        error.sqlite_errorcode, error.sqlite_errorname = exc.sqlite_errorcode, exc.sqlite_errorname
+    return error
 
 
 def from_postgres(

@@ -53,7 +53,8 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
 
     Args:
         store: any LangGraph ``BaseStore`` (default: a new ``InMemoryStore``).
-        embeddings: a LangChain ``Embeddings`` (default: the offline MiniLM).
+        embeddings: a LangChain ``Embeddings`` object, or the name of the
+            offline model (``"all-MiniLM-L6-v2"``, the default when ``None``).
         controller: the judgement maker (default: :class:`HeuristicController`,
             offline and deterministic).
         config: every knob, with the papers' defaults.
@@ -81,7 +82,7 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         self,
         store: BaseStore | None = None,
         *,
-        embeddings: Embeddings | None = None,
+        embeddings: Embeddings | str | None = None,
         controller: MemoryController | None = None,
         config: MemoryOSConfig | None = None,
         model: Any = None,

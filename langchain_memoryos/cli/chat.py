@@ -19,7 +19,6 @@ from langchain_memoryos.cli.common import (
     _chat_model,
     _console,
     _errors,
-    _fail,
     _is_empty,
     _open_memory,
     _where,
@@ -66,8 +65,6 @@ def demo(
 
     with _errors():
         chat = _chat_model(model)
-        if db is not None and not db.parent.exists():
-            raise _fail(f"{db}: no such directory {str(db.parent)!r}")
         memory = MemoryOS.from_sqlite(db) if db is not None else MemoryOS()
         color = not no_color and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
         with memory:

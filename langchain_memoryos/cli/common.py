@@ -173,13 +173,9 @@ def _open_memory(
         memory: MemoryOS = MemoryOS.from_postgres(postgres, **kwargs)
     else:
         path = db or DEFAULT_DB
-        if path.is_dir():
-            raise _fail(f"{path}: is a directory, not a database file")
         if must_exist and not path.exists():
             raise _fail(f"{path}: no such database (run 'memoryos ingest' or 'memoryos chat' first, or pass --db PATH)")
-        if not path.parent.exists():
-            raise _fail(f"{path}: no such directory {str(path.parent)!r}")
-        try:
+        try:  # a missing directory or a directory as path: from_sqlite's own errors (exit 2)
             memory = MemoryOS.from_sqlite(path, **kwargs)
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError):

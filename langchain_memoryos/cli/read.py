@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+import shlex
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -14,6 +15,7 @@ from langchain_memoryos.cli.common import (
     UserOpt,
     _console,
     _errors,
+    _fail,
     _is_empty,
     _open_memory,
     _show,
@@ -21,6 +23,9 @@ from langchain_memoryos.cli.common import (
     _time,
     _where,
 )
+
+if TYPE_CHECKING:
+    from langchain_memoryos.schema import MemoryStats
 
 __all__ = ["inspect", "recall"]
 
@@ -37,6 +42,12 @@ def recall(
     from rich.panel import Panel
     from rich.text import Text
 
+    if not question.strip():
+        who = shlex.quote(user)
+        raise _fail(
+            f"the question is empty; pass what to recall (memoryos recall 'Where do I live?' --user {who}), "
+            f"or see every tier with 'memoryos inspect --user {who}'"
+        )
     with _errors(), _open_memory(db, postgres, must_exist=True) as memory:
         ctx = memory.retrieve(question, user_id=user, thread_id=thread)
         sources = sorted(ctx.source_ids())
@@ -62,12 +73,30 @@ def recall(
             return
         out = _console()
         if _is_empty(ctx):
-            out.print(Text(f"(memory is empty for user {user!r})"))
+            out.print(Text(_empty_note(question, user, thread, memory.stats(user_id=user))))
             return
         title = Text(f"memory for {question!r} (user {user!r}, thread {thread!r})")
         out.print(Panel(Text(ctx.to_prompt()), title=title, title_align="left"))
         out.print(Text(f"sources: {', '.join(sources) if sources else '(none)'}"))
         out.print(Text(f"{ctx.word_count} words, ~{ctx.token_estimate} tokens"))
+
+
+def _empty_note(question: str, user: str, thread: str, stats: MemoryStats) -> str:
+    """What ``recall`` prints when retrieval found nothing: an empty memory, or what it holds and where to look.
+
+    Example:
+        >>> from langchain_memoryos.schema import MemoryStats
+        >>> _empty_note("Where?", "ana", "default", MemoryStats())
+        "(memory is empty for user 'ana')"
+        >>> _empty_note("Where?", "ana", "default", MemoryStats(stm_pages=1))  # doctest: +ELLIPSIS
+        "(nothing recalled for 'Where?' in thread 'default'; user 'ana' has 1 STM pages, ... --user ana')"
+    """
+    if not (stats.stm_pages or stats.mtm_pages or stats.user_facts or stats.agent_facts):
+        return f"(memory is empty for user {user!r})"
+    return (
+        f"(nothing recalled for {question!r} in thread {thread!r}; user {user!r} has {_stats_line(stats)}: "
+        f"see 'memoryos inspect --user {shlex.quote(user)}')"
+    )
 
 
 # -- inspect ------------------------------------------------------------------------------------------

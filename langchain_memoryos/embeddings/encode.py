@@ -15,35 +15,62 @@ from langchain_memoryos.embeddings.files import _locate_model_dir
 from langchain_memoryos.embeddings.minilm import MiniLMEmbeddings
 from langchain_memoryos.embeddings.weights import FloatArray
 
-__all__ = ["aencode_texts", "encode_texts", "resolve_embeddings"]
+__all__ = ["OFFLINE_MODELS", "aencode_texts", "encode_texts", "resolve_embeddings"]
 
 _SHARED: dict[Path, MiniLMEmbeddings] = {}
 _SHARED_LOCK = threading.Lock()
 
 
-def resolve_embeddings(embeddings: Embeddings | None = None) -> Embeddings:
-    """Return ``embeddings``, or the process-wide shared MiniLM model if ``None``.
+#: The names ``embeddings=`` accepts for the offline encoder (compared without case).
+OFFLINE_MODELS: tuple[str, ...] = ("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2")
+
+
+def resolve_embeddings(embeddings: Embeddings | str | None = None) -> Embeddings:
+    """Return ``embeddings``, or the process-wide shared MiniLM model for ``None`` or its name.
 
     The shared instance is created once per model folder (so changing
     ``MEMORYOS_MINILM_DIR`` picks a different folder).  The model files are
-    checked immediately, so a missing install fails here rather than at first use.
+    checked immediately, so a missing install fails here rather than at first use;
+    the weights are loaded on the first encode, once per process.
 
     Args:
-        embeddings: Any LangChain ``Embeddings`` object, or ``None``.
+        embeddings: Any LangChain ``Embeddings`` object; ``None`` or a name in
+            :data:`OFFLINE_MODELS` (``"all-MiniLM-L6-v2"``) for the offline encoder.
 
     Returns:
         The given object, or the shared :class:`MiniLMEmbeddings`.
 
     Raises:
-        EmbeddingsNotAvailableError: If ``None`` was given and the weights are
-            not installed.
+        EmbeddingsNotAvailableError: If the offline encoder was asked for and
+            its weights are not installed.
+        ValueError: A name the offline encoder does not know.
+        TypeError: Neither an ``Embeddings`` object nor a name.
 
     Example:
         >>> emb = resolve_embeddings()
-        >>> emb is resolve_embeddings(None)
+        >>> emb is resolve_embeddings(None) is resolve_embeddings("all-MiniLM-L6-v2")
         True
+        >>> resolve_embeddings("text-embedding-3-small")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ValueError: embeddings='text-embedding-3-small' is not a model the offline encoder knows ...
     """
+    if isinstance(embeddings, str):
+        if embeddings.strip().casefold() not in {name.casefold() for name in OFFLINE_MODELS}:
+            raise ValueError(
+                f"embeddings={embeddings!r} is not a model the offline encoder knows ({', '.join(OFFLINE_MODELS)}); "
+                "for another model pass a LangChain Embeddings object, e.g. "
+                "OpenAIEmbeddings(model='text-embedding-3-small')."
+            )
+        embeddings = None
     if embeddings is not None:
+        if not (
+            callable(getattr(embeddings, "embed_documents", None))
+            and callable(getattr(embeddings, "embed_query", None))
+        ):
+            raise TypeError(
+                "embeddings must be a LangChain Embeddings object (with embed_documents and embed_query) or a "
+                f"model name the offline encoder knows ({', '.join(OFFLINE_MODELS)}), got {type(embeddings).__name__}."
+            )
         return embeddings
     model_dir = _locate_model_dir(None)
     with _SHARED_LOCK:

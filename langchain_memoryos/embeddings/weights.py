@@ -1,11 +1,10 @@
-"""The BERT configuration and weights of all-MiniLM-L6-v2, loaded once per folder and shared read-only."""
+"""The BERT configuration and weights of all-MiniLM-L6-v2, loaded once per process and shared read-only."""
 
 from __future__ import annotations
 
 import json
 import math
 import threading
-import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,7 +67,7 @@ class _Layer:
     ln2_b: FloatArray
 
 
-@dataclass(frozen=True, slots=True, weakref_slot=True)
+@dataclass(frozen=True, slots=True)
 class _Weights:
     word: FloatArray  # (V, D)
     pos_type: FloatArray  # (P, D): position + token-type-0 embeddings
@@ -139,15 +138,25 @@ def _load_weights(path: Path, cfg: _BertConfig) -> _Weights:
     )
 
 
-# Read-only weights shared by all instances using the same folder (while alive).
-_WEIGHTS_CACHE: weakref.WeakValueDictionary[Path, _Weights] = weakref.WeakValueDictionary()
+# Read-only weights, loaded on first use and kept for the life of the process: one load per model file
+# (the real path behind any symlinked folder, its size and modification time), whatever the instances.
+_WEIGHTS_CACHE: dict[tuple[tuple[Path, int, int], _BertConfig], _Weights] = {}
 _WEIGHTS_LOCK = threading.Lock()
 
 
+def _file_key(path: Path) -> tuple[Path, int, int]:
+    """What identifies a model file across folders and symlinks: its real path, size and modification time."""
+    real = path.resolve()
+    stat = real.stat()
+    return real, stat.st_size, stat.st_mtime_ns
+
+
 def _shared_weights(model_dir: Path, cfg: _BertConfig) -> _Weights:
+    path = model_dir / "model.safetensors"
+    key = (_file_key(path), cfg)
     with _WEIGHTS_LOCK:
-        weights = _WEIGHTS_CACHE.get(model_dir)
+        weights = _WEIGHTS_CACHE.get(key)
         if weights is None:
-            weights = _load_weights(model_dir / "model.safetensors", cfg)
-            _WEIGHTS_CACHE[model_dir] = weights
+            weights = _load_weights(path, cfg)
+            _WEIGHTS_CACHE[key] = weights
         return weights

@@ -18,7 +18,7 @@ from typing import Any
 
 from langchain_memoryos.config import STM_VIEWS
 from langchain_memoryos.operations.runtime import Runtime
-from langchain_memoryos.operations.validation import check_text, check_thread, check_user, clean_metadata
+from langchain_memoryos.operations.validation import check_query, check_text, check_thread, check_user, clean_metadata
 from langchain_memoryos.pipeline.effects import run_async, run_sync
 from langchain_memoryos.pipeline.turn import TurnWrite, embed_turn, turn_page
 from langchain_memoryos.retrieval.recall import ReadRun, run_read_stage
@@ -136,7 +136,7 @@ def _read_from(state: Mapping[str, Any], config: Any) -> ReadRun:
 
     user = check_user(state.get("user_id") or resolve_user_id(config))
     thread = check_thread(state.get("thread_id") or resolve_thread_id(config))
-    return ReadRun(user, thread, check_text("query", state.get("query", "")))
+    return ReadRun(user, thread, check_query(state.get("query", "")))
 
 
 @contextmanager
@@ -280,5 +280,5 @@ def retrieve(runtime: Runtime, query: Any, user_id: Any, thread_id: Any, stm_vie
     user = check_user(user_id)
     if stm_view is not None and stm_view not in STM_VIEWS:
         raise ValueError(f"stm_view must be one of {STM_VIEWS} (or None for the config's), got {stm_view!r}.")
-    read = ReadRun(user, check_thread(thread_id), check_text("query", query), stm_view=stm_view or "")
+    read = ReadRun(user, check_thread(thread_id), check_query(query), stm_view=stm_view or "")
     return Retrieve(read)

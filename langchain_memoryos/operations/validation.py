@@ -11,7 +11,9 @@ from __future__ import annotations
 import datetime as _dt
 import logging
 import math
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Literal
 
 from langchain_memoryos.config import MemoryOSConfig
@@ -22,6 +24,8 @@ __all__ = [
     "FactKindArg",
     "check_import_value",
     "check_kind",
+    "check_query",
+    "check_sqlite_path",
     "check_text",
     "check_thread",
     "check_time",
@@ -96,6 +100,73 @@ def check_text(name: str, value: Any) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a string, got {type(value).__name__}.")
     return clean_text(value, name)
+
+
+def check_query(query: Any) -> str:
+    """A retrieval query: a string (``""`` asks for the context without a search: STM and persona).
+
+    ``None`` is refused rather than read as ``""``: it is almost always a
+    message whose text was lost on the way (a missing key, a tool call).
+
+    Example:
+        >>> check_query("Where do I live?")
+        'Where do I live?'
+        >>> check_query(None)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        TypeError: query must be a string (the user's message), got None; ...
+    """
+    if query is None:
+        raise TypeError(
+            "query must be a string (the user's message), got None; pass the message's text, "
+            "or '' for the context without a search (recent turns and persona)."
+        )
+    return check_text("query", query)
+
+
+def check_sqlite_path(path: Any) -> str:
+    """An SQLite database path that can be opened: its directory exists and it is not a directory.
+
+    The file itself is created when missing; ``":memory:"`` is a throwaway database.
+
+    Args:
+        path: a ``str`` or ``os.PathLike``.
+
+    Returns:
+        The path as a string.
+
+    Raises:
+        TypeError: ``path`` is not a path.
+        FileNotFoundError: its directory does not exist.
+        NotADirectoryError: its directory is a file.
+        IsADirectoryError: ``path`` is a directory.
+
+    Example:
+        >>> check_sqlite_path(":memory:")
+        ':memory:'
+        >>> check_sqlite_path("/no/such/dir/m.db")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        FileNotFoundError: the directory /no/such/dir does not exist; create it or pass another path (SQLite ...
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"the SQLite path must be a str or a pathlib.Path, got {type(path).__name__}.")
+    text = os.fspath(path)
+    if not isinstance(text, str) or not text:
+        raise TypeError(f"the SQLite path must be a non-empty str or pathlib.Path, got {path!r}.")
+    if text == ":memory:":
+        return text
+    file = Path(text)
+    parent = file.parent
+    if not parent.exists():
+        raise FileNotFoundError(
+            f"the directory {parent} does not exist; create it or pass another path (SQLite database {file})."
+        )
+    if not parent.is_dir():
+        raise NotADirectoryError(f"{parent} is a file, not a directory; pass another path (SQLite database {file}).")
+    if file.is_dir():
+        raise IsADirectoryError(
+            f"{file} is a directory, not a database file; pass a file path such as {file / 'memory.db'}."
+        )
+    return text
 
 
 def check_kind(kind: Any) -> FactKindArg:

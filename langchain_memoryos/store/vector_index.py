@@ -11,7 +11,6 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import faiss
 import numpy as np
 import numpy.typing as npt
 
@@ -69,6 +68,8 @@ class VectorIndex:
     """
 
     def __init__(self, dimension: int) -> None:
+        import faiss  # ~0.2 s: loaded with the first index, not with the package
+
         self.dimension = dimension
         self._index = faiss.IndexIDMap2(faiss.IndexFlatIP(dimension))
         self._ids: dict[str, int] = {}
@@ -87,6 +88,8 @@ class VectorIndex:
             >>> twin = idx.copy(); twin.remove(["a"]); len(idx), len(twin)
             (1, 0)
         """
+        import faiss
+
         twin = VectorIndex.__new__(VectorIndex)
         twin.dimension = self.dimension
         twin._lock = threading.Lock()
@@ -172,6 +175,8 @@ class VectorIndex:
             self._remove_locked([k for k in keys if k in self._ids])
 
     def _remove_locked(self, keys: list[str]) -> None:
+        import faiss
+
         if not keys:
             return
         ids = np.array([self._ids.pop(k) for k in keys], dtype=np.int64)
@@ -224,6 +229,8 @@ class VectorIndex:
                 if ids.size == 0:
                     return []
                 total = int(ids.size)
+                import faiss
+
                 selector = faiss.IDSelectorBatch(ids)
                 params = faiss.SearchParameters()
                 params.sel = selector
