@@ -399,7 +399,13 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         )
 
     def retrieve(
-        self, query: str, *, user_id: str, thread_id: str = "default", stm_view: str | None = None
+        self,
+        query: str,
+        *,
+        user_id: str,
+        thread_id: str = "default",
+        stm_view: str | None = None,
+        touch: bool = True,
     ) -> MemoryContext:
         """Retrieve the memory context for a query (no model call).
 
@@ -409,6 +415,9 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             thread_id: the thread whose STM is included.
             stm_view: how the thread's STM is shown (``"compact"``, ``"full"``,
                 ``"messages"``; see ``MemoryOSConfig.stm_view``); ``None``: the config's.
+            touch: count the visit (segments hit get ``N_visit + 1`` and fresh
+                recency, so heat follows use, as in the paper); ``False`` reads
+                without writing anything (a preview, ``memoryos recall``).
 
         Returns:
             The context (``to_prompt()``, ``to_system_message()``, ``source_ids()``).
@@ -418,10 +427,16 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             >>> ctx.stm, ctx.pages, ctx.user_facts
             ([], [], [])
         """
-        return self._sync(turns.retrieve(self._runtime, query, user_id, thread_id, stm_view))
+        return self._sync(turns.retrieve(self._runtime, query, user_id, thread_id, stm_view, touch))
 
     async def aretrieve(
-        self, query: str, *, user_id: str, thread_id: str = "default", stm_view: str | None = None
+        self,
+        query: str,
+        *,
+        user_id: str,
+        thread_id: str = "default",
+        stm_view: str | None = None,
+        touch: bool = True,
     ) -> MemoryContext:
         """Async twin of :meth:`retrieve`.
 
@@ -430,4 +445,4 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             >>> asyncio.run(MemoryOS().aretrieve("hi", user_id="u")).stm
             []
         """
-        return await self._async(turns.retrieve(self._runtime, query, user_id, thread_id, stm_view))
+        return await self._async(turns.retrieve(self._runtime, query, user_id, thread_id, stm_view, touch))

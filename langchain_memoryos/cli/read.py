@@ -49,7 +49,7 @@ def recall(
             f"or see every tier with 'memoryos inspect --user {who}'"
         )
     with _errors(), _open_memory(db, postgres, must_exist=True) as memory:
-        ctx = memory.retrieve(question, user_id=user, thread_id=thread)
+        ctx = memory.retrieve(question, user_id=user, thread_id=thread, touch=False)  # a preview counts no visit
         sources = sorted(ctx.source_ids())
         if as_json:
             data = {

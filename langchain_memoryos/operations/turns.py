@@ -268,7 +268,9 @@ def add_turn(
     return WriteTurn(turn_input(runtime, user_input, agent_response, user_id, thread_id, timestamp, metadata, turn_id))
 
 
-def retrieve(runtime: Runtime, query: Any, user_id: Any, thread_id: Any, stm_view: Any = None) -> Retrieve:
+def retrieve(
+    runtime: Runtime, query: Any, user_id: Any, thread_id: Any, stm_view: Any = None, touch: Any = True
+) -> Retrieve:
     """Operation: ``MemoryOS.retrieve`` (the query checked now).
 
     Example:
@@ -280,5 +282,7 @@ def retrieve(runtime: Runtime, query: Any, user_id: Any, thread_id: Any, stm_vie
     user = check_user(user_id)
     if stm_view is not None and stm_view not in STM_VIEWS:
         raise ValueError(f"stm_view must be one of {STM_VIEWS} (or None for the config's), got {stm_view!r}.")
-    read = ReadRun(user, check_thread(thread_id), check_query(query), stm_view=stm_view or "")
+    if not isinstance(touch, bool):
+        raise TypeError(f"touch must be True or False, got {touch!r}.")
+    read = ReadRun(user, check_thread(thread_id), check_query(query), stm_view=stm_view or "", touch=touch)
     return Retrieve(read)

@@ -106,6 +106,8 @@ class ReadRun:
         ranked: MTM pages in rank order, before the budget.
         plan: how facts are matched (the query in the third person, its aspects), from the controller.
         stm_view: how the thread's STM is shown (``MemoryOSConfig.stm_view``; ``""``: the config's).
+        touch: count the visit (the segments hit get ``N_visit + 1`` and fresh recency, the
+            paper's rule); ``False`` reads without writing anything (previews, ``memoryos recall``).
         next: the next stage (a node name, or ``"done"``).
 
     Example:
@@ -124,6 +126,7 @@ class ReadRun:
     ranked: list[ScoredPage] = field(default_factory=list)
     plan: QueryPlan | None = None
     stm_view: str = ""
+    touch: bool = True
     next: str = "retrieve_stm"
 
 
@@ -204,8 +207,9 @@ def stage_assemble_context(settings: EngineSettings, r: ReadRun) -> Step[None]:
             words_of=r.state.indices.page_words,
         )
     ctx.pages = [ScoredPage(_copy_page(hit.page), hit.score) for hit in ctx.pages]
-    _visit_segments(r.state, settings, ctx)
-    yield StoreBatch(r.state.take_ops())
+    _visit_segments(r.state, settings, ctx, touch=r.touch)
+    if r.touch:
+        yield StoreBatch(r.state.take_ops())
     r.next = "done"
 
 
@@ -526,8 +530,8 @@ def _drop_covered_facts(ctx: MemoryContext) -> bool:
     return dropped
 
 
-def _visit_segments(state: UserState, settings: EngineSettings, ctx: MemoryContext) -> None:
-    """Segments hit: ``N_visit + 1``, fresh recency, new heat.
+def _visit_segments(state: UserState, settings: EngineSettings, ctx: MemoryContext, *, touch: bool = True) -> None:
+    """Segments hit: ``N_visit + 1``, fresh recency, new heat (``touch=False``: listed only, unchanged).
 
     With the paper's ranking these are the selected segments; with hybrid
     ranking, the segments of the best-ranked pages, at most ``top_segments``
@@ -544,6 +548,10 @@ def _visit_segments(state: UserState, settings: EngineSettings, ctx: MemoryConte
     visited: list[ScoredSegment] = []
     for seg_id in hit_ids:
         seg = state.segments[seg_id]
+        if not touch:
+            best = max((h.score for h in ctx.pages if h.page.segment_id == seg_id), default=0.0)
+            visited.append(ScoredSegment(copy.deepcopy(seg), scores.get(seg_id, best)))
+            continue
         seg.n_visit += 1
         if clock is not None:
             seg.last_access = clock

@@ -205,3 +205,27 @@ def test_the_windows_survive_a_reload(tmp_path: object) -> None:
         state = again.repository.cached("u")
         assert state is not None
         assert _windows(state.chain(1800)) == before and len(before[3]) == 6
+
+
+def _segments(memory: MemoryOS) -> dict[str, tuple[int, float]]:
+    return {s.id: (s.n_visit, s.heat) for s in memory.list_segments("u")}
+
+
+def test_a_read_with_touch_false_writes_nothing(make_memory: Callable[..., MemoryOS]) -> None:
+    memory = make_memory(MemoryOSConfig(stm_capacity=2))
+    for i in range(12):
+        memory.add_turn(f"I practised the violin, day {i}.", "ok", user_id="u", timestamp=T0 + dt.timedelta(days=i))
+    before = _segments(memory)
+    rows = sorted((i.namespace, i.key, str(i.value)) for i in memory.store.search(("memoryos",), limit=10_000))
+    for _ in range(2):
+        ctx = memory.retrieve("How is the violin going?", user_id="u", thread_id="q", touch=False)
+        assert ctx.pages and ctx.segments  # the segments hit are listed, unchanged
+    after = sorted((i.namespace, i.key, str(i.value)) for i in memory.store.search(("memoryos",), limit=10_000))
+    assert _segments(memory) == before and after == rows
+    memory.retrieve("How is the violin going?", user_id="u", thread_id="q")
+    touched = _segments(memory)
+    assert any(touched[k][0] == before[k][0] + 1 for k in before)  # the paper's visit counting
+    with pytest.raises(TypeError, match="touch"):
+        memory.retrieve("violin", user_id="u", touch="no")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="stm_view"):
+        memory.retrieve("violin", user_id="u", stm_view="all")

@@ -523,3 +523,14 @@ def test_bench_bad_arguments_are_one_line_errors(tmp_path: Path) -> None:
     bad.write_text('{"not": "a list"}')
     result = runner.invoke(app, ["bench", "locomo", str(bad), "--no-progress"])
     assert result.exit_code == 2 and "not a LoCoMo file" in result.output
+
+
+def test_recall_is_a_preview_that_counts_no_visit(demo_db: Path) -> None:
+    def visits() -> list[tuple[str, int]]:
+        with MemoryOS.from_sqlite(demo_db) as memory:
+            return [(s.id, s.n_visit) for s in memory.list_segments("maya")]
+
+    before = visits()
+    for _ in range(2):
+        assert run("recall", "What's my dog called?", "--user", "maya", "--db", demo_db).exit_code == 0
+    assert visits() == before
