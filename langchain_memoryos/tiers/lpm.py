@@ -1,4 +1,8 @@
-"""LPM, the long-term tier: a segment whose heat reaches tau is promoted: persona update, and its records to AMU."""
+"""LPM, the long-term tier: a segment whose heat reaches tau is promoted: persona update, and agent traits to AMU.
+
+A page's facts reach the knowledge base as the page leaves STM (``mtm_insert``);
+a promotion no longer sends them again.
+"""
 
 from __future__ import annotations
 
@@ -22,11 +26,12 @@ logger = logging.getLogger("langchain_memoryos")
 
 
 def stage_persona_promote(settings: EngineSettings, t: TurnWrite) -> Step[None]:
-    """``persona_promote``: the first hot segment updates the persona and queues its records for AMU.
+    """``persona_promote``: the first hot segment updates the persona and queues the agent traits it finds for AMU.
 
-    Its new pages' candidate records and the controller's further records are
-    embedded in one batch and their independent relation judgements made ahead
-    (concurrently in the async path); then ``L_interaction`` resets to 0.
+    The controller's further records of kind ``agent`` (how the assistant
+    should behave) are embedded in one batch and their independent relation
+    judgements made ahead (concurrently in the async path); user facts were
+    written as their pages left STM. Then ``L_interaction`` resets to 0.
     """
     config = settings.config
     state = t.user
@@ -43,7 +48,7 @@ def stage_persona_promote(settings: EngineSettings, t: TurnWrite) -> Step[None]:
         seg.summary = result.segment_summary
     if result.segment_keywords:
         seg.keywords = list(result.segment_keywords)[: config.segment_keywords]
-    records = [copy.deepcopy(c) for p in pages for c in p.candidates] + [copy.deepcopy(r) for r in result.records]
+    records = [copy.deepcopy(r) for r in result.records if r.kind == "agent"]
     vectors = yield from embed_summaries(state, settings, records)
     prejudged = yield from prejudge_relations(state, records, vectors, settings.amu)
     t.records = [
