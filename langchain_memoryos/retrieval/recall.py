@@ -26,6 +26,7 @@ from langchain_memoryos.pipeline.judgements import PlanQuery
 from langchain_memoryos.pipeline.settings import EngineSettings, embedding_text
 from langchain_memoryos.pipeline.stages import READ_TABLE
 from langchain_memoryos.retrieval.keywords import extract_keywords
+from langchain_memoryos.retrieval.facts import evidence_facts
 from langchain_memoryos.retrieval.lexical import rrf, tokenize
 from langchain_memoryos.schema import (
     PAST_CONVERSATION_TITLE,
@@ -119,12 +120,13 @@ def stage_retrieve_stm(repo: MemoryRepository, settings: EngineSettings, r: Read
     r.next = "retrieve_lpm"
 
 
-def stage_retrieve_lpm(settings: EngineSettings, r: ReadRun) -> None:
-    """``retrieve_lpm``: user facts and agent traits above ``tau_r``, the query's aspects first."""
+def stage_retrieve_lpm(settings: EngineSettings, r: ReadRun) -> Step[None]:
+    """``retrieve_lpm``: user facts and agent traits above ``tau_r``, the query's aspects first (see retrieval.facts)."""
     assert r.state is not None and r.ctx is not None
     assert r.plan is not None
     aspects = r.plan.aspects
-    r.ctx.user_facts.extend(_recall_facts(r.state, settings, "user", r.vectors, aspects))
+    hits = _recall_facts(r.state, settings, "user", r.vectors, aspects)
+    r.ctx.user_facts.extend((yield from evidence_facts(r.state, settings, (r.query, r.plan.fact_query), hits)))
     r.ctx.agent_facts.extend(_recall_facts(r.state, settings, "agent", r.vectors, aspects))
     _fit_facts(r.ctx, settings.config.context_words)
     _fit_stm(r.ctx, settings.config.context_words)
@@ -179,7 +181,7 @@ def run_read_stage(repo: MemoryRepository, settings: EngineSettings, r: ReadRun)
     if spec.name == "retrieve_stm":
         yield from stage_retrieve_stm(repo, settings, r)
     elif spec.name == "retrieve_lpm":
-        stage_retrieve_lpm(settings, r)
+        yield from stage_retrieve_lpm(settings, r)
     elif spec.name == "retrieve_mtm":
         stage_retrieve_mtm(settings, r)
     else:
