@@ -191,7 +191,7 @@ def fuse(state: UserState, w: RecordWrite) -> Step[None]:
 
 
 def lpm_commit(state: UserState, w: RecordWrite, settings: AMUSettings) -> None:
-    """Stage 4 (``lpm_commit``): store the record, log ``stored`` / ``updated``, evict the least useful over capacity."""
+    """Stage 4 (``lpm_commit``): store the record, log ``stored`` / ``updated``; over capacity the least useful goes."""
     record, kind = w.record, w.record.kind
     record.id = record.id or f"f_{state.next_seq():012d}"
     assert w.vector is not None  # set by write_gate (or fuse)
@@ -208,7 +208,7 @@ def lpm_commit(state: UserState, w: RecordWrite, settings: AMUSettings) -> None:
         w.log(state, "stored", record, reason, relations=w.relations, fallback=w.fallback)
     capacity = settings.user_capacity if kind == "user" else settings.agent_capacity
     for old in evict_over_capacity(state, kind, capacity, keep=record.id):
-        why = f"capacity {capacity} reached: least useful record (lowest confidence, then oldest) evicted for {record.id}"
+        why = f"capacity {capacity} reached: least useful (lowest confidence, then oldest) evicted for {record.id}"
         w.log(state, "evicted", old, why, replaced=[old.id])
     w.committed = True
 

@@ -17,7 +17,6 @@ import re
 from collections.abc import Sequence
 
 from langchain_memoryos.config import MODEL_THRESHOLDS, ModelThresholds
-from langchain_memoryos.controllers.facts import page_fact_records, split_speaker
 from langchain_memoryos.controllers.base import (
     BaseController,
     FuseResult,
@@ -27,6 +26,7 @@ from langchain_memoryos.controllers.base import (
     QueryPlan,
     RelationJudgement,
 )
+from langchain_memoryos.controllers.facts import page_fact_records, split_speaker
 from langchain_memoryos.controllers.lexicon import PARTNERS, words
 from langchain_memoryos.controllers.rewrite import agent_summary, gist, split_sentences, third_person
 from langchain_memoryos.controllers.rules import (
@@ -326,7 +326,8 @@ class HeuristicController(BaseController):
                     relations.append(Relation(cand.id, "update", sim, "the relationship ended"))
                     continue
             if sim >= self.thresholds.duplicate_similarity:
-                if _STRONG_CHANGE.search(record.summary) and not change_cue(cand.summary) and _entity_shift(record, cand):
+                stated = _STRONG_CHANGE.search(record.summary) and not change_cue(cand.summary)
+                if stated and _entity_shift(record, cand):
                     relations.append(Relation(cand.id, "update", sim, "a stated change with new entities"))
                 else:
                     relations.append(Relation(cand.id, "duplicate", sim, f"similarity {sim:.2f} in duplicate band"))

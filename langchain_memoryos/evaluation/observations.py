@@ -80,7 +80,8 @@ def observations_of(sample: Mapping[str, Any], speaker: str | None = None) -> li
     """The observation texts of one speaker (``None``: both), session by session.
 
     Example:
-        >>> s = {"observation": {"session_1_observation": {"Ana": [["Ana paints.", "D1:1"]], "Ben": [["Ben runs.", "D1:2"]]}}}
+        >>> obs = {"Ana": [["Ana paints.", "D1:1"]], "Ben": [["Ben runs.", "D1:2"]]}
+        >>> s = {"observation": {"session_1_observation": obs}}
         >>> observations_of(s, "Ana"), observations_of(s)
         (['Ana paints.'], ['Ana paints.', 'Ben runs.'])
     """
@@ -151,7 +152,8 @@ class ObservationFigures:
         return (
             f"{self.conversation:>8} | coverage {100 * self.coverage:5.1f} % | precision {100 * self.precision:5.1f} % "
             f"| facts {self.facts:4d} | near-dup {100 * self.dup_rate:.2f} % ({self.dup_pairs}/{self.pairs}) "
-            f"| blind coverage {100 * self.blind_coverage:5.1f} % | blind precision {100 * self.blind_precision:5.1f} % "
+            f"| blind coverage {100 * self.blind_coverage:5.1f} % "
+            f"| blind precision {100 * self.blind_precision:5.1f} % "
             f"| capacity {'reached' if self.capacity_reached else 'no'}"
         )
 
@@ -226,7 +228,8 @@ def plain_pairs(sample: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The plain protocol: each session's turns paired by position, ``"Name: text"``, the session's date.
 
     Example:
-        >>> s = {"conversation": {"speaker_a": "Ana", "speaker_b": "Ben", "session_1_date_time": "1:56 pm on 8 May, 2023",
+        >>> s = {"conversation": {"speaker_a": "Ana", "speaker_b": "Ben",
+        ...      "session_1_date_time": "1:56 pm on 8 May, 2023",
         ...      "session_1": [{"speaker": "Ana", "dia_id": "D1:1", "text": "Hi!"},
         ...                    {"speaker": "Ben", "dia_id": "D1:2", "text": "Hello."}]}}
         >>> [(p["user_input"], p["agent_response"], p["source_id"]) for p in plain_pairs(s)]

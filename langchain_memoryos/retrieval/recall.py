@@ -25,8 +25,8 @@ from langchain_memoryos.pipeline.effects import Embed, Step, StoreBatch
 from langchain_memoryos.pipeline.judgements import PlanQuery
 from langchain_memoryos.pipeline.settings import EngineSettings, embedding_text
 from langchain_memoryos.pipeline.stages import READ_TABLE
-from langchain_memoryos.retrieval.keywords import extract_keywords
 from langchain_memoryos.retrieval.facts import evidence_facts
+from langchain_memoryos.retrieval.keywords import extract_keywords
 from langchain_memoryos.retrieval.lexical import rrf, tokenize
 from langchain_memoryos.schema import (
     PAST_CONVERSATION_TITLE,
@@ -121,7 +121,7 @@ def stage_retrieve_stm(repo: MemoryRepository, settings: EngineSettings, r: Read
 
 
 def stage_retrieve_lpm(settings: EngineSettings, r: ReadRun) -> Step[None]:
-    """``retrieve_lpm``: user facts and agent traits above ``tau_r``, the query's aspects first (see retrieval.facts)."""
+    """``retrieve_lpm``: user facts (see :mod:`~langchain_memoryos.retrieval.facts`) and agent traits above tau_r."""
     assert r.state is not None and r.ctx is not None
     assert r.plan is not None
     aspects = r.plan.aspects

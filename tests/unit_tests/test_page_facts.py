@@ -142,7 +142,7 @@ def test_the_read_rule_drops_a_fact_whose_source_page_is_shown() -> None:
     memory = MemoryOS(config=MemoryOSConfig(stm_capacity=1, context_words=400))
     _feed(
         memory,
-        [("I am allergic to peanuts.", "Noted."), ("ok", "ok")] + [(f"Chat {i} about nothing.", "ok") for i in range(3)],
+        [("I am allergic to peanuts.", "Noted."), ("ok", "ok")] + [(f"Chat {i}, nothing.", "ok") for i in range(3)],
         user_name="Sam",
     )
     assert any("peanuts" in f.summary for f in memory.list_facts("u"))
