@@ -26,7 +26,9 @@ into at most one typed record (issue 20, research/issue20-facts/REPORT.md §4.1)
    for third-person pronouns, halved for a dangling opening. No fitted
    constant.
 6. **One record per side**: its best (≤ 3) admitted sentences in turn order,
-   confidence = the best score, the subject's name in ``subject``.
+   confidence = the best score, the subject's name in ``subject``; a sentence
+   that fills a property slot (location, employer …) is a record of its own, so
+   that a change of that slot updates it alone.
 
 Example:
     >>> from langchain_memoryos.schema import DialoguePage
@@ -348,7 +350,9 @@ def page_speakers(page: DialoguePage) -> list[tuple[str, str, str | None]]:
 def page_fact_records(
     page: DialoguePage, *, per_side: int = SENTENCES_PER_SIDE, threshold: float = SELECT_THRESHOLD
 ) -> list[MemoryRecord]:
-    """The page's fact records: one per speaker side, its ≤ ``per_side`` best admitted sentences joined.
+    """The page's fact records: per speaker side, its ≤ ``per_side`` best admitted sentences joined.
+
+    A sentence that fills a property slot is a record of its own (see the module rules).
 
     A side with no admitted sentence but a personal statement yields that statement with its low
     score, so the write-gate logs it ``filtered``; a side of chatter only yields nothing.
@@ -368,7 +372,14 @@ def page_fact_records(
             if personal:
                 records.append(_record([max(personal, key=lambda c: c.score)], speaker))
             continue
-        records.append(_record(sorted(admitted, key=lambda c: c.index), speaker))
+        chosen = sorted(admitted, key=lambda c: c.index)
+        # a sentence that fills a property slot (location, employer, diet …) is a record of its own, so that a
+        # later change of that slot replaces it alone; the other sentences are joined into one record
+        slotted = [c for c in chosen if c.facts.summary and slot_of(c.facts.summary)]
+        rest = [c for c in chosen if c not in slotted]
+        records.extend(_record([c], speaker) for c in slotted)
+        if rest:
+            records.append(_record(rest, speaker))
     return records
 
 

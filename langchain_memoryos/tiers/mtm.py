@@ -6,7 +6,6 @@ Over ``mtm_max_segments`` the coldest segment is evicted (heat, paper Eq. 4).
 from __future__ import annotations
 
 import copy
-import dataclasses
 import logging
 
 import numpy as np
@@ -37,12 +36,7 @@ def stage_chain_link(settings: EngineSettings, t: TurnWrite) -> Step[None]:
     similarity = None
     if previous is not None and previous.id in state.page_index:
         similarity = float(np.dot(state.page_index.get(previous.id), vector))
-    asked = page
-    name = state.persona.user_profile.get("name")
-    if name and not page.metadata.get("user_name") and "persona_name" not in page.metadata:
-        # the persona's name names the user's side of an unprefixed page (not stored with the page)
-        asked = dataclasses.replace(page, metadata={**page.metadata, "persona_name": name})
-    analysis: PageAnalysis = yield AnalyzePage(asked, previous, similarity)
+    analysis: PageAnalysis = yield AnalyzePage(page, previous, similarity)
     page.linked = analysis.linked
     page.meta = analysis.chain_meta
     page.keywords = list(analysis.keywords)
