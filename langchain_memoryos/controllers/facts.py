@@ -4,8 +4,8 @@ The heuristic controller's ``analyze_page`` turns each side of a dialogue page
 into at most one typed record (issue 20, research/issue20-facts/REPORT.md §4.1):
 
 1. **Who speaks.** A ``"Name: text"`` prefix names the side (and is stripped);
-   else ``metadata["user_name"]`` / ``metadata["agent_name"]``; else the
-   persona's name (user side); else "the user". An unnamed agent side is the
+   else ``metadata["user_name"]`` / ``metadata["agent_name"]`` (or a
+   ``"persona_name"`` a caller gives); else "the user". An unnamed agent side is the
    assistant: it yields no facts. When ``metadata["user_name"]`` is given only
    that person's sides yield facts; otherwise every named side does, each
    under its own name, so a fact about the other person is never stored as
