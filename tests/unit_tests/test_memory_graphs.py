@@ -61,14 +61,15 @@ def test_idle_work_is_skipped() -> None:
             start=1,
         )
     ]
-    # a page leaves STM: its fact goes through AMU at once (an empty knowledge base: no candidates, no judge)
-    assert runs[0] == ["stm_append", "chain_link", "mtm_insert", "write_gate", "lpm_commit"]
+    # a page leaves STM: its facts (city and job, one slot each) go through AMU at once (no candidates, no judge)
+    assert runs[0] == ["stm_append", "chain_link", "mtm_insert"] + ["write_gate", "lpm_commit"] * 2
     promoted = next(run for run in runs if "persona_promote" in run)
     assert promoted[:3] == ["stm_append", "chain_link", "mtm_insert"] and promoted[-1] == "persona_promote"
     assert "heat_evict" not in promoted and "fuse" not in promoted
     assert runs[-1] == ["stm_append", "chain_link", "mtm_insert"]  # a page with no fact: no AMU stage
     assert [f.summary for f in memory.list_facts("u")] == [
-        "The user lives in Lisbon. The user works as a nurse.",
+        "The user lives in Lisbon.",
+        "The user works as a nurse.",
         "The user loves surfing at Carcavelos.",
     ]
 
