@@ -27,6 +27,7 @@ __all__ = [
     "AMUSettings",
     "Prejudged",
     "RecordWrite",
+    "embed_summaries",
     "evict_over_capacity",
     "fuse",
     "lpm_commit",
@@ -77,8 +78,10 @@ class RecordWrite:
     Attributes:
         record: the record (replaced by the fused record after ``fuse``).
         now: the decision time (conversation clock).
-        source: where the record came from (``promotion``, ``add_fact``, ``tool``).
+        source: where the record came from (``page``, ``promotion``, ``add_fact``, ``tool``).
         vector: the summary's embedding (given, or computed by :func:`write_gate`).
+        offline: judge and fuse with the memory's offline controller (no model call): a page's
+            records, which the controller's one call per page already wrote as facts.
         prejudged: a relation judgement made ahead (see :func:`prejudge_relations`).
         gate_score: the write-gate's score.
         candidates: duplicate/update candidates with their cosine.
@@ -99,6 +102,7 @@ class RecordWrite:
     now: _dt.datetime
     source: str
     vector: Vector | None = None
+    offline: bool = False
     prejudged: Prejudged | None = None
     gate_score: float = 0.0
     candidates: list[tuple[MemoryRecord, float]] = field(default_factory=list)
@@ -157,7 +161,7 @@ def relation_judge(state: UserState, w: RecordWrite) -> Step[None]:
     if w.prejudged is not None and w.prejudged[0] == ids:
         judgement: RelationJudgement = w.prejudged[1]  # counted when it was made
     else:
-        judgement = yield JudgeRelations(w.record, w.candidates)
+        judgement = yield JudgeRelations(w.record, w.candidates, offline=w.offline)
     w.fallback = w.fallback or judgement.usage.fallback
     known = set(ids)
     w.relations = [r for r in judgement.relations if r.candidate_id in known]
@@ -172,7 +176,7 @@ def fuse(state: UserState, w: RecordWrite) -> Step[None]:
     """Stage 3 (``fuse``): one current record from the new one and those it updates; they are deleted."""
     kind = w.record.kind
     olds = [state.facts[kind][r.candidate_id] for r in w.relations if r.label == "update"]
-    fused: FuseResult = yield FuseRecords(w.record, olds)
+    fused: FuseResult = yield FuseRecords(w.record, olds, offline=w.offline)
     w.fallback = w.fallback or fused.usage.fallback
     new = fused.record
     new.kind = kind
@@ -188,7 +192,7 @@ def fuse(state: UserState, w: RecordWrite) -> Step[None]:
 
 
 def lpm_commit(state: UserState, w: RecordWrite, settings: AMUSettings) -> None:
-    """Stage 4 (``lpm_commit``): store the record, log ``stored`` / ``updated``, evict over capacity (FIFO)."""
+    """Stage 4 (``lpm_commit``): store the record, log ``stored`` / ``updated``; over capacity the least useful goes."""
     record, kind = w.record, w.record.kind
     record.id = record.id or f"f_{state.next_seq():012d}"
     assert w.vector is not None  # set by write_gate (or fuse)
@@ -205,7 +209,7 @@ def lpm_commit(state: UserState, w: RecordWrite, settings: AMUSettings) -> None:
         w.log(state, "stored", record, reason, relations=w.relations, fallback=w.fallback)
     capacity = settings.user_capacity if kind == "user" else settings.agent_capacity
     for old in evict_over_capacity(state, kind, capacity, keep=record.id):
-        why = f"capacity {capacity} reached: oldest record evicted (FIFO) to make room for {record.id}"
+        why = f"capacity {capacity} reached: least useful (lowest confidence, then oldest) evicted for {record.id}"
         w.log(state, "evicted", old, why, replaced=[old.id])
     w.committed = True
 
@@ -234,6 +238,7 @@ def write_record(
     vector: Vector | None = None,
     prejudged: Prejudged | None = None,
     fallback: bool = False,
+    offline: bool = False,
 ) -> Step[list[WriteEvent]]:
     """Step: pass one typed record through the AMU write path and log the decision.
 
@@ -252,11 +257,12 @@ def write_record(
         prejudged: a relation judgement made ahead (see :func:`prejudge_relations`);
             used only if the record's candidates are still exactly those judged.
         fallback: a fallback controller made the record (its events say so).
+        offline: judge and fuse with the offline controller (a page's records).
 
     Returns:
         The logged events: the decision (``stored``, ``discarded``, ``updated``
         or ``filtered``) first, then one ``evicted`` event per record that the
-        FIFO capacity pushed out.
+        capacity pushed out (the least useful: lowest confidence, then oldest).
 
     Example:
         >>> from langchain_memoryos.pipeline.effects import Services, run_sync
@@ -278,7 +284,9 @@ def write_record(
         >>> [e.action for e in run_sync(step("The user is vegan."), services)]
         ['discarded']
     """
-    w = RecordWrite(record, now=now, source=source, vector=vector, prejudged=prejudged, fallback=fallback)
+    w = RecordWrite(
+        record, now=now, source=source, vector=vector, offline=offline, prejudged=prejudged, fallback=fallback
+    )
     stage = "write_gate"
     while stage != "done":
         yield from RECORD_STAGES[stage](state, w, settings)
@@ -388,7 +396,11 @@ def prejudge_relations(
 
 
 def evict_over_capacity(state: UserState, kind: FactKind, capacity: int, *, keep: str) -> list[MemoryRecord]:
-    """FIFO capacity: remove the records that entered (or were last updated) earliest.
+    """Capacity: remove the least useful records: lowest confidence first, then the oldest.
+
+    A record's confidence is its write-gate score, so over capacity the fact the gate rated lowest
+    goes; among equals (e.g. facts given with ``add_fact``, all 1.0) the one that entered (or was
+    last updated) earliest goes, as in FIFO.
 
     Args:
         state: the user's state.
@@ -397,21 +409,43 @@ def evict_over_capacity(state: UserState, kind: FactKind, capacity: int, *, keep
         keep: the id of the record just written (never evicted).
 
     Returns:
-        The evicted records, oldest first.
+        The evicted records, least useful first.
 
     Example:
         >>> s = UserState(user_id="u", label="u", dimension=2)
-        >>> for day in (1, 2, 3):
-        ...     r = MemoryRecord(id=f"f{day}", summary=f"fact {day}", updated_at=_dt.datetime(2024, 1, day))
+        >>> for day, conf in ((1, 0.9), (2, 0.6), (3, 0.9)):
+        ...     r = MemoryRecord(id=f"f{day}", summary=f"fact {day}", confidence=conf,
+        ...                      updated_at=_dt.datetime(2024, 1, day))
         ...     s.put_fact(r, np.ones(2, dtype=np.float32))
-        >>> [r.id for r in evict_over_capacity(s, "user", 2, keep="f1")], sorted(s.facts["user"])
+        >>> [r.id for r in evict_over_capacity(s, "user", 2, keep="f3")], sorted(s.facts["user"])
         (['f2'], ['f1', 'f3'])
     """
     facts = state.facts[kind]
     if len(facts) <= capacity:
         return []
-    ordered = sorted((r for r in facts.values() if r.id != keep), key=lambda r: (r.updated_at, r.created_at, r.id))
+    ordered = sorted(
+        (r for r in facts.values() if r.id != keep), key=lambda r: (r.confidence, r.updated_at, r.created_at, r.id)
+    )
     evicted = ordered[: len(facts) - capacity]
     for old in evicted:
         state.delete_fact(kind, old.id)
     return evicted
+
+
+def embed_summaries(state: UserState, settings: AMUSettings, records: list[MemoryRecord]) -> Step[dict[str, Vector]]:
+    """Embed the admitted records' summaries in one batch.
+
+    A summary that is word for word an existing fact's reuses that fact's
+    vector (same text, same embedding): repeated facts cost no encoder pass.
+    """
+    wanted = list(dict.fromkeys(r.summary for r in records if gate(r, settings.gate_threshold).admitted))
+    vectors: dict[str, Vector] = {}
+    needed = set(wanted)
+    for kind, facts in state.facts.items():
+        for fact in facts.values():
+            if fact.summary in needed and fact.summary not in vectors:
+                vectors[fact.summary] = state.fact_index[kind].get(fact.id)
+    missing = tuple(s for s in wanted if s not in vectors)
+    if missing:
+        vectors.update(zip(missing, (yield Embed(missing)), strict=True))
+    return vectors

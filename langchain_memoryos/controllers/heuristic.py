@@ -4,8 +4,10 @@
   ("and", "it", "what about" …) within a few hours on the same thread;
 * chain meta and segment summaries: extractive (first sentences and keywords);
 * keywords: YAKE;
-* typed records: the rules of :mod:`langchain_memoryos.controllers.rules`;
-* relation judge: same-slot cues first, then similarity bands;
+* typed records: of a page, one self-contained third-person fact per speaker
+  side (:mod:`langchain_memoryos.controllers.facts`); of a given statement,
+  the rules of :mod:`langchain_memoryos.controllers.rules`;
+* relation judge: the same person's slot first, then similarity bands;
 * fuse: the new state wins, provenance is merged.
 """
 
@@ -24,6 +26,7 @@ from langchain_memoryos.controllers.base import (
     QueryPlan,
     RelationJudgement,
 )
+from langchain_memoryos.controllers.facts import page_fact_records, split_speaker
 from langchain_memoryos.controllers.lexicon import PARTNERS, words
 from langchain_memoryos.controllers.rewrite import agent_summary, gist, split_sentences, third_person
 from langchain_memoryos.controllers.rules import (
@@ -177,7 +180,11 @@ class HeuristicController(BaseController):
         return out
 
     def analyze_page(self, page: DialoguePage, previous: DialoguePage | None, similarity: float | None) -> PageAnalysis:
-        """Chain link, extractive chain meta, YAKE keywords, gist and rule records.
+        """Chain link, extractive chain meta, YAKE keywords, gist; the page's facts and agent traits.
+
+        The records are the user side's instructions to the assistant (agent
+        traits) and one fact record per speaker side
+        (:func:`~langchain_memoryos.controllers.facts.page_fact_records`).
 
         Example:
             >>> p = DialoguePage(id="p", user_input="I live in Lyon.", agent_response="Nice city.")
@@ -195,7 +202,8 @@ class HeuristicController(BaseController):
         topic = this_gist
         if keywords:
             topic = f"{', '.join(keywords[:4])}: {this_gist}" if this_gist else ", ".join(keywords[:4])
-        records = [r for r in self.records_from_text(page.user_input) if r.summary]
+        traits = [r for r in self.records_from_text(split_speaker(page.user_input)[1]) if r.kind == "agent"]
+        records = traits + page_fact_records(page)
         return PageAnalysis(linked=linked, chain_meta=meta, keywords=keywords, topic_summary=topic, records=records)
 
     # -- promotion -------------------------------------------------------------
@@ -278,18 +286,31 @@ class HeuristicController(BaseController):
     def judge_relations(
         self, record: MemoryRecord, candidates: Sequence[tuple[MemoryRecord, float]]
     ) -> RelationJudgement:
-        """Same slot → duplicate (same value) or update (new value); else bands.
+        """The same person's slot → duplicate (same value) or update (new value); else similarity bands.
+
+        Facts about two people (``subject``) never relate: "Caroline lives in
+        Boston" does not update "Melanie lives in Denver". A change cue
+        ("just", "started", "new" …) updates nothing by itself: only a slot
+        (location, employer, diet …) of the same person, or an ended
+        relationship, is updated; a fact in the duplicate band is a duplicate.
 
         Example:
             >>> new = MemoryRecord(summary="The user lives in Denver.")
             >>> old = MemoryRecord(id="a", summary="The user lives in Boston.")
             >>> HeuristicController().judge_relations(new, [(old, 0.8)]).relations[0].label
             'update'
+            >>> new = MemoryRecord(summary="Jo just started a new painting class.", subject="Jo")
+            >>> old = MemoryRecord(id="b", summary="Jo painted a lake.", subject="Jo", entities=["painting"])
+            >>> HeuristicController().judge_relations(new, [(old, 0.7)]).relations[0].label
+            'separate'
         """
-        new_slot = _slot_value(record.summary, record.kind)
+        new_slot = _fact_slot(record)
         relations: list[Relation] = []
         for cand, sim in candidates:
-            old_slot = _slot_value(cand.summary, cand.kind)
+            if _subject(cand) != _subject(record):
+                relations.append(Relation(cand.id, "separate", sim, "facts about different people"))
+                continue
+            old_slot = _fact_slot(cand)
             if new_slot is not None and old_slot is not None and new_slot[0] == old_slot[0]:
                 if new_slot[1] == old_slot[1]:
                     relations.append(Relation(cand.id, "duplicate", sim, f"same {new_slot[0]}: {new_slot[1]}"))
@@ -299,22 +320,24 @@ class HeuristicController(BaseController):
                     )
                 continue
             if new_slot is not None and new_slot[0] == "relationship_status" and new_slot[1] in _ENDED:
-                subject = find_slot(cand.summary)
+                text = _neutral(cand)
+                subject = find_slot(text)
                 if (
                     (old_slot is not None and old_slot[0] == "relationship_status")
                     or (subject is not None and subject.subject in PARTNERS)
-                    or _PARTNER_WORDS.search(cand.summary)
+                    or _PARTNER_WORDS.search(text)
                 ):
                     relations.append(Relation(cand.id, "update", sim, "the relationship ended"))
                     continue
             if sim >= self.thresholds.duplicate_similarity:
-                if change_cue(record.summary) and not change_cue(cand.summary) and _entity_shift(record, cand):
-                    relations.append(Relation(cand.id, "update", sim, "change cue with new entities"))
+                stated = _STRONG_CHANGE.search(record.summary) and not change_cue(cand.summary)
+                if stated and _entity_shift(record, cand):
+                    relations.append(Relation(cand.id, "update", sim, "a stated change with new entities"))
                 else:
                     relations.append(Relation(cand.id, "duplicate", sim, f"similarity {sim:.2f} in duplicate band"))
                 continue
-            if change_cue(record.summary) and _shared_entities(record, cand):
-                relations.append(Relation(cand.id, "update", sim, "change cue on a shared entity"))
+            if _STRONG_CHANGE.search(record.summary) and _shared_entities(record, cand):
+                relations.append(Relation(cand.id, "update", sim, "a stated change on a shared entity"))
                 continue
             relations.append(Relation(cand.id, "separate", sim, "different fact that can coexist"))
         return RelationJudgement(relations)
@@ -373,6 +396,7 @@ class HeuristicController(BaseController):
             updated_at=record.updated_at,
             source_page_ids=sources,
             slot=record.slot,
+            subject=record.subject,
         )
         return FuseResult(fused)
 
@@ -434,6 +458,34 @@ def _as_agent_trait(sentence: str, facts: SentenceFacts) -> SentenceFacts:
 
 
 _INTERJECTION_ONLY = re.compile(r"^(?:(?:oh|ok|okay|hey|hi|so|well|and|also|thanks|thank you)\b[\s,!.]*)+", re.I)
+
+
+#: A change stated outright ("no longer", "moved", "quit" …): it may update a fact that shares an entity.
+#: Softer cues ("just", "started", "new", "recently") only tell a story and update nothing (issue 20).
+_STRONG_CHANGE = re.compile(
+    r"\b(?:no longer|any ?more|not anymore|moved|switched|instead|used to|quit|stopped|"
+    r"i meant|correction)\b",
+    re.IGNORECASE,
+)
+
+
+def _subject(record: MemoryRecord) -> str:
+    """Who a fact is about ("" for the user unnamed), compared case-blind."""
+    return record.subject.strip().lower()
+
+
+def _neutral(record: MemoryRecord) -> str:
+    """The summary with its subject's name as "the user" (the form the slot rules read)."""
+    text = record.summary
+    if record.subject:
+        text = re.sub(rf"\b{re.escape(record.subject)}\b", "the user", text)
+        text = text[:1].upper() + text[1:]
+    return text
+
+
+def _fact_slot(record: MemoryRecord) -> tuple[str, str] | None:
+    """The slot key and value of a fact about its subject (see :func:`_slot_value`)."""
+    return _slot_value(_neutral(record), record.kind)
 
 
 def _shared_entities(a: MemoryRecord, b: MemoryRecord) -> bool:

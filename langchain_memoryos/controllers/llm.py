@@ -170,6 +170,32 @@ def _describe(record: MemoryRecord) -> str:
     return f"{record.summary} [aspect: {record.aspect}; entities: {', '.join(record.entities) or '-'}]"
 
 
+def _known_names(page: DialoguePage) -> str:
+    """The names the page's metadata gives (the prompt's ``names``)."""
+    meta = page.metadata or {}
+    user = meta.get("user_name") or meta.get("persona_name")
+    parts = [f"the user is {user}" if user else "the user's name is unknown (use the names before each side)"]
+    if meta.get("agent_name"):
+        parts.append(f"the assistant is {meta['agent_name']}")
+    if meta.get("user_name"):
+        parts.append(f"keep only facts about {meta['user_name']}")
+    return "; ".join(parts)
+
+
+def _page_records(records: list[MemoryRecord], page: DialoguePage) -> list[MemoryRecord]:
+    """A page's records as kept: no questions, only the known user's facts, at most 3 per person."""
+    user = (page.metadata or {}).get("user_name")
+    kept: list[MemoryRecord] = []
+    per_person: dict[str, int] = {}
+    for r in records:
+        if r.kind == "user" and (r.summary.rstrip().endswith("?") or (user and r.subject and r.subject != user)):
+            continue
+        per_person[r.subject] = per_person.get(r.subject, 0) + (r.kind == "user")
+        if per_person[r.subject] <= 3:
+            kept.append(r)
+    return kept
+
+
 def _check_timeout(value: Any, name: str) -> float | None:
     if value is None:
         return None
@@ -395,6 +421,7 @@ class LLMController(BaseController):
             meta=(previous.meta if previous is not None else "") or "(none)",
             page=page.text,
             date=_date(page.timestamp),
+            names=_known_names(page),
         )
         out, usage = yield from self._ask(self._call("analyze_page", PageAnalysisOutput, prompt))
         if out is None:
@@ -405,7 +432,7 @@ class LLMController(BaseController):
             chain_meta=out.chain_meta.strip() or out.topic_summary.strip(),
             keywords=_keywords(out.keywords),
             topic_summary=out.topic_summary.strip() or out.chain_meta.strip(),
-            records=[_record_from(r, "user") for r in out.records],
+            records=_page_records([_record_from(r, "user") for r in out.records], page),
             usage=usage,
         )
 

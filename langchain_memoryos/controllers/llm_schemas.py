@@ -64,6 +64,9 @@ class RecordOutput(BaseModel):
     sentiment: str = Field(default="neutral", description="positive | neutral | negative")
     confidence: float = Field(default=1.0, ge=0.0, le=1.0, description="rubric score in [0, 1]")
     kind: str = Field(default="user", description="'agent' if it says how the assistant should behave, else 'user'")
+    subject: str = Field(
+        default="", max_length=60, description="the name of the person the summary is about ('' for the unnamed user)"
+    )
 
 
 class PageAnalysisOutput(BaseModel):
@@ -214,7 +217,9 @@ def _answer(schema: type[S], result: Any, check: Callable[[S], None] | None) -> 
 def _record_from(out: RecordOutput, default_kind: str) -> MemoryRecord:
     kind: FactKind = "agent" if _vocab(out.kind, ("user", "agent"), default_kind) == "agent" else "user"
     summary = out.summary.strip()
-    slot = _slot_value(summary, kind) if summary else None
+    subject = out.subject.strip() if kind == "user" and out.subject.strip() in summary else ""
+    neutral = re.sub(rf"\b{re.escape(subject)}\b", "the user", summary) if subject else summary
+    slot = _slot_value(neutral[:1].upper() + neutral[1:], kind) if summary else None
     return MemoryRecord(
         kind=kind,
         aspect=_vocab(out.aspect, ASPECTS, "other"),  # type: ignore[arg-type]
@@ -225,6 +230,7 @@ def _record_from(out: RecordOutput, default_kind: str) -> MemoryRecord:
         sentiment=_vocab(out.sentiment, SENTIMENTS, "neutral"),  # type: ignore[arg-type]
         confidence=float(out.confidence),
         slot=slot[0] if slot else "",
+        subject=subject,
     )
 
 

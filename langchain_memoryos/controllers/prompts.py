@@ -44,7 +44,26 @@ _RECORD_RULES = (
     "e.g. answer length or tone, else 'user')."
 )
 
-#: One call per page leaving short-term memory.
+_PAGE_RECORD_RULES = (
+    "Records: the facts worth remembering across conversations about the people speaking in the current "
+    "page ([] for none). Known names: {names}. Each record's summary is one self-contained statement of at "
+    "most 20 words, in the third person, that names the person it is about: the name written before their "
+    "words ('Caroline: ...') or the known name ('the user' only while the user's name is unknown; never a "
+    "fact from the words of an unnamed assistant). Resolve every pronoun ('it', 'she', 'that trip') from "
+    "the page, the previous page or the chain summary, or leave the fact out. No feelings, thanks, "
+    "greetings, compliments, small talk or questions. At most 3 records per person: the most informative "
+    "ones. For each: subject (the name the summary is about, '' for the user when unnamed); aspect "
+    "(personal_profile, social_relationship, activity, health, preference, other); intent (inform, request, "
+    "express, plan, reflect, other); personal (true if it is reusable information about the person); "
+    "entities (names, places, things that anchor it); summary; sentiment (positive, neutral, negative: kept "
+    "out of the summary); confidence (1.0 explicit and stable; multiply by 0.6 for each hedge such as "
+    "'maybe', by 0.4 for a passing state, by 0.7 if ambiguous); kind ('agent' when the user says how the "
+    "assistant should behave, e.g. answer length or tone, else 'user')."
+)
+
+#: One call per page leaving short-term memory; its records go through the AMU write path at once
+#: (judged and fused offline: no further call). Its fields: ``previous``, ``previous_date``, ``meta``,
+#: ``page``, ``date`` and ``names`` (the known names of the user and the assistant).
 DEFAULT_ANALYZE_PAGE_PROMPT = (
     "A dialogue page is leaving short-term memory.\n\n"
     "Previous page of this thread (said on {previous_date}):\n{previous}\n\n"
@@ -53,7 +72,7 @@ DEFAULT_ANALYZE_PAGE_PROMPT = (
     "Decide: linked (does the current page continue the topic of the previous page?); chain_meta (if "
     "linked, the chain summary updated with this page, else a summary of this page alone; at most two "
     "sentences); keywords (up to 8 short topic keywords of this page); topic_summary (one line naming "
-    "the topic, used if this page starts a new topic segment); records (see below).\n\n" + _RECORD_RULES
+    "the topic, used if this page starts a new topic segment); records (see below).\n\n" + _PAGE_RECORD_RULES
 )
 
 #: One call per promotion of a hot segment. Its fields: ``summary``, ``pages``, ``profile``, ``traits``, and the
@@ -69,8 +88,8 @@ DEFAULT_PROMOTE_SEGMENT_PROMPT = (
     "pairs with keys only from: {profile_keys}; keep the current ones unless the pages change them; "
     "anything else belongs in records); user_traits (the full updated traits, as dimension/values pairs "
     "with short values, dimensions only from these three groups: {trait_dimensions}); records (only "
-    "facts that emerge from several pages together, and agent traits; facts stated in a single page "
-    "were already extracted; [] for none).\n\n" + _RECORD_RULES
+    "agent traits: how the assistant should behave, kind 'agent'; the facts of each page were already "
+    "written; [] for none).\n\n" + _RECORD_RULES
 )
 
 #: A fact given directly (``add_fact``, a memory tool).

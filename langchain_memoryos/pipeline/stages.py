@@ -15,6 +15,11 @@ Write path (one ``add_turn``)::
                                       │
           write_gate ─▶ relation_judge ─▶ fuse ─▶ lpm_commit   (AMU, once per record)
 
+A page's own fact records go through AMU as the page leaves STM
+(``mtm_insert``/``heat_evict`` ─▶ ``write_gate``; after the last record
+``chain_link`` for the next page leaving); a hot segment's promotion updates
+the persona and sends the agent traits it finds.
+
 Read path (one ``retrieve``)::
 
     retrieve_stm ─▶ retrieve_lpm ─▶ retrieve_mtm ─▶ assemble_context
@@ -86,30 +91,40 @@ WRITE_STAGES: tuple[Stage, ...] = (
     Stage(
         "mtm_insert",
         "MTM",
-        ("heat_evict", "chain_link", "persona_promote", DONE),
-        "the page joins the best segment (F_score > theta) or starts one",
+        ("heat_evict", "write_gate", "chain_link", "persona_promote", DONE),
+        "the page joins the best segment (F_score > theta) or starts one; its fact records go to AMU",
     ),
-    Stage("heat_evict", "MTM", ("chain_link", "persona_promote", DONE), "over capacity: the coldest segment goes"),
+    Stage(
+        "heat_evict",
+        "MTM",
+        ("write_gate", "chain_link", "persona_promote", DONE),
+        "over capacity: the coldest segment goes",
+    ),
     Stage(
         "persona_promote",
         "LPM",
         ("write_gate", "persona_promote", DONE),
-        "a segment at heat tau updates the persona; its records go to AMU",
+        "a segment at heat tau updates the persona; the agent traits it finds go to AMU",
     ),
     Stage(
         "write_gate",
         "AMU",
-        ("relation_judge", "lpm_commit", "write_gate", "persona_promote", DONE),
+        ("relation_judge", "lpm_commit", "write_gate", "chain_link", "persona_promote", DONE),
         "the write-gate score; the candidates of an admitted record",
     ),
     Stage(
         "relation_judge",
         "AMU",
-        ("fuse", "lpm_commit", "write_gate", "persona_promote", DONE),
+        ("fuse", "lpm_commit", "write_gate", "chain_link", "persona_promote", DONE),
         "duplicate / update / separate per candidate; the action rule",
     ),
     Stage("fuse", "AMU", ("lpm_commit",), "one current record from the new one and those it updates"),
-    Stage("lpm_commit", "AMU", ("write_gate", "persona_promote", DONE), "store and log the record; FIFO capacity"),
+    Stage(
+        "lpm_commit",
+        "AMU",
+        ("write_gate", "chain_link", "persona_promote", DONE),
+        "store and log the record; over capacity the least useful goes",
+    ),
 )
 
 READ_STAGES: tuple[Stage, ...] = (

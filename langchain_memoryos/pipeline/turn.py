@@ -44,7 +44,7 @@ class TurnWrite:
         moving: pages leaving STM (overflow, then idle threads), oldest first.
         current: the page being moved (after ``chain_link``).
         created: the segment ``mtm_insert`` just created ("" when it joined one).
-        records: the promoted segment's records still to write.
+        records: the records still to write: the page's facts as it leaves STM, or a promotion's.
         write: the record going through the AMU stages.
         next: the next stage (a node name, or ``"done"``).
         optimistic: judge without the user's lock (the controller may call a
@@ -212,9 +212,7 @@ def after_mtm(t: TurnWrite, settings: EngineSettings) -> str:
 
 
 def after_record(t: TurnWrite, settings: EngineSettings) -> str:
-    """After a record's AMU path: the next record, else the next hot segment, else done."""
-    return (
-        "write_gate"
-        if t.records
-        else ("persona_promote" if hot_segments(t.user.segments.values(), t.user.clock, settings.config) else "done")
-    )
+    """After a record's AMU path: the next record, else the next page leaving STM, else a hot segment, else done."""
+    if t.records:
+        return "write_gate"
+    return after_mtm(t, settings)

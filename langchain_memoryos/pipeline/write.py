@@ -75,7 +75,7 @@ def _step(fn: Callable[..., object]) -> Callable[[MemoryRepository, EngineSettin
 STAGE_FUNCTIONS: Mapping[str, Callable[[MemoryRepository, EngineSettings, TurnWrite], Step[None]]] = {
     "stm_append": stage_stm_append,
     "chain_link": lambda repo, settings, t: stage_chain_link(settings, t),
-    "mtm_insert": _step(stage_mtm_insert),
+    "mtm_insert": lambda repo, settings, t: stage_mtm_insert(settings, t),
     "heat_evict": _step(stage_heat_evict),
     "persona_promote": lambda repo, settings, t: stage_persona_promote(settings, t),
     "write_gate": _amu("write_gate"),

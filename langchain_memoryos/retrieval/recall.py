@@ -41,6 +41,7 @@ from langchain_memoryos.pipeline.judgements import PlanQuery
 from langchain_memoryos.pipeline.settings import EngineSettings, embedding_text
 from langchain_memoryos.pipeline.stages import READ_TABLE
 from langchain_memoryos.retrieval.dates import named_dates, on_named_date
+from langchain_memoryos.retrieval.facts import evidence_facts
 from langchain_memoryos.retrieval.keywords import extract_keywords
 from langchain_memoryos.retrieval.lexical import rrf_scores, tokenize
 from langchain_memoryos.schema import (
@@ -159,11 +160,12 @@ def stage_retrieve_stm(repo: MemoryRepository, settings: EngineSettings, r: Read
 
 
 def stage_retrieve_lpm(settings: EngineSettings, r: ReadRun) -> None:
-    """``retrieve_lpm``: user facts and agent traits above ``tau_r``, the query's aspects first."""
+    """``retrieve_lpm``: user facts (see :mod:`~langchain_memoryos.retrieval.facts`) and agent traits above tau_r."""
     assert r.state is not None and r.ctx is not None
     assert r.plan is not None
     aspects = r.plan.aspects
-    r.ctx.user_facts.extend(_recall_facts(r.state, settings, "user", r.vectors, aspects))
+    hits = _recall_facts(r.state, settings, "user", r.vectors, aspects)
+    r.ctx.user_facts.extend(evidence_facts(r.state, settings, (r.query, r.plan.fact_query), hits))
     r.ctx.agent_facts.extend(_recall_facts(r.state, settings, "agent", r.vectors, aspects))
     _fit_facts(r.ctx, settings.config.context_words)
     _fit_stm(r.ctx, settings.config.context_words, r.stm_view)

@@ -61,6 +61,9 @@ class MemoryRecord:
             (``location``, ``sister.employer``, ``preference:coffee``; ``""``
             when unknown). Our addition to AMU's record: records with the same
             slot are always relation candidates, whatever their cosine.
+        subject: who the fact is about, by the name its summary uses
+            (``"Caroline"``); ``""`` for the user unnamed ("The user ...").
+            Facts of two people are never duplicates or updates of each other.
 
     Example:
         >>> r = MemoryRecord(summary="The user lives in Denver.", aspect="personal_profile")
@@ -81,6 +84,7 @@ class MemoryRecord:
     updated_at: _dt.datetime = field(default_factory=lambda: _EPOCH)
     source_page_ids: list[str] = field(default_factory=list)
     slot: str = ""
+    subject: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """Serialise to JSON-compatible values.
@@ -106,6 +110,7 @@ class MemoryRecord:
             "updated_at": _iso(self.updated_at),
             "source_page_ids": list(self.source_page_ids),
             "slot": self.slot,
+            "subject": self.subject,
         }
 
     @classmethod
@@ -136,6 +141,7 @@ class MemoryRecord:
             updated_at=_ts(data.get("updated_at")),
             source_page_ids=list(data.get("source_page_ids", [])),
             slot=str(data.get("slot", "")),
+            subject=str(data.get("subject", "")),
         )
 
 

@@ -1,32 +1,35 @@
-"""LPM, the long-term tier: a segment whose heat reaches tau is promoted: persona update, and its records to AMU."""
+"""LPM, the long-term tier: a segment whose heat reaches tau is promoted: persona update, and agent traits to AMU.
+
+A page's facts reach the knowledge base as the page leaves STM (``mtm_insert``);
+a promotion no longer sends them again.
+"""
 
 from __future__ import annotations
 
 import copy
 import logging
 
-from langchain_memoryos.amu import RecordWrite, prejudge_relations
+from langchain_memoryos.amu import RecordWrite, embed_summaries, prejudge_relations
 from langchain_memoryos.controllers.base import PromotionResult
-from langchain_memoryos.pipeline.effects import Embed, Step
+from langchain_memoryos.pipeline.effects import Step
 from langchain_memoryos.pipeline.judgements import PromoteSegment
 from langchain_memoryos.pipeline.settings import EngineSettings
 from langchain_memoryos.pipeline.turn import TurnWrite, after_record
-from langchain_memoryos.schema import MemoryRecord, ensure_utc
-from langchain_memoryos.scoring import gate, hot_segments, segment_heat
-from langchain_memoryos.store.repository import UserState
-from langchain_memoryos.store.vector_index import Vector
+from langchain_memoryos.schema import ensure_utc
+from langchain_memoryos.scoring import hot_segments, segment_heat
 
-__all__ = ["embed_summaries", "stage_persona_promote"]
+__all__ = ["stage_persona_promote"]
 
 logger = logging.getLogger("langchain_memoryos")
 
 
 def stage_persona_promote(settings: EngineSettings, t: TurnWrite) -> Step[None]:
-    """``persona_promote``: the first hot segment updates the persona and queues its records for AMU.
+    """``persona_promote``: the first hot segment updates the persona and queues the agent traits it finds for AMU.
 
-    Its new pages' candidate records and the controller's further records are
-    embedded in one batch and their independent relation judgements made ahead
-    (concurrently in the async path); then ``L_interaction`` resets to 0.
+    The controller's further records of kind ``agent`` (how the assistant
+    should behave) are embedded in one batch and their independent relation
+    judgements made ahead (concurrently in the async path); user facts were
+    written as their pages left STM. Then ``L_interaction`` resets to 0.
     """
     config = settings.config
     state = t.user
@@ -43,8 +46,8 @@ def stage_persona_promote(settings: EngineSettings, t: TurnWrite) -> Step[None]:
         seg.summary = result.segment_summary
     if result.segment_keywords:
         seg.keywords = list(result.segment_keywords)[: config.segment_keywords]
-    records = [copy.deepcopy(c) for p in pages for c in p.candidates] + [copy.deepcopy(r) for r in result.records]
-    vectors = yield from embed_summaries(state, settings, records)
+    records = [copy.deepcopy(r) for r in result.records if r.kind == "agent"]
+    vectors = yield from embed_summaries(state, settings.amu, records)
     prejudged = yield from prejudge_relations(state, records, vectors, settings.amu)
     t.records = [
         RecordWrite(r, now=now, source="promotion", vector=vectors.get(r.summary), prejudged=prejudged.get(i))
@@ -57,22 +60,3 @@ def stage_persona_promote(settings: EngineSettings, t: TurnWrite) -> Step[None]:
     state.put_segment(seg)
     t.report.segments_promoted.append(seg.id)
     t.next = after_record(t, settings)
-
-
-def embed_summaries(state: UserState, settings: EngineSettings, records: list[MemoryRecord]) -> Step[dict[str, Vector]]:
-    """Embed the admitted records' summaries in one batch.
-
-    A summary that is word for word an existing fact's reuses that fact's
-    vector (same text, same embedding): repeated facts cost no encoder pass.
-    """
-    wanted = list(dict.fromkeys(r.summary for r in records if gate(r, settings.amu.gate_threshold).admitted))
-    vectors: dict[str, Vector] = {}
-    needed = set(wanted)
-    for kind, facts in state.facts.items():
-        for fact in facts.values():
-            if fact.summary in needed and fact.summary not in vectors:
-                vectors[fact.summary] = state.fact_index[kind].get(fact.id)
-    missing = tuple(s for s in wanted if s not in vectors)
-    if missing:
-        vectors.update(zip(missing, (yield Embed(missing)), strict=True))
-    return vectors

@@ -10,6 +10,7 @@ import logging
 
 import numpy as np
 
+from langchain_memoryos.amu import RecordWrite, embed_summaries
 from langchain_memoryos.controllers.base import PageAnalysis
 from langchain_memoryos.pipeline.effects import Step
 from langchain_memoryos.pipeline.judgements import AnalyzePage
@@ -27,7 +28,7 @@ logger = logging.getLogger("langchain_memoryos")
 
 
 def stage_chain_link(settings: EngineSettings, t: TurnWrite) -> Step[None]:
-    """``chain_link``: the controller's page analysis (chain link and meta, keywords, topic, records)."""
+    """``chain_link``: the controller's page analysis (chain link and meta, keywords, topic, the page's records)."""
     state = t.user
     page, vector = t.moving.pop(0)
     tails: dict[str, str] = state.meta.setdefault("chain_tails", {})
@@ -52,14 +53,28 @@ def stage_chain_link(settings: EngineSettings, t: TurnWrite) -> Step[None]:
     t.next = "mtm_insert"
 
 
-def stage_mtm_insert(settings: EngineSettings, t: TurnWrite) -> None:
-    """``mtm_insert``: the page joins the best segment (``F_score > theta``) or starts a new one."""
+def stage_mtm_insert(settings: EngineSettings, t: TurnWrite) -> Step[None]:
+    """``mtm_insert``: the page joins the best segment (``F_score > theta``) or starts a new one.
+
+    The page's records go to AMU now (``write_gate``, after ``heat_evict`` if
+    MTM is over capacity), judged and fused by the offline controller: the
+    long-term memory fills as pages leave STM, at no model call beyond the
+    page's analysis. A promotion later updates the persona only.
+    """
     assert t.current is not None
     page, vector, analysis = t.current
     t.current = None
+    records = [copy.deepcopy(r) for r in page.candidates]  # the page keeps its candidates (what was read off it)
     t.created = join_segment(t.user, settings, page, vector, analysis.topic_summary, t.report)
+    now = t.user.clock or page.timestamp
+    fallback = analysis.usage.fallback
+    vectors = yield from embed_summaries(t.user, settings.amu, records)  # one encoder batch for the page's records
+    t.records = [
+        RecordWrite(r, now=now, source="page", offline=True, fallback=fallback, vector=vectors.get(r.summary))
+        for r in records
+    ] + t.records
     over = t.created and len(t.user.segments) > settings.config.mtm_max_segments
-    t.next = "heat_evict" if over else after_mtm(t, settings)
+    t.next = "heat_evict" if over else ("write_gate" if t.records else after_mtm(t, settings))
 
 
 def join_segment(
@@ -126,7 +141,7 @@ def join_segment(
 def stage_heat_evict(settings: EngineSettings, t: TurnWrite) -> None:
     """``heat_evict``: over ``mtm_max_segments``, the coldest segment (never the new one) and its pages go."""
     evict_coldest(t.user, settings, t.report, keep=t.created)
-    t.next = after_mtm(t, settings)
+    t.next = "write_gate" if t.records else after_mtm(t, settings)
 
 
 def evict_coldest(state: UserState, settings: EngineSettings, report: WriteReport, *, keep: str) -> None:

@@ -357,8 +357,10 @@ def test_capacity_repairs_follow_the_engine_rules(make_memory: MemoryFactory) ->
     memory = make_memory(CONFIG)
     populate(memory)
     before = memory.stats(USER)
-    newest_first = {
-        kind: sorted(memory.list_facts(USER, kind), key=lambda f: (f.updated_at, f.created_at, f.id), reverse=True)
+    most_useful_first = {
+        kind: sorted(
+            memory.list_facts(USER, kind), key=lambda f: (f.confidence, f.updated_at, f.created_at, f.id), reverse=True
+        )
         for kind in ("user", "agent")
     }
     smaller = CONFIG.replace(stm_capacity=1, mtm_max_segments=2, user_kb_capacity=1, agent_traits_capacity=1)
@@ -379,8 +381,8 @@ def test_capacity_repairs_follow_the_engine_rules(make_memory: MemoryFactory) ->
     assert sum("moved to MTM" in f for f in fixes) == before.stm_pages - 3
     evicted = [e for e in reopened.write_log(USER) if e.action == "evicted" and e.source == "repair"]
     assert len(evicted) == before.user_facts - 1 + before.agent_facts - 1
-    # FIFO: the most recently written record of each kind survives
-    for kind, facts in newest_first.items():
+    # the most useful record of each kind survives: the highest confidence, then the most recent
+    for kind, facts in most_useful_first.items():
         assert [f.id for f in reopened.list_facts(USER, kind)] == [facts[0].id]
     reopened.add_turn("I collect stamps.", "Nice hobby!", user_id=USER, thread_id="t0", timestamp=at(5))
     assert reopened.check(USER) == []

@@ -85,8 +85,10 @@ def test_repeated_failure_falls_back_stores_the_turn_and_writes_no_error_text(
     assert all(p.keywords for p in memory.list_pages("u"))
     text = _stored_texts(memory)
     assert "exploded" not in text and "HTTP 500" not in text and "RuntimeError" not in text
-    # promotions and relation judgements fell back too, and their write events say so
-    assert usage["promote_segment"]["fallbacks"] > 0 and usage["judge_relations"]["fallbacks"] > 0
+    # promotions fell back too; a page's facts are judged offline as the page leaves STM (no model call),
+    # and their write events say the records came from a fallback
+    assert usage["promote_segment"]["fallbacks"] > 0
+    assert usage.get("judge_relations", {"calls": 0})["calls"] == 0
     assert any(e.fallback for e in memory.write_log("u"))
 
 
@@ -297,29 +299,33 @@ def _record(summary: str, entity: str) -> dict[str, Any]:
 
 
 def _promotion_memory() -> tuple[MemoryOS, SlowScriptedModel]:
-    def page(messages: list[Any]) -> dict[str, Any]:
-        current = str(messages[-1].content).split("Current page", 1)[1]
-        answer = page_answer()
-        if "I moved to Porto" in current:
-            answer["records"] = [_record("The user lives in Porto.", "Porto")]
-        if "I work at Stripe" in current:
-            answer["records"] = [_record("The user works at Stripe.", "Stripe")]
-        return answer
+    """Two agent traits given first; a promotion finds both changed (two independent relation judgements)."""
+
+    def trait(summary: str, entity: str) -> dict[str, Any]:
+        return {**_record(summary, entity), "aspect": "preference", "intent": "request", "kind": "agent"}
 
     model = SlowScriptedModel(
         script={
             "RecordsOutput": [
-                {"records": [_record("The user lives in Lisbon.", "Lisbon")]},
-                {"records": [_record("The user works at Google.", "Google")]},
+                {"records": [trait("The assistant should answer in English.", "English")]},
+                {"records": [trait("The assistant should call the user Sam.", "Sam")]},
             ],
-            "PageAnalysisOutput": [page],
-            "PromotionOutput": [{"segment_summary": "Moves and jobs.", "records": []}],
+            "PageAnalysisOutput": [page_answer()],
+            "PromotionOutput": [
+                {
+                    "segment_summary": "Language and address.",
+                    "records": [
+                        trait("The assistant should answer in Portuguese.", "Portuguese"),
+                        trait("The assistant should call the user Samuel.", "Samuel"),
+                    ],
+                }
+            ],
             "RelationsOutput": [{"relations": [{"candidate": 1, "label": "update"}]}],
             "FuseOutput": [
                 lambda m: {
-                    "summary": "The user lives in Porto."
-                    if "Porto" in str(m[-1].content)
-                    else "The user works at Stripe."
+                    "summary": "The assistant should answer in Portuguese."
+                    if "Portuguese" in str(m[-1].content)
+                    else "The assistant should call the user Samuel."
                 }
             ],
         }
@@ -328,37 +334,32 @@ def _promotion_memory() -> tuple[MemoryOS, SlowScriptedModel]:
     return memory, model
 
 
-TURNS = [("I moved to Porto.", "Nice!"), ("I work at Stripe now.", "Cool"), ("ok", "ok"), ("fine", "fine")]
+TURNS = [("Answer in Portuguese.", "Ok"), ("Call me Samuel.", "Ok"), ("ok", "ok"), ("fine", "fine")]
+TRAITS = ["The assistant should answer in Portuguese.", "The assistant should call the user Samuel."]
 
 
 def test_independent_relation_judgements_run_concurrently_in_async() -> None:
     memory, model = _promotion_memory()
 
     async def main() -> None:
-        await memory.aadd_fact("I live in Lisbon.", user_id="u")
-        await memory.aadd_fact("I work at Google.", user_id="u")
+        await memory.aadd_fact("Answer in English.", user_id="u", kind="agent")
+        await memory.aadd_fact("Call me Sam.", user_id="u", kind="agent")
         for i, (a, b) in enumerate(TURNS):
             await memory.aadd_turn(a, b, user_id="u", thread_id="t", timestamp=T0 + dt.timedelta(minutes=i))
 
     asyncio.run(main())
-    assert sorted(f.summary for f in memory.list_facts("u")) == [
-        "The user lives in Porto.",
-        "The user works at Stripe.",
-    ]
+    assert sorted(f.summary for f in memory.list_facts("u", "agent")) == TRAITS
     assert model.count("RelationsOutput") == 2  # one per record, judged ahead together …
     assert model.peak == 2  # … and in flight at the same time
 
 
 def test_sync_path_gives_the_same_result_one_call_at_a_time() -> None:
     memory, model = _promotion_memory()
-    memory.add_fact("I live in Lisbon.", user_id="u")
-    memory.add_fact("I work at Google.", user_id="u")
+    memory.add_fact("Answer in English.", user_id="u", kind="agent")
+    memory.add_fact("Call me Sam.", user_id="u", kind="agent")
     for i, (a, b) in enumerate(TURNS):
         memory.add_turn(a, b, user_id="u", thread_id="t", timestamp=T0 + dt.timedelta(minutes=i))
-    assert sorted(f.summary for f in memory.list_facts("u")) == [
-        "The user lives in Porto.",
-        "The user works at Stripe.",
-    ]
+    assert sorted(f.summary for f in memory.list_facts("u", "agent")) == TRAITS
     assert model.count("RelationsOutput") == 2 and model.peak == 0
 
 

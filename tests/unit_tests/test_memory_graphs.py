@@ -61,12 +61,17 @@ def test_idle_work_is_skipped() -> None:
             start=1,
         )
     ]
-    assert runs[0] == ["stm_append", "chain_link", "mtm_insert"]  # a page leaves STM, nothing is hot yet
+    # a page leaves STM: its facts (city and job, one slot each) go through AMU at once (no candidates, no judge)
+    assert runs[0] == ["stm_append", "chain_link", "mtm_insert"] + ["write_gate", "lpm_commit"] * 2
     promoted = next(run for run in runs if "persona_promote" in run)
-    assert promoted[:4] == ["stm_append", "chain_link", "mtm_insert", "persona_promote"]
-    assert "write_gate" in promoted and "lpm_commit" in promoted
-    assert "relation_judge" not in promoted  # an empty knowledge base: no candidates, no judge
+    assert promoted[:3] == ["stm_append", "chain_link", "mtm_insert"] and promoted[-1] == "persona_promote"
     assert "heat_evict" not in promoted and "fuse" not in promoted
+    assert runs[-1] == ["stm_append", "chain_link", "mtm_insert"]  # a page with no fact: no AMU stage
+    assert [f.summary for f in memory.list_facts("u")] == [
+        "The user lives in Lisbon.",
+        "The user works as a nurse.",
+        "The user loves surfing at Carcavelos.",
+    ]
 
 
 def test_judge_and_fuse_run_only_for_an_update() -> None:

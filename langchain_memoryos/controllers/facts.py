@@ -1,0 +1,408 @@
+"""Facts of a page leaving STM, offline: self-contained third-person statements with names resolved.
+
+The heuristic controller's ``analyze_page`` turns each side of a dialogue page
+into at most one typed record (issue 20, research/issue20-facts/REPORT.md §4.1):
+
+1. **Who speaks.** A ``"Name: text"`` prefix names the side (and is stripped);
+   else ``metadata["user_name"]`` / ``metadata["agent_name"]`` (or a
+   ``"persona_name"`` a caller gives); else "the user". An unnamed agent side is the
+   assistant: it yields no facts. When ``metadata["user_name"]`` is given only
+   that person's sides yield facts; otherwise every named side does, each
+   under its own name, so a fact about the other person is never stored as
+   "the user".
+2. **Sentences**, cleaned of interjections, vocatives (the other speaker's
+   name or nickname), photo tags and "you know"; a dropped subject is
+   restored ("Just got back …" → "I just got back …"); a sentence that opens
+   on a dangling pronoun and follows one of the same side is joined to it.
+3. **Rewrite**: third person, "the user" → the speaker's name, "you" → the
+   other speaker's name; when no subject survives, "According to Name, …".
+4. **Chatter never becomes a fact**: a question, a feeling (an affect word and
+   fewer than 3 other content words), a chat reply ("I'm sure …"), a
+   sentence with fewer than 3 content words and no property slot, or one in
+   the second person only.
+5. **Score** (the record's confidence, read by the write-gate): the rule
+   reading's confidence when it passes the gate's fields, times a content
+   factor (content words, mid-sentence names, numbers, aspect words), less
+   for third-person pronouns, halved for a dangling opening. No fitted
+   constant.
+6. **One record per side**: its best (≤ 3) admitted sentences in turn order,
+   confidence = the best score, the subject's name in ``subject``; a sentence
+   that fills a property slot (location, employer …) is a record of its own, so
+   that a change of that slot updates it alone.
+
+Example:
+    >>> from langchain_memoryos.schema import DialoguePage
+    >>> page = DialoguePage(id="p", user_input="Caroline: Hey Mel! I'm allergic to peanuts, sadly.",
+    ...                     agent_response="Melanie: Oh no! I started pottery classes last week.")
+    >>> [(r.subject, r.summary) for r in page_fact_records(page)]
+    [('Caroline', 'Caroline is allergic to peanuts, sadly.'), ('Melanie', 'Melanie started pottery classes last week.')]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_memoryos.controllers.lexicon import words
+from langchain_memoryos.controllers.rewrite import split_sentences, third_person
+from langchain_memoryos.controllers.rules import (
+    _CHAT_REPLY,
+    ASPECT_LEXICON,
+    GROUP_PERSON,
+    SentenceFacts,
+    analyze_sentence,
+)
+from langchain_memoryos.controllers.slots import slot_of
+from langchain_memoryos.retrieval.lexical import STOPWORDS
+from langchain_memoryos.schema import DialoguePage, MemoryRecord
+
+__all__ = [
+    "FactSentence",
+    "fact_score",
+    "is_chatter",
+    "page_fact_records",
+    "page_speakers",
+    "side_facts",
+    "split_speaker",
+    "to_third_person",
+]
+
+#: Sentences kept per speaker side (the study: 3 beat 2 by about a point of coverage).
+SENTENCES_PER_SIDE = 3
+#: The write-gate threshold the side's sentences are selected against (``MemoryOSConfig.gate_threshold``).
+SELECT_THRESHOLD = 0.5
+
+_PREFIX = re.compile(r"^\s*([A-Z][\w'’-]{1,30}(?:\s[A-Z][\w'’-]{1,30})?):\s+")
+_PHOTO = re.compile(r"\s*\[shares (?:a photo|an image)[^\]]*\]\s*", re.I)
+_LEAD_NOISE = re.compile(
+    r"^(?:(?:hey|hi|hello|thanks|thank you|thanks a lot|thx|wow|woah|whoa|oh|ooh|yeah|yep|yes|yup|aw+|omg|"
+    r"congrats|congratulations|haha+|lol|so|well|ok|okay|sure|right|totally|great|cool|nice|awesome|ah|hmm+|"
+    r"definitely|absolutely|exactly|indeed|true|good|sounds good|no way|gosh|dang|man|dude|hey there)\b[\s,!.:;—-]*)+",
+    re.I,
+)
+_IMPLIED_SUBJECT = re.compile(
+    r"^(?:just|finally|recently|also|still|actually)?\s*(?:got|went|started|finished|joined|made|took|had|bought|"
+    r"visited|moved|signed|tried|saw|met|adopted|found|won|lost|learned|picked|spent|booked|ran|attended|"
+    r"volunteered|painted|wrote|decided|baked|cooked|built|gonna|wanna|gotta)\b(?!\s+(?:is|are|was|were)\b)",
+    re.I,
+)
+_COLLOQUIAL = (
+    (re.compile(r"\bgonna\b", re.I), "going to"),
+    (re.compile(r"\bwanna\b", re.I), "want to"),
+    (re.compile(r"\bgotta\b", re.I), "have to"),
+    (re.compile(r"\bI going to\b"), "I am going to"),
+    (re.compile(r"\bI been\b"), "I have been"),
+    (re.compile(r",\s*you know\b,?|\byou know,\s*|,?\s*\byou know\s*(?=[.!?]?$)", re.I), ""),
+    (re.compile(r"\s*-\s*$"), ""),
+)
+_DANGLING_START = re.compile(
+    r"^(?:it|it's|its|this|that|that's|these|those|they|they're|them|he|she|his|her|there|which)\b", re.I
+)
+_SECOND = frozenset({"you", "your", "you're", "you've", "yours", "yourself", "u", "ur"})
+_FIRST = frozenset({"i", "i'm", "i've", "i'd", "i'll", "my", "me", "mine", "myself", "im", "ive"})
+_EVALUATIVE = frozenset(
+    """great awesome amazing cool nice wonderful fantastic beautiful incredible lovely sweet fun
+    glad happy excited proud grateful thankful thanks thank sorry sounds looks seem seems feel feels felt
+    good bad sad tough hard wow love loved really so very much totally definitely absolutely super""".split()
+)
+_LEXICON = frozenset().union(*ASPECT_LEXICON.values())
+_PROPER_MID = re.compile(r"(?<=\s)(?:[A-Z][a-z]+|[A-Z]{2,})")
+_NUMBER = re.compile(r"\b\d+\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|first|second|third)\b", re.I)
+_PRONOUNS_3 = re.compile(r"\b(?:it|this|that|these|those|they|them|their|he|she|him|her|his)\b", re.I)
+_AFFECT = re.compile(
+    r"\b(?:feel|feels|felt|feeling|happy|glad|excited|thrilled|grateful|thankful|proud|sad|upset|stressed|"
+    r"nervous|anxious|blessed|lucky|love it|loved it|amazing|awesome|great|wonderful|fun|special|means a lot|"
+    r"inspiring|inspired|rewarding|fulfilling|beautiful|incredible|fantastic|cool|sweet)\b",
+    re.I,
+)
+_EMBEDDED_FACT = re.compile(
+    r"\b(?:I'm|I am|I've|I have|I live|I work|I don't eat|I do not eat|I can't eat|my \w+ (?:is|are|has))"
+    r"\b[^,.;!?]*",
+    re.IGNORECASE,
+)
+_USER_FORMS = (
+    (re.compile(r"\b[Tt]he user's\b"), "{N}'s"),
+    (re.compile(r"\b[Tt]he user and others\b"), "{N} and others"),
+    (re.compile(r"\b[Tt]he user\b"), "{N}"),
+    (re.compile(r"\bthe assistant's\b", re.I), "{O}'s"),
+    (re.compile(r"\bthe assistant\b", re.I), "{O}"),
+    (re.compile(r"\bthemself\b"), "themselves"),
+    (re.compile(r"\byourself\b"), "themselves"),
+)
+
+
+def split_speaker(text: str) -> tuple[str | None, str]:
+    """The speaker prefix of a side and its text: ``("Caroline", "text")`` for ``"Caroline: text"``.
+
+    Example:
+        >>> split_speaker("Caroline: I went to a support group."), split_speaker("I'm vegan.")
+        (('Caroline', 'I went to a support group.'), (None, "I'm vegan."))
+    """
+    m = _PREFIX.match(text or "")
+    if not m:
+        return None, (text or "").strip()
+    return m.group(1), text[m.end() :].strip()
+
+
+def _content_words(text: str) -> list[str]:
+    return [
+        t
+        for t in words(text)
+        if t not in STOPWORDS
+        and t not in _EVALUATIVE
+        and t not in _FIRST
+        and t not in _SECOND
+        and t not in GROUP_PERSON
+        and len(t) > 2
+    ]
+
+
+def _is_feeling(sentence: str) -> bool:
+    """A feeling rather than a fact: an affect word and fewer than 3 other content words."""
+    return bool(_AFFECT.search(sentence)) and len(_content_words(_AFFECT.sub(" ", sentence))) < 3
+
+
+def is_chatter(sentence: str, facts: SentenceFacts | None = None) -> bool:
+    """Whether a (first-person) sentence is small talk that never becomes a fact.
+
+    A question, a feeling, a chat reply, the second person only, or fewer than 3
+    content words without a property slot ("I'm vegan" has one) unless two of
+    them include an aspect word or a name ("I work at a bakery").
+
+    Example:
+        >>> [is_chatter(s) for s in ("That's so cool!", "Did you go?", "I'm vegan.", "I adopted a dog named Rex.")]
+        [True, True, False, False]
+    """
+    facts = facts or analyze_sentence(sentence)
+    tokens = set(words(sentence))
+    if sentence.rstrip().endswith("?") or _CHAT_REPLY.match(sentence) or _is_feeling(sentence):
+        return True
+    if tokens & _SECOND and not tokens & (_FIRST | GROUP_PERSON):
+        return True
+    content = _content_words(sentence)
+    if len(content) >= 3 or (facts.summary and slot_of(facts.summary)):
+        return False
+    # two content words make a fact when one is an aspect word or a name ("I work at a bakery")
+    return len(content) < 2 or not (tokens & _LEXICON or _PROPER_MID.search(" " + sentence))
+
+
+def fact_score(sentence: str, facts: SentenceFacts | None = None, *, dangling: bool = False) -> float:
+    """The write-gate score of one sentence as a fact (no fitted constant).
+
+    ``g · (0.5 + 0.5·min(1, 0.5·c/15 + 0.2·p/3 + 0.1·n + 0.2·l/3)) · (1 − 0.3·r/3)``, halved when the
+    sentence opens on a dangling pronoun; ``g`` is the rule reading's confidence when the gate's
+    fields pass (personal, an aspect, an intent that is no request) and it is ≥ 0.5, else 0 (as for
+    chatter). ``c`` content words (≤ 15), ``p`` mid-sentence names (≤ 3), ``n`` a number, ``l``
+    aspect words (≤ 3), ``r`` third-person pronouns (≤ 3).
+
+    Example:
+        >>> round(fact_score("I adopted a rescue dog named Rex in March 2023."), 3)
+        0.8
+        >>> fact_score("Thanks, that sounds great!"), fact_score("I think I might try yoga someday.")
+        (0.0, 0.0)
+    """
+    facts = facts or analyze_sentence(sentence)
+    ok = facts.personal and facts.aspect != "other" and facts.intent not in ("other", "request") and facts.entities
+    g = facts.confidence if ok else 0.0
+    head = sentence.split("; ")[0]  # a joined dangling follower ("; it was fun") does not make a fact chatter
+    if g < 0.5 or is_chatter(head, facts if head == sentence else None):
+        return 0.0
+    tokens = set(words(sentence))
+    content = (
+        0.5 * min(len(_content_words(sentence)), 15) / 15
+        + 0.2 * min(len(_PROPER_MID.findall(" " + sentence)), 3) / 3
+        + 0.1 * float(bool(_NUMBER.search(sentence)))
+        + 0.2 * min(len(tokens & _LEXICON), 3) / 3
+    )
+    pronouns = min(len(_PRONOUNS_3.findall(sentence)), 3) / 3
+    score = g * (0.5 + 0.5 * min(1.0, content)) * (1.0 - 0.3 * pronouns)
+    return round(score * (0.5 if dangling else 1.0), 6)
+
+
+def _clean(sentence: str, other: str | None) -> str:
+    """Interjections, vocatives (the other speaker's name or nickname), fillers removed; a dropped subject restored."""
+    s = " ".join(sentence.replace("’", "'").split())
+    prev = None
+    while prev != s:
+        prev = s
+        s = _LEAD_NOISE.sub("", s).strip()
+        if other:
+            s = re.sub(rf"^{re.escape(other)}\b[\s,!.:;—-]*", "", s).strip()
+    if other:
+        nick = rf"(?:{re.escape(other)}|{re.escape(other[:3])}\w{{0,3}})"
+        s = re.sub(rf"^{nick}[,!]\s*", "", s)
+        s = re.sub(rf",\s*{nick}\s*([.!?]?)$", r"\1", s)
+        s = re.sub(rf"^{nick}\s*[.!]?$", "", s)
+    if s and _IMPLIED_SUBJECT.match(s):
+        s = "I " + s[0].lower() + s[1:]
+    for pattern, replacement in _COLLOQUIAL:
+        s = pattern.sub(replacement, s).strip()
+    return s
+
+
+def to_third_person(sentence: str, name: str, other: str | None = None, facts: SentenceFacts | None = None) -> str:
+    """A first-person sentence as a statement about ``name`` ("you" is ``other``, else "the other person").
+
+    ``name`` "the user" keeps the generic form. When no subject survives the rewrite the statement is
+    attributed ("According to Ana, …").
+
+    Example:
+        >>> to_third_person("I told you about my sister's wedding.", "Ana", "Ben")
+        "Ana told Ben about Ana's sister's wedding."
+        >>> to_third_person("I'm vegan.", "the user")
+        'The user is vegan.'
+    """
+    facts = facts or analyze_sentence(sentence)
+    text = facts.summary if facts.summary and not facts.agent_directed else third_person(sentence)
+    if not text:
+        return ""
+    o = other or "the other person"
+    for pattern, replacement in _USER_FORMS:
+        text = pattern.sub(replacement.replace("{N}", name).replace("{O}", o), text)
+    if name != "the user" and name not in text:
+        text = f"According to {name}, " + text[0].lower() + text[1:]
+    return text[0].upper() + text[1:]
+
+
+@dataclass
+class FactSentence:
+    """One candidate fact of a side: the statement, its source sentence, its rule reading and score.
+
+    Example:
+        >>> [f.fact for f in side_facts("I adopted a dog. He is a beagle.", "Ana", None)]
+        ['Ana adopted a dog; he is a beagle.']
+    """
+
+    fact: str
+    sentence: str
+    index: int
+    facts: SentenceFacts
+    score: float
+
+
+def _units(text: str, other: str | None) -> list[tuple[int, str, bool]]:
+    """(index, cleaned sentence, dangling) of a side, a dangling follower joined to the sentence before it."""
+    body = _PHOTO.sub(" ", text or "")
+    units: list[tuple[int, str, bool]] = []
+    for i, raw in enumerate(split_sentences(" ".join(body.split()))):
+        s = _clean(raw, other)
+        if not s or not words(s):
+            continue
+        dangling = bool(_DANGLING_START.match(s)) and not set(words(s)) & (_FIRST | GROUP_PERSON)
+        if dangling and units and units[-1][0] == i - 1 and not units[-1][1].rstrip().endswith("?"):
+            j, prev, _ = units[-1]
+            units[-1] = (i, prev.rstrip(" .!") + "; " + s[0].lower() + s[1:], False)
+            continue
+        if analyze_sentence(s).intent == "request":
+            # a request may state a fact ("book a vegan place, I'm vegan"): the stated facts are the units
+            units.extend((i, clause.strip() + ".", False) for clause in _EMBEDDED_FACT.findall(s))
+            continue
+        units.append((i, s, dangling))
+    return units
+
+
+def side_facts(text: str, speaker: str, other: str | None) -> list[FactSentence]:
+    """Every sentence of one side as a scored candidate fact about ``speaker`` (the gate decides).
+
+    Example:
+        >>> [(f.fact, f.score > 0) for f in side_facts("Wow! I work at a bakery. It is so fun!", "Ana", "Ben")]
+        [('Ana works at a bakery; it is fun.', True)]
+        >>> [f.score for f in side_facts("I'm sure you'll love it.", "Ana", "Ben")]  # a chat reply
+        [0.0]
+    """
+    out: list[FactSentence] = []
+    for i, sentence, dangling in _units(text, other):
+        facts = analyze_sentence(sentence)
+        if facts.agent_directed:
+            continue  # an instruction to the assistant is an agent trait (see records_from_text)
+        fact = to_third_person(sentence, speaker, other, facts)
+        if fact:
+            out.append(FactSentence(fact, sentence, i, facts, fact_score(sentence, facts, dangling=dangling)))
+    return out
+
+
+def page_speakers(page: DialoguePage) -> list[tuple[str, str, str | None]]:
+    """``(speaker, text, other speaker)`` of each side of a page that may hold facts (see the module rules).
+
+    Example:
+        >>> page = DialoguePage(id="p", user_input="I'm vegan.", agent_response="Noted.")
+        >>> page_speakers(page)
+        [('the user', "I'm vegan.", None)]
+        >>> page = DialoguePage(id="p", user_input="Jo: hi", agent_response="Al: yo", metadata={"user_name": "Al"})
+        >>> page_speakers(page)
+        [('Al', 'yo', 'Jo')]
+    """
+    meta: Mapping[str, Any] = page.metadata or {}
+    user_name = str(meta["user_name"]) if meta.get("user_name") else None
+    agent_name = str(meta["agent_name"]) if meta.get("agent_name") else None
+    persona_name = str(meta["persona_name"]) if meta.get("persona_name") else None
+    u_name, u_text = split_speaker(page.user_input)
+    a_name, a_text = split_speaker(page.agent_response)
+    sides: list[tuple[str, str, str | None]] = []
+    user_side = u_name or user_name or persona_name or "the user"
+    if u_text:
+        sides.append((user_side, u_text, a_name or agent_name))
+    if a_text and a_name:
+        sides.append((a_name, a_text, user_side if user_side != "the user" else None))
+    if user_name is not None:
+        sides = [side for side in sides if side[0] == user_name]
+    return sides
+
+
+def page_fact_records(
+    page: DialoguePage, *, per_side: int = SENTENCES_PER_SIDE, threshold: float = SELECT_THRESHOLD
+) -> list[MemoryRecord]:
+    """The page's fact records: per speaker side, its ≤ ``per_side`` best admitted sentences joined.
+
+    A sentence that fills a property slot is a record of its own (see the module rules).
+
+    A side with no admitted sentence but a personal statement yields that statement with its low
+    score, so the write-gate logs it ``filtered``; a side of chatter only yields nothing.
+
+    Example:
+        >>> page = DialoguePage(id="p", user_input="I'm allergic to peanuts. Anyway, how are you?",
+        ...                     agent_response="Good, thanks!", metadata={"user_name": "Sam"})
+        >>> [(r.subject, r.summary, r.aspect, r.confidence > 0.5) for r in page_fact_records(page)]
+        [('Sam', 'Sam is allergic to peanuts.', 'health', True)]
+    """
+    records: list[MemoryRecord] = []
+    for speaker, text, other in page_speakers(page):
+        candidates = side_facts(text, speaker, other)
+        admitted = sorted((c for c in candidates if c.score >= threshold), key=lambda c: -c.score)[:per_side]
+        if not admitted:
+            personal = [c for c in candidates if c.facts.personal and c.facts.summary]
+            if personal:
+                records.append(_record([max(personal, key=lambda c: c.score)], speaker))
+            continue
+        chosen = sorted(admitted, key=lambda c: c.index)
+        # a sentence that fills a property slot (location, employer, diet …) is a record of its own, so that a
+        # later change of that slot replaces it alone; the other sentences are joined into one record
+        slotted = [c for c in chosen if c.facts.summary and slot_of(c.facts.summary)]
+        rest = [c for c in chosen if c not in slotted]
+        records.extend(_record([c], speaker) for c in slotted)
+        if rest:
+            records.append(_record(rest, speaker))
+    return records
+
+
+def _record(chosen: list[FactSentence], speaker: str) -> MemoryRecord:
+    """One record from a side's chosen sentences (in turn order)."""
+    first = chosen[0]
+    entities = list(dict.fromkeys(e for c in chosen for e in c.facts.entities))
+    aspect = next((c.facts.aspect for c in chosen if c.facts.aspect != "other"), first.facts.aspect)
+    intent = next((c.facts.intent for c in chosen if c.facts.intent not in ("other", "request")), first.facts.intent)
+    slot = slot_of(first.facts.summary) if first.facts.summary else None
+    return MemoryRecord(
+        kind="user",
+        aspect=aspect,  # type: ignore[arg-type]
+        intent=intent,  # type: ignore[arg-type]
+        personal=any(c.facts.personal for c in chosen),
+        entities=entities[:6],
+        summary=" ".join(c.fact for c in chosen),
+        sentiment=first.facts.sentiment,  # type: ignore[arg-type]
+        confidence=max(c.score for c in chosen),
+        slot=slot[0] if slot else "",
+        subject="" if speaker == "the user" else speaker,
+    )
