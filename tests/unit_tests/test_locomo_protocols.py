@@ -320,3 +320,50 @@ def test_cv_needs_two_conversations_and_a_grid(locomo_file: Path) -> None:
         run_locomo(locomo_file, cv_systems=["memoryos"], progress=False)
     with pytest.raises(ValueError, match="unknown systems"):
         run_locomo(locomo_file, cv_grid={"rrf_k": (10.0,)}, cv_systems=["mem0"], progress=False)
+
+
+# -- the command -------------------------------------------------------------------------------------------------
+
+
+def test_bench_cli_runs_a_protocol_at_budgets_with_cv(locomo_file: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from langchain_memoryos.cli import app
+
+    out = tmp_path / "rep"
+    args = ["bench", "locomo", str(locomo_file), "--out", str(out), "--no-progress", "--systems", "memoryos"]
+    args += ["--baselines", "none", "--protocol", "plain", "--budgets", "60,1000", "--cv", "--cv-grid", "rrf_k=10,20"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "protocol plain:" in result.output and "| memoryos (LOCO-CV) |" in result.output
+    assert "LOCO-CV [memoryos]" in result.output and "| t1 | " in result.output
+    report = json.loads((out / "report.json").read_text())
+    assert report["meta"]["protocol"] == "plain" and report["meta"]["cv"]["memoryos"]["grid"] == {"rrf_k": [10, 20]}
+    markdown = (out / "report.md").read_text()
+    assert (
+        "protocol plain" in markdown and "Recall 1–4 vs context words" in markdown and "LOCO-CV constants" in markdown
+    )
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--protocol", "live"], "--protocol: unknown protocol 'live'; use harness, plain or fresh"),
+        (["--budgets", "0,500"], "--budgets: '0,500': use distinct word counts >= 1"),
+        (["--budgets", "500,500"], "--budgets: '500,500': use distinct word counts >= 1"),
+        (["--budgets", "many"], "--budgets: 'many': use word counts >= 1"),
+        (["--cv-grid", "rrf_k=10"], "--cv-grid needs --cv"),
+        (["--cv", "--cv-grid", "rrf_k"], "--cv-grid: 'rrf_k': use field=v1,v2"),
+        (["--cv", "--cv-grid", "speed=1,2"], "unknown MemoryOSConfig field 'speed'"),
+        (["--cv", "--conversations", "1"], "cross-validation needs at least 2 conversations"),
+    ],
+)
+def test_bench_cli_flags_are_validated(locomo_file: Path, extra: list[str], message: str) -> None:
+    from typer.testing import CliRunner
+
+    from langchain_memoryos.cli import app
+
+    result = CliRunner().invoke(app, ["bench", "locomo", str(locomo_file), "--no-progress", *extra])
+    assert result.exit_code == 2, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and message in errors[0] and "Traceback" not in result.output
