@@ -214,6 +214,26 @@ def test_budget_baselines_and_bad_budgets(locomo_file: Path) -> None:
             run_locomo(locomo_file, budgets=bad, progress=False)
 
 
+@pytest.mark.parametrize("protocol", ["harness", "plain"])
+def test_dense_baselines_rank_the_memorys_own_page_vectors(locomo_file: Path, protocol: str) -> None:
+    """The flat dense ranking embeds each page as the memory does, so it adds no embedding of its own."""
+
+    def texts_embedded(baselines: list[Baseline]) -> int:
+        cached = CachedEmbeddings(MemoryOS().embeddings)
+        run_locomo(
+            locomo_file,
+            systems=[MemorySystem("memoryos", MemoryOSConfig())],
+            baselines=baselines,
+            embeddings=cached,
+            protocol=protocol,
+            progress=False,
+            n_boot=10,
+        )
+        return cached.misses
+
+    assert texts_embedded([Baseline("dense", 2), Baseline("hybrid", words=100)]) == texts_embedded([])
+
+
 def test_systems_share_one_embedding_cache(locomo_file: Path) -> None:
     cached = CachedEmbeddings(MemoryOS().embeddings)
     run_locomo(
