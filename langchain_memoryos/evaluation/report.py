@@ -254,14 +254,17 @@ def latency_lines(meta: Mapping[str, Any]) -> list[str]:
         >>> for line in latency_lines({"latency": {"query_embedding_ms": {"p50": 6.1, "p95": 9.0},
         ...                            "p95_ratio": {"memoryos / hybrid ≤1000 words": 1.3}}}):
         ...     print(line)
-        - query embedding (once per question, shared): p50 6.1 ms, p95 9.0 ms
+        - a question's embedding (measured once, alone; charged to dense and hybrid baselines): p50 6.1 ms, p95 9.0 ms
         - p95 memoryos / hybrid ≤1000 words: 1.3×
     """
     latency = meta.get("latency") or {}
     out: list[str] = []
     query = latency.get("query_embedding_ms") or {}
     if query.get("p50") is not None:
-        out.append(f"- query embedding (once per question, shared): p50 {query['p50']} ms, p95 {query['p95']} ms")
+        out.append(
+            "- a question's embedding (measured once, alone; charged to dense and hybrid baselines): "
+            f"p50 {query['p50']} ms, p95 {query['p95']} ms"
+        )
     out += [f"- p95 {pair}: {ratio}×" for pair, ratio in (latency.get("p95_ratio") or {}).items()]
     return out
 
