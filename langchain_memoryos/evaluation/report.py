@@ -136,6 +136,7 @@ def plot_recall_vs_words(
     path: str | Path,
     *,
     title: str = "LoCoMo evidence recall vs context words",
+    annotate: bool = True,
 ) -> Path:
     """Plot each system's recall (with its 95 % interval) against its mean context words.
 
@@ -149,6 +150,7 @@ def plot_recall_vs_words(
         summaries: the systems.
         path: the PNG to write (parent folders are created).
         title: the plot's title.
+        annotate: write each point's system name beside it.
 
     Returns:
         The path written.
@@ -183,7 +185,7 @@ def plot_recall_vs_words(
             capsize=3,
             label=family,
         )
-        for s in members:
+        for s in members if annotate else ():
             axes.annotate(
                 s.system, (s.words_mean, s.recall * 100), textcoords="offset points", xytext=(5, 5), fontsize=8
             )
@@ -345,7 +347,10 @@ def write_report(
         outcomes: the per-question outcomes to keep in the JSON.
 
     Returns:
-        The paths, under the keys ``json``, ``markdown`` and ``plot``.
+        The paths, under the keys ``json``, ``markdown`` and ``plot`` — and
+        ``budget_plot`` (``recall_vs_budget.png``: only the systems at word
+        budgets, one line per family) when ``meta["word_budgets"]`` holds two
+        budgets or more.
 
     Raises:
         ImportError: when matplotlib (the ``bench`` extra) is missing.
@@ -377,4 +382,11 @@ def write_report(
     protocol = run_meta.get("protocol")
     title = "LoCoMo evidence recall vs context words" + (f" (protocol {protocol})" if protocol else "")
     plot_recall_vs_words(summaries, paths["plot"], title=title)
+    budgets = run_meta.get("word_budgets") or {}
+    if len(set(budgets.values())) > 1:
+        paths["budget_plot"] = folder / "recall_vs_budget.png"
+        budgeted = [s for s in summaries if s.system in budgets]
+        plot_recall_vs_words(
+            budgeted, paths["budget_plot"], title=title.replace("context words", "word budget"), annotate=False
+        )
     return paths
