@@ -143,6 +143,7 @@ def bench_locomo(
         if cv_grid is not None and not cv:
             raise ValueError("--cv-grid needs --cv")
         cats = tuple(int(c) for c in categories.split(",") if c.strip())
+        memory_systems = _parse_systems(systems)
         model = None
         if llm:
             from langchain_memoryos.controllers.chat_models import resolve_chat_model
@@ -150,7 +151,7 @@ def bench_locomo(
             model = resolve_chat_model(llm, base_url=llm_base_url)
         run = run_locomo(
             path,
-            systems=_parse_systems(systems),
+            systems=memory_systems,
             baselines=_parse_baselines(baselines),
             conversations=conversations,
             categories=cats,
@@ -159,6 +160,7 @@ def bench_locomo(
             protocol=protocol,
             budgets=_parse_budgets(budgets),
             cv_grid=_parse_grid(cv_grid) if cv else None,
+            cv_systems=["memoryos"] if cv and "memoryos" in [s.name for s in memory_systems] else None,
         )
         files = write_report(run.summaries, out, meta=run.meta, outcomes=run.outcomes)
     typer.echo(f"protocol {protocol}: {run.meta['protocol_description']}")
