@@ -523,9 +523,7 @@ def run_locomo(
                         # read through the uncached embeddings: the memory's latency is end-to-end
                         reader = _reader(memory, row.config, inner, sample_id, thread)
                         try:
-                            asked = _ask_memory(
-                                reader, sample_id, proto.question_thread(sample_id), questions, bar, row.name
-                            )
+                            asked = _ask_memory(reader, sample_id, thread, questions, bar, row.name)
                             for q, context, ids, latency in asked:
                                 outcomes.append(
                                     _outcome(
