@@ -46,6 +46,38 @@ def _parse_systems(spec: str) -> list[Any]:
     return out
 
 
+def _parse_budgets(spec: str) -> list[int] | None:
+    if not spec.strip():
+        return None
+    try:
+        budgets = [int(b) for b in spec.split(",") if b.strip()]
+    except ValueError:
+        raise ValueError(f"--budgets: {spec!r}: use word counts >= 1, e.g. 250,500,1000,2000") from None
+    if not budgets or any(b < 1 for b in budgets) or len(set(budgets)) != len(budgets):
+        raise ValueError(f"--budgets: {spec!r}: use distinct word counts >= 1, e.g. 250,500,1000,2000")
+    return budgets
+
+
+def _parse_grid(spec: str | None) -> dict[str, tuple[float, ...]]:
+    from langchain_memoryos.evaluation.cv import DEFAULT_CV_GRID
+
+    if not spec:
+        return dict(DEFAULT_CV_GRID)
+    grid: dict[str, tuple[float, ...]] = {}
+    for item in (part.strip() for part in spec.split(";") if part.strip()):
+        key, sep, values = item.partition("=")
+        try:
+            candidates = tuple(float(v) for v in values.split(",") if v.strip())
+        except ValueError:
+            candidates = ()
+        if not sep or not key.strip() or not candidates:
+            raise ValueError(
+                f"--cv-grid: {item!r}: use field=v1,v2;field[i]=v1,v2 (e.g. 'rrf_k=10,20;date_weight=0,0.2')"
+            )
+        grid[key.strip()] = candidates
+    return grid
+
+
 def bench_locomo(
     path: Annotated[Path, typer.Argument(help="A LoCoMo file (locomo10.json format).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for report.json, report.md and the plot.")] = Path(
@@ -64,15 +96,54 @@ def bench_locomo(
         str | None, typer.Option(help="OpenAI-compatible base URL for --llm (default: $OPENAI_BASE_URL).")
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
+    protocol: Annotated[
+        str,
+        typer.Option(
+            help="How turns are fed and where questions are asked: harness (speaker pairs, names as metadata, "
+            "questions from a new thread), plain (add_turn('Name: text', 'Name: text') by position, questions on "
+            "the conversation's thread) or fresh (plain, questions from a new thread)."
+        ),
+    ] = "harness",
+    budgets: Annotated[
+        str,
+        typer.Option(
+            help="Word budgets, e.g. 250,500,1000,2000: the memory (ingested once) and the flat baselines at each "
+            "(default: the config's)."
+        ),
+    ] = "",
+    cv: Annotated[
+        bool,
+        typer.Option(
+            help="Also fit the ranking constants by leave-one-conversation-out coordinate ascent and report the "
+            "held-out recall as 'memoryos (LOCO-CV)'."
+        ),
+    ] = False,
+    cv_grid: Annotated[
+        str | None,
+        typer.Option(help="The --cv grid: field=v1,v2;field[i]=v1,v2 (default: chain_weights, date_weight, rrf_k)."),
+    ] = None,
 ) -> None:
     """Run the LoCoMo retrieval benchmark (and, with --llm, answer scoring)."""
     from langchain_memoryos.evaluation.benchmark import run_locomo
-    from langchain_memoryos.evaluation.report import markdown_table, write_report
+    from langchain_memoryos.evaluation.report import (
+        cv_table,
+        latency_lines,
+        markdown_table,
+        recall_words_table,
+        write_report,
+    )
 
     if not path.is_file():
         raise _fail(f"{path}: no such file (pass the path of a LoCoMo JSON file such as locomo10.json)")
     with _errors():
+        from langchain_memoryos.evaluation.benchmark import PROTOCOLS
+
+        if protocol not in PROTOCOLS:
+            raise ValueError(f"--protocol: unknown protocol {protocol!r}; use harness, plain or fresh")
+        if cv_grid is not None and not cv:
+            raise ValueError("--cv-grid needs --cv")
         cats = tuple(int(c) for c in categories.split(",") if c.strip())
+        memory_systems = _parse_systems(systems)
         model = None
         if llm:
             from langchain_memoryos.controllers.chat_models import resolve_chat_model
@@ -80,15 +151,29 @@ def bench_locomo(
             model = resolve_chat_model(llm, base_url=llm_base_url)
         run = run_locomo(
             path,
-            systems=_parse_systems(systems),
+            systems=memory_systems,
             baselines=_parse_baselines(baselines),
             conversations=conversations,
             categories=cats,
             model=model,
             progress=progress,
+            protocol=protocol,
+            budgets=_parse_budgets(budgets),
+            cv_grid=_parse_grid(cv_grid) if cv else None,
+            cv_systems=["memoryos"] if cv and "memoryos" in [s.name for s in memory_systems] else None,
         )
         files = write_report(run.summaries, out, meta=run.meta, outcomes=run.outcomes)
+    typer.echo(f"protocol {protocol}: {run.meta['protocol_description']}")
     typer.echo(markdown_table(run.summaries))
+    words = recall_words_table(run.summaries, run.meta["word_budgets"])
+    if words and budgets:
+        typer.echo("\nrecall 1–4 vs context words (mean words in brackets):\n" + words)
+    for line in latency_lines(run.meta):
+        typer.echo(line.removeprefix("- "))
+    for system, info in run.meta.get("cv", {}).items():
+        typer.echo(f"\nLOCO-CV [{system}]: constants chosen on the other conversations ({info['seconds']} s):")
+        typer.echo(cv_table(info))
     for name, stats in run.meta["ingest"].items():
         typer.echo(f"ingest [{name}]: {stats['turns']} turns, {stats['turns_per_s']} turns/s")
+    typer.echo(f"wall time: {run.meta['seconds']} s (before LOCO-CV)")
     typer.echo(f"report: {files['markdown']} · {files['json']} · {files['plot']}")

@@ -58,6 +58,9 @@ class FlatPages:
         embeddings: the embeddings for the dense rankings (``None``: dense
             baselines are unavailable).
         rrf_k: rank offset of the hybrid fusion (the memory's default).
+        embed_texts: what the dense ranking embeds per page (default: the
+            rendered :attr:`texts`); the benchmark passes the memory's own
+            page embedding texts, so dense search ranks the memory's vectors.
 
     Example:
         >>> import datetime as dt
@@ -74,7 +77,14 @@ class FlatPages:
         ValueError: dense baselines need embeddings: FlatPages(pages, embeddings=...)
     """
 
-    def __init__(self, pages: Sequence[LocomoPage], *, embeddings: Embeddings | None, rrf_k: float = 20.0) -> None:
+    def __init__(
+        self,
+        pages: Sequence[LocomoPage],
+        *,
+        embeddings: Embeddings | None,
+        rrf_k: float = 20.0,
+        embed_texts: Sequence[str] | None = None,
+    ) -> None:
         self.pages = list(pages)
         self.texts = [page.text() for page in self.pages]
         self.rrf_k = rrf_k
@@ -85,8 +95,10 @@ class FlatPages:
             self._bm25 = bm25s.BM25()
             self._bm25.index([tokenize(text) for text in self.texts], show_progress=False)
         self._vectors: np.ndarray[Any, np.dtype[np.float32]] | None = None
+        if embed_texts is not None and len(embed_texts) != len(self.pages):
+            raise ValueError(f"embed_texts: {len(embed_texts)} texts for {len(self.pages)} pages")
         if embeddings is not None and self.pages:
-            self._vectors = encode_texts(embeddings, self.texts)
+            self._vectors = encode_texts(embeddings, list(embed_texts) if embed_texts is not None else self.texts)
 
     def lexical_order(self, question: str) -> list[int]:
         """Page indices by BM25 score, best first (pages scoring 0 last, in order).

@@ -2,16 +2,18 @@
 
 For each conversation of a LoCoMo file (DESIGN §6):
 
-1. every memory configuration ingests it by the protocol of
-   :func:`~langchain_memoryos.evaluation.locomo.ingest_conversation` (one user
-   per conversation), timed;
-2. every question is asked from a fresh thread (``"questions"``), so the
-   context holds what the memory *retrieves*, not the tail of the
-   conversation; the evidence recall is scored on ``ctx.source_ids()`` and the
+1. every memory configuration ingests it once by the run's :class:`Protocol`
+   (``harness``, ``plain`` or ``fresh``; one user per conversation), timed;
+2. every question is asked on the protocol's thread (the harness and ``fresh``:
+   a new thread, ``"questions"``; ``plain``: the conversation's own), at each
+   word budget; the evidence recall is scored on ``ctx.source_ids()`` and the
    cost on the words of ``ctx.to_prompt()`` — everything that would be injected;
 3. the baselines (:mod:`~langchain_memoryos.evaluation.baselines`) answer the
-   same questions from the same pages;
-4. with a chat model, each system's context is also used to answer, and the
+   same questions from the same pages (the protocol's pages);
+4. optionally, the fitted constants are cross-validated leave-one-conversation-out
+   (:mod:`~langchain_memoryos.evaluation.cv`) and the held-out figure is a row
+   of its own;
+5. with a chat model, each system's context is also used to answer, and the
    answer is scored (official LoCoMo F1, Mem0-style F1, BLEU-1).
 
 Example:
@@ -37,6 +39,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import logging
+import math
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -50,26 +53,37 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.embeddings import resolve_embeddings
 from langchain_memoryos.evaluation.baselines import DEFAULT_BASELINES, Baseline, FlatPages, render_pages
+from langchain_memoryos.evaluation.cv import Grid, check_grid, config_value, loco_cv, with_values
+from langchain_memoryos.evaluation.embedding_cache import CachedEmbeddings
 from langchain_memoryos.evaluation.locomo import (
+    LocomoPage,
     LocomoQuestion,
     conversation_pages,
     ingest_conversation,
+    ingest_plain,
     load_locomo,
     load_questions,
+    plain_pages,
+    plain_turn,
 )
 from langchain_memoryos.evaluation.metrics import (
     QuestionOutcome,
     SystemSummary,
     count_tokens,
     count_words,
+    percentile,
     summarize,
 )
+from langchain_memoryos.schema import DialoguePage
 
 __all__ = [
     "DEFAULT_ANSWER_PROMPT",
     "DEFAULT_MEMORY_SYSTEMS",
+    "PROTOCOLS",
     "LocomoRun",
     "MemorySystem",
+    "Protocol",
+    "budget_baselines",
     "run_locomo",
 ]
 
@@ -188,6 +202,187 @@ def _questions(sample: Mapping[str, Any], categories: frozenset[int]) -> list[Lo
     return [q for q in load_questions(sample) if q.category in categories]
 
 
+@dataclass(frozen=True)
+class Protocol:
+    """How a conversation is fed to the memory and where its questions are asked (DESIGN §6).
+
+    The flat baselines rank the very pages the memory stores under the
+    protocol (:meth:`pages`), so each protocol compares memory and flat search
+    on equal pages.
+
+    Attributes:
+        name: ``harness``, ``plain`` or ``fresh``.
+        plain: pages by the plain public API (:func:`~langchain_memoryos.evaluation.locomo.plain_pages`)
+            rather than the harness pairing (:func:`~langchain_memoryos.evaluation.locomo.conversation_pages`).
+        on_thread: questions asked on the conversation's own thread (else from a new thread, ``"questions"``).
+        description: one line for reports.
+
+    Example:
+        >>> p = PROTOCOLS["plain"]
+        >>> p.ingest_thread("conv-26"), p.question_thread("conv-26")
+        ('conv-26', 'conv-26')
+        >>> PROTOCOLS["fresh"].question_thread("conv-26"), PROTOCOLS["harness"].ingest_thread("conv-26")
+        ('questions', 'locomo')
+    """
+
+    name: str
+    plain: bool
+    on_thread: bool
+    description: str
+
+    def pages(self, sample: Mapping[str, Any]) -> list[LocomoPage]:
+        """The conversation's pages under this protocol (what the memory stores and the baselines rank).
+
+        Example:
+            >>> sample = {"conversation": {"speaker_a": "A", "speaker_b": "B", "session_1": [
+            ...     {"speaker": "B", "dia_id": "D1:1", "text": "Hi"},
+            ...     {"speaker": "A", "dia_id": "D1:2", "text": "Yo"}]}}
+            >>> [p.dia_ids for p in PROTOCOLS["harness"].pages(sample)]  # a lone speaker_b turn, then speaker_a's
+            [('D1:1',), ('D1:2',)]
+            >>> [p.dia_ids for p in PROTOCOLS["fresh"].pages(sample)]  # paired by position
+            [('D1:1', 'D1:2')]
+        """
+        return plain_pages(sample) if self.plain else conversation_pages(sample)
+
+    def embedding_texts(self, pages: Sequence[LocomoPage]) -> list[str]:
+        r"""What the memory embeds for each page under this protocol (:attr:`DialoguePage.embedding_text`).
+
+        The flat dense baselines rank by these, so they rank the memory's own page
+        vectors (and the shared embedding cache computes each once).
+
+        Example:
+            >>> import datetime as dt
+            >>> page = LocomoPage("I moved.", "Nice!", "Ana", "Ben", ("D1:1", "D1:2"), dt.datetime(2023, 5, 8), 1)
+            >>> PROTOCOLS["harness"].embedding_texts([page]), PROTOCOLS["plain"].embedding_texts([page])
+            (['Ana: I moved.\nBen: Nice!'], ['Ana: I moved.\nBen: Nice!'])
+        """
+        out: list[str] = []
+        for page in pages:
+            if self.plain:
+                user, agent = plain_turn(page)
+                stored = DialoguePage(id="", user_input=user, agent_response=agent)
+            else:
+                names = {"user_name": page.user_speaker, "agent_name": page.agent_speaker}
+                stored = DialoguePage(
+                    id="", user_input=page.user_input, agent_response=page.agent_response, metadata=names
+                )
+            out.append(stored.embedding_text)
+        return out
+
+    def ingest_thread(self, user_id: str) -> str:
+        """The thread the conversation is fed on (the harness: ``"locomo"``; plain: the conversation's own).
+
+        Example:
+            >>> PROTOCOLS["harness"].ingest_thread("c")
+            'locomo'
+        """
+        return user_id if self.plain else "locomo"
+
+    def question_thread(self, user_id: str) -> str:
+        """The thread questions are asked on.
+
+        Example:
+            >>> PROTOCOLS["plain"].question_thread("c")
+            'c'
+        """
+        return self.ingest_thread(user_id) if self.on_thread else "questions"
+
+    def ingest(
+        self, memory: Any, sample: Mapping[str, Any], *, user_id: str, on_page: Callable[[], object] | None = None
+    ) -> int:
+        """Feed the conversation to ``memory``; return the pages added.
+
+        Example:
+            >>> from langchain_memoryos import MemoryOS
+            >>> sample = {"conversation": {"speaker_a": "A", "speaker_b": "B", "session_1": [
+            ...     {"speaker": "B", "dia_id": "D1:1", "text": "Hi"},
+            ...     {"speaker": "A", "dia_id": "D1:2", "text": "Yo"}]}}
+            >>> m = MemoryOS(); PROTOCOLS["plain"].ingest(m, sample, user_id="c")
+            1
+            >>> m.get_stm("c", "c")[0].user_input
+            'B: Hi'
+        """
+        if self.plain:
+            return ingest_plain(memory, sample, user_id=user_id, thread_id=self.ingest_thread(user_id), on_page=on_page)
+        return ingest_conversation(
+            memory, sample, user_id=user_id, thread_id=self.ingest_thread(user_id), on_page=on_page
+        )
+
+
+#: The three protocols of DESIGN §6.
+PROTOCOLS: dict[str, Protocol] = {
+    "harness": Protocol(
+        "harness",
+        plain=False,
+        on_thread=False,
+        description="speaker_a + speaker_b pairs, names as metadata, one minute per page; questions from a new thread",
+    ),
+    "plain": Protocol(
+        "plain",
+        plain=True,
+        on_thread=True,
+        description="add_turn('Name: text', 'Name: text') pairs by position, one timestamp per session; "
+        "questions on the conversation's thread",
+    ),
+    "fresh": Protocol(
+        "fresh",
+        plain=True,
+        on_thread=False,
+        description="plain ingest; questions from a new thread",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class _Row:
+    """One memory row of the report: a system read at one word budget."""
+
+    name: str
+    system: MemorySystem
+    config: MemoryOSConfig
+
+
+def _memory_rows(systems: Sequence[MemorySystem], budgets: Sequence[int] | None) -> list[_Row]:
+    """A row per system and budget; the config's own budget keeps the system's name, others get `` ≤N words``."""
+    rows: list[_Row] = []
+    for system in systems:
+        own = system.config.context_words
+        if not budgets or own is None:
+            rows.append(_Row(system.name, system, system.config))
+            continue
+        for budget in budgets:
+            name = system.name if budget == own else f"{system.name} ≤{budget} words"
+            rows.append(_Row(name, system, replace(system.config, context_words=budget)))
+    return rows
+
+
+def budget_baselines(baselines: Sequence[Baseline], budgets: Sequence[int] | None) -> list[Baseline]:
+    """``baselines`` plus every word-budget baseline (``≤N words``) at each of ``budgets``.
+
+    Example:
+        >>> [b.name for b in budget_baselines([Baseline("last", 5), Baseline("bm25", words=1000)], [250, 1000])]
+        ['last-5', 'bm25 ≤1000 words', 'bm25 ≤250 words']
+    """
+    out = list(baselines)
+    kinds = list(dict.fromkeys(b.kind for b in baselines if b.words is not None))
+    for budget in budgets or ():
+        for kind in kinds:
+            extra = Baseline(kind, words=budget)
+            if extra not in out:
+                out.append(extra)
+    return out
+
+
+def _check_budgets(budgets: Sequence[int] | None) -> None:
+    if budgets is None:
+        return
+    bad = [b for b in budgets if isinstance(b, bool) or not isinstance(b, int) or b < 1]
+    if not budgets or bad:
+        raise ValueError(f"budgets must be word counts >= 1, got {list(budgets)}")
+    if len(set(budgets)) != len(budgets):
+        raise ValueError(f"budgets must be distinct, got {list(budgets)}")
+
+
 def run_locomo(
     path: str | Path,
     *,
@@ -200,8 +395,21 @@ def run_locomo(
     answer_prompt: str = DEFAULT_ANSWER_PROMPT,
     progress: bool = True,
     n_boot: int = 1000,
+    protocol: str = "harness",
+    budgets: Sequence[int] | None = None,
+    cv_grid: Grid | None = None,
+    cv_systems: Sequence[str] | None = None,
+    cv_passes: int = 2,
 ) -> LocomoRun:
     """Run the LoCoMo benchmark on a file (``locomo10.json`` format).
+
+    Every memory system ingests each conversation **once**; every other word
+    budget and every cross-validation grid point is read through another
+    ``MemoryOS`` over the same store (retrieval only: reading changes no
+    ranking input). All systems share one :class:`CachedEmbeddings`, so a text
+    (a page, a question) is embedded once per run; the questions are embedded
+    before anything is timed, so the latencies are those of ranking and
+    packing (the query embedding's own p50/p95 are in ``meta["latency"]``).
 
     Args:
         path: the LoCoMo file.
@@ -216,9 +424,26 @@ def run_locomo(
             ``{context}`` are filled in).
         progress: show progress bars (tqdm).
         n_boot: bootstrap resamples for the confidence intervals.
+        protocol: ``harness``, ``plain`` or ``fresh`` (:data:`PROTOCOLS`).
+        budgets: word budgets: each memory system with a budget is read at
+            each (its own budget keeps its name, the others are named
+            ``"<name> ≤N words"``), and every word-budget baseline is run at
+            each (:func:`budget_baselines`). ``None``: the systems' own budgets.
+        cv_grid: with a grid (:data:`~langchain_memoryos.evaluation.cv.DEFAULT_CV_GRID`),
+            the constants are also fitted by leave-one-conversation-out
+            coordinate ascent (:func:`~langchain_memoryos.evaluation.cv.loco_cv`)
+            and the pooled held-out outcomes (categories 1–4) are reported as
+            ``"<name> (LOCO-CV)"``; the constants chosen per fold are in
+            ``meta["cv"]``.
+        cv_systems: the systems to cross-validate (default: the first).
+        cv_passes: coordinate-ascent passes.
 
     Returns:
         The run: a summary per system, every question's outcome, and meta.
+
+    Raises:
+        ValueError: an unknown protocol, bad budgets, a bad grid, fewer than two
+            conversations for cross-validation, or duplicate system names.
 
     Example:
         >>> import json, tempfile
@@ -232,99 +457,279 @@ def run_locomo(
         >>> run = run_locomo(f.name, systems=[], baselines=[Baseline("bm25", 1)], progress=False)
         >>> run.summary("bm25 top-1").recall
         1.0
+        >>> run_locomo(f.name, protocol="live")
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown protocol 'live'; use harness, plain or fresh
     """
     from langchain_memoryos.memory import MemoryOS
 
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {protocol!r}; use harness, plain or fresh")
+    proto = PROTOCOLS[protocol]
     if conversations is not None and conversations < 1:
         raise ValueError(f"conversations must be >= 1, got {conversations}")
     wanted = frozenset(categories)
     if not wanted or not wanted <= {1, 2, 3, 4, 5}:
         raise ValueError(f"categories must be a non-empty subset of 1-5, got {sorted(wanted)}")
-    names = [s.name for s in systems] + [b.name for b in baselines]
+    _check_budgets(budgets)
+    baselines = budget_baselines(baselines, budgets)
+    rows = _memory_rows(systems, budgets)
+    cv_targets = _cv_targets(systems, cv_grid, cv_systems, cv_passes)
+    names = [r.name for r in rows] + [f"{s.name} (LOCO-CV)" for s in cv_targets] + [b.name for b in baselines]
     if len(set(names)) != len(names):
         raise ValueError(f"system names must be unique, got {names}")
     samples = load_locomo(path)[:conversations]
-    embeddings = resolve_embeddings(embeddings)
-    embeddings.embed_query("warm up")  # load the weights before anything is timed
+    if cv_targets and len(samples) < 2:
+        raise ValueError(f"cross-validation needs at least 2 conversations, the file gives {len(samples)}")
+    inner = resolve_embeddings(embeddings)
+    cached = inner if isinstance(inner, CachedEmbeddings) else CachedEmbeddings(inner)
+    cached.embed_query("warm up")  # load the weights before anything is timed
     bar = _progress_bar(progress)
     outcomes: list[QuestionOutcome] = []
     ingest: dict[str, dict[str, float]] = {
-        s.name: {"turns": 0, "seconds": 0.0, "calls": 0, "tokens": 0} for s in systems
+        s.name: {"turns": 0, "seconds": 0.0, "calls": 0, "tokens": 0, "embed_seconds": 0.0} for s in systems
     }
     answer_cost: dict[str, float] = {"calls": 0, "tokens": 0}
-    for sample in samples:
-        sample_id = str(sample.get("sample_id", ""))
-        conv = sample["conversation"]
-        speakers = (str(conv.get("speaker_a", "User")), str(conv.get("speaker_b", "Assistant")))
-        questions = _questions(sample, wanted)
-        pages = conversation_pages(sample)
-        turns = sum(len(p.dia_ids) for p in pages)
-        for system in systems:
-            memory = MemoryOS(config=system.config, embeddings=embeddings)
-            try:
-                started = time.perf_counter()
-                with _Ticker(bar(len(pages), f"{sample_id} ingest [{system.name}]")) as tick:
-                    ingest_conversation(memory, sample, user_id=sample_id, on_page=tick)
-                stats = ingest[system.name]
-                stats["seconds"] += time.perf_counter() - started
-                stats["turns"] += turns
-                usage = memory.stats(sample_id)
-                stats["calls"] += usage.llm_calls
-                stats["tokens"] += usage.llm_tokens
-                for q, context, ids, latency in _ask_memory(memory, sample_id, questions, bar, system.name):
+    query_ms: list[float] = []
+    kept: dict[str, dict[str, Any]] = {s.name: {} for s in cv_targets}
+    started_run = time.perf_counter()
+    try:
+        for sample in samples:
+            sample_id = str(sample.get("sample_id", ""))
+            conv = sample["conversation"]
+            speakers = (str(conv.get("speaker_a", "User")), str(conv.get("speaker_b", "Assistant")))
+            questions = _questions(sample, wanted)
+            question_ms = _embed_questions(cached, questions)
+            query_ms += question_ms.values()
+            pages = proto.pages(sample)
+            turns = sum(len(p.dia_ids) for p in pages)
+            for system in systems:
+                memory = MemoryOS(config=system.config, embeddings=cached)
+                keep = system.name in kept
+                try:
+                    started, embed_before = time.perf_counter(), cached.seconds
+                    with _Ticker(bar(len(pages), f"{sample_id} ingest [{system.name}]")) as tick:
+                        proto.ingest(memory, sample, user_id=sample_id, on_page=tick)
+                    stats = ingest[system.name]
+                    stats["seconds"] += time.perf_counter() - started
+                    stats["embed_seconds"] += cached.seconds - embed_before
+                    stats["turns"] += turns
+                    usage = memory.stats(sample_id)
+                    stats["calls"] += usage.llm_calls
+                    stats["tokens"] += usage.llm_tokens
+                    for row in (r for r in rows if r.system is system):
+                        thread = proto.question_thread(sample_id)
+                        # read through the uncached embeddings: the memory's latency is end-to-end
+                        reader = _reader(memory, row.config, inner, sample_id, thread)
+                        try:
+                            asked = _ask_memory(reader, sample_id, thread, questions, bar, row.name)
+                            for q, context, ids, latency in asked:
+                                outcomes.append(
+                                    _outcome(
+                                        row.name, q, context, ids, latency, model, speakers, answer_prompt, answer_cost
+                                    )
+                                )
+                        finally:
+                            reader.close()
+                    if keep:
+                        kept[system.name][sample_id] = (memory, questions)
+                finally:
+                    if not keep:
+                        memory.close()
+            flat = FlatPages(
+                pages, embeddings=cached, rrf_k=MemoryOSConfig().rrf_k, embed_texts=proto.embedding_texts(pages)
+            )
+            for baseline in baselines:
+                progress_bar = bar(len(questions), f"{sample_id} questions [{baseline.name}]")
+                embeds = baseline.kind in ("dense", "hybrid")
+                for q in questions:
+                    started = time.perf_counter()
+                    chosen = baseline.select(flat, q.question)
+                    # the question's embedding (computed once, before timing) is charged to each system that needs it
+                    latency = (time.perf_counter() - started) * 1000 + (
+                        question_ms.get(q.question, 0.0) if embeds else 0
+                    )
+                    ids = frozenset(d for page in chosen for d in page.dia_ids)
                     outcomes.append(
-                        _outcome(system.name, q, context, ids, latency, model, speakers, answer_prompt, answer_cost)
+                        _outcome(
+                            baseline.name,
+                            q,
+                            render_pages(chosen),
+                            ids,
+                            latency,
+                            model,
+                            speakers,
+                            answer_prompt,
+                            answer_cost,
+                        )
                     )
-            finally:
+                    progress_bar.update(1)
+                progress_bar.close()
+        main_seconds = time.perf_counter() - started_run
+        cv_meta: dict[str, Any] = {}
+        for system in cv_targets:
+            assert cv_grid is not None
+            held, info = _cross_validate(system, kept[system.name], proto, cv_grid, cv_passes, cached, bar)
+            outcomes += held
+            cv_meta[system.name] = info
+    finally:
+        for memories in kept.values():
+            for memory, _ in memories.values():
                 memory.close()
-        flat = FlatPages(pages, embeddings=embeddings, rrf_k=MemoryOSConfig().rrf_k)
-        for baseline in baselines:
-            progress_bar = bar(len(questions), f"{sample_id} questions [{baseline.name}]")
-            for q in questions:
-                started = time.perf_counter()
-                chosen = baseline.select(flat, q.question)
-                latency = (time.perf_counter() - started) * 1000
-                ids = frozenset(d for page in chosen for d in page.dia_ids)
-                outcomes.append(
-                    _outcome(
-                        baseline.name,
-                        q,
-                        render_pages(chosen),
-                        ids,
-                        latency,
-                        model,
-                        speakers,
-                        answer_prompt,
-                        answer_cost,
-                    )
-                )
-                progress_bar.update(1)
-            progress_bar.close()
     summaries = [summarize(name, [o for o in outcomes if o.system == name], n_boot=n_boot) for name in names]
+    word_budgets = {r.name: r.config.context_words for r in rows if r.config.context_words is not None}
+    word_budgets.update({b.name: b.words for b in baselines if b.words is not None})
+    word_budgets.update({f"{s.name} (LOCO-CV)": s.config.context_words for s in cv_targets if s.config.context_words})
     meta: dict[str, Any] = {
         "file": str(path),
         "conversations": [str(s.get("sample_id", "")) for s in samples],
         "questions": len({(o.sample_id, o.question) for o in outcomes}),
         "categories": sorted(wanted),
-        "embeddings": getattr(embeddings, "model_name", type(embeddings).__name__),
+        "embeddings": getattr(inner, "model_name", type(inner).__name__),
         "answer_model": None if model is None else getattr(model, "model_name", type(model).__name__),
         "date": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "protocol": "turn pairs per page; questions asked from a fresh thread; words = whitespace words of the "
-        "injected context",
+        "protocol": protocol,
+        "protocol_description": proto.description,
+        "words": "whitespace words of the injected context",
+        "word_budgets": word_budgets,
+        "seconds": round(main_seconds, 1),
         "ingest": {
             name: {
                 "turns": int(s["turns"]),
                 "seconds": round(s["seconds"], 3),
                 "turns_per_s": round(s["turns"] / s["seconds"], 2) if s["seconds"] else None,
+                "embedding_seconds": round(s["embed_seconds"], 3),
                 "llm_calls_per_turn": s["calls"] / s["turns"] if s["turns"] else 0.0,
                 "llm_tokens_per_turn": s["tokens"] / s["turns"] if s["turns"] else 0.0,
             }
             for name, s in ingest.items()
         },
+        "embedding_cache": {"texts_embedded": cached.misses, "cache_hits": cached.hits},
+        "latency": _latency_meta(query_ms, rows, outcomes),
         "configs": {s.name: _config_dict(s.config) for s in systems},
         "answers": {"llm_calls": int(answer_cost["calls"]), "llm_tokens": int(answer_cost["tokens"])},
     }
+    if cv_targets:
+        meta["cv"] = cv_meta
     return LocomoRun(summaries, outcomes, meta)
+
+
+def _cv_targets(
+    systems: Sequence[MemorySystem], grid: Grid | None, names: Sequence[str] | None, passes: int
+) -> list[MemorySystem]:
+    if grid is None:
+        if names:
+            raise ValueError("cv_systems needs a cv_grid")
+        return []
+    if passes < 1:
+        raise ValueError(f"cv_passes must be >= 1, got {passes}")
+    if not systems:
+        raise ValueError("cross-validation needs a memory system")
+    wanted = list(names) if names else [systems[0].name]
+    by_name = {s.name: s for s in systems}
+    unknown = [n for n in wanted if n not in by_name]
+    if unknown:
+        raise ValueError(f"cv_systems: unknown systems {unknown}; the systems are {list(by_name)}")
+    for name in wanted:
+        check_grid(grid, by_name[name].config)
+    return [by_name[n] for n in wanted]
+
+
+def _reader(memory: Any, config: MemoryOSConfig, embeddings: Embeddings, user_id: str, thread_id: str) -> Any:
+    """Another ``MemoryOS`` over ``memory``'s store, with ``config``: reads without ingesting again.
+
+    The user's state is loaded before it is returned, so no question's latency includes the load.
+    """
+    from langchain_memoryos.memory import MemoryOS
+
+    reader = MemoryOS(store=memory.store, config=config, embeddings=embeddings)
+    reader.get_stm(user_id, thread_id)
+    return reader
+
+
+def _embed_questions(embeddings: CachedEmbeddings, questions: Sequence[LocomoQuestion]) -> dict[str, float]:
+    """Embed each question once, alone (into the shared cache); return the milliseconds each took."""
+    times: dict[str, float] = {}
+    for q in questions:
+        if q.question in times:
+            continue
+        started = time.perf_counter()
+        embeddings.embed_query(q.question)
+        times[q.question] = (time.perf_counter() - started) * 1000
+    return times
+
+
+def _latency_meta(
+    query_ms: Sequence[float], rows: Sequence[_Row], outcomes: Sequence[QuestionOutcome]
+) -> dict[str, Any]:
+    """The query embedding's p50/p95; per memory row with a budget, its p95 over the flat hybrid's at that budget."""
+    answerable = {1, 2, 3, 4}
+    p95: dict[str, float] = {}
+    for name in {o.system for o in outcomes}:
+        values = [o.latency_ms for o in outcomes if o.system == name and o.category in answerable]
+        if values:
+            p95[name] = percentile(values, 95)
+    ratios: dict[str, float] = {}
+    for row in rows:
+        budget = row.config.context_words
+        flat = f"hybrid ≤{budget} words"
+        if budget is not None and row.name in p95 and p95.get(flat):
+            ratios[f"{row.name} / {flat}"] = round(p95[row.name] / p95[flat], 2)
+    return {
+        "note": "end-to-end per question: the memory reads through uncached embeddings (its own query embeddings "
+        "included); a dense or hybrid baseline is charged the question's embedding, measured once alone",
+        "query_embedding_ms": {
+            "p50": round(percentile(query_ms, 50), 2) if query_ms else None,
+            "p95": round(percentile(query_ms, 95), 2) if query_ms else None,
+        },
+        "p95_ratio": ratios,
+    }
+
+
+def _cross_validate(
+    system: MemorySystem,
+    memories: Mapping[str, tuple[Any, list[LocomoQuestion]]],
+    proto: Protocol,
+    grid: Grid,
+    passes: int,
+    embeddings: Embeddings,
+    bar: Callable[[int, str], Any],
+) -> tuple[list[QuestionOutcome], dict[str, Any]]:
+    """LOCO-CV of ``grid`` for one system over the stores it filled; each grid point is read, never re-ingested."""
+    name = f"{system.name} (LOCO-CV)"
+    counter = bar(0, f"LOCO-CV [{system.name}] grid points")
+
+    def evaluate(conv: str, params: Mapping[str, Any]) -> list[QuestionOutcome]:
+        memory, questions = memories[conv]
+        asked = [q for q in questions if q.category in (1, 2, 3, 4)]
+        reader = _reader(memory, with_values(system.config, params), embeddings, conv, proto.question_thread(conv))
+        try:
+            return [  # a grid point reads through the cached embeddings: its latency means nothing
+                _outcome(name, q, context, ids, math.nan, None, ("", ""), "", {})
+                for q, context, ids, latency in _ask_memory(
+                    reader, conv, proto.question_thread(conv), asked, lambda n, d: _Silent(), name
+                )
+            ]
+        finally:
+            reader.close()
+            counter.update(1)
+
+    started = time.perf_counter()
+    start = {key: config_value(system.config, key) for key in grid}
+    try:
+        cv = loco_cv(list(memories), evaluate, start, grid, passes=passes)
+    finally:
+        counter.close()
+    info = {
+        "grid": {key: list(values) for key, values in grid.items()},
+        "start": start,
+        "chosen": cv.chosen,
+        "train_recall": {conv: round(value, 4) for conv, value in cv.train_recall.items()},
+        "evaluations": cv.evaluations,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    return cv.held_out, info
 
 
 class _Ticker:
@@ -341,13 +746,18 @@ class _Ticker:
 
 
 def _ask_memory(
-    memory: Any, user_id: str, questions: Sequence[LocomoQuestion], bar: Callable[[int, str], Any], name: str
+    memory: Any,
+    user_id: str,
+    thread_id: str,
+    questions: Sequence[LocomoQuestion],
+    bar: Callable[[int, str], Any],
+    name: str,
 ) -> Iterator[tuple[LocomoQuestion, str, frozenset[str], float]]:
     progress_bar = bar(len(questions), f"{user_id} questions [{name}]")
     try:
         for q in questions:
             started = time.perf_counter()
-            ctx = memory.retrieve(q.question, user_id=user_id, thread_id="questions")
+            ctx = memory.retrieve(q.question, user_id=user_id, thread_id=thread_id)
             latency = (time.perf_counter() - started) * 1000
             yield q, ctx.to_prompt(), frozenset(ctx.source_ids()), latency
             progress_bar.update(1)

@@ -1,10 +1,17 @@
-"""LoCoMo files: turns, evidence ids, session dates, and the ingestion protocol.
+"""LoCoMo files: turns, evidence ids, session dates, and the two ways of feeding a conversation.
 
-LoCoMo (Maharana et al., ACL 2024) conversations are between two people. The
-ingestion protocol (DESIGN §6) pairs turns inside a session into
-``add_turn(user_input, agent_response)`` — speaker_a as the user, speaker_b as
-the agent — with the session date as timestamp and the ``dia_id`` of both
-turns as the page's ``source_id``; an unpaired turn still becomes a page.
+LoCoMo (Maharana et al., ACL 2024) conversations are between two people. Two
+pairings of turns into ``add_turn(user_input, agent_response)`` pages (DESIGN §6):
+
+* the *harness* (:func:`conversation_pages`, :func:`ingest_conversation`):
+  speaker_a as the user, speaker_b as the agent, the names as metadata, one
+  minute per page from the session date; an unpaired turn still becomes a page;
+* the *plain* public API (:func:`plain_pages`, :func:`ingest_plain`): turns paired
+  by position in each session (1+2, 3+4, …), each side written ``"Name: text"``,
+  one timestamp per session, nothing but the ``source_id`` as metadata — as an
+  application that knows nothing of LoCoMo would feed it.
+
+Both keep the ``dia_id`` of a page's turns as its ``source_id``.
 The file's quirks are handled here: session date keys without a session,
 malformed evidence ids (``"D8:6; D9:17"``, ``"D:11:26"``, ``"D30:05"``).
 """
@@ -30,6 +37,9 @@ __all__ = [
     "load_questions",
     "cited_turns",
     "ingest_conversation",
+    "ingest_plain",
+    "plain_pages",
+    "plain_turn",
     "iter_locomo_turns",
     "load_locomo",
     "normalize_evidence",
@@ -243,15 +253,16 @@ def ingest_conversation(
 
 @dataclass(frozen=True)
 class LocomoPage:
-    """One page of the ingestion protocol: a speaker_a turn and the speaker_b answer (or a lone turn).
+    """One page: two turns of a session (or a lone turn), as the memory stores it and the baselines rank it.
 
     Attributes:
-        user_input: speaker_a's text ("" when the page is a lone speaker_b turn).
-        agent_response: speaker_b's text ("" when unanswered).
-        user_speaker: speaker_a's name.
-        agent_speaker: speaker_b's name.
+        user_input: the first side's text ("" when the page is a lone second-side turn).
+        agent_response: the second side's text ("" when unanswered).
+        user_speaker: who says ``user_input`` (speaker_a in the harness).
+        agent_speaker: who says ``agent_response`` (speaker_b in the harness).
         dia_ids: the dia ids of the page's turns, in order.
-        timestamp: the session date plus one minute per page.
+        timestamp: the page's time (harness: the session date plus one minute per
+            page; plain: the session date).
         session: the session number.
 
     Example:
@@ -317,6 +328,118 @@ def conversation_pages(sample: Mapping[str, Any]) -> list[LocomoPage]:
                 )
             )
     return pages
+
+
+def _session_starts(sample: Mapping[str, Any]) -> list[tuple[int, _dt.datetime, list[dict[str, Any]]]]:
+    """``(number, date, turns)`` per session; a session without a parsable date is dated a day after the last."""
+    out: list[tuple[int, _dt.datetime, list[dict[str, Any]]]] = []
+    clock: _dt.datetime | None = None
+    for number, (date, turns) in _numbered_sessions(sample):
+        clock = date or (clock + _dt.timedelta(days=1) if clock else _dt.datetime(2023, 1, 1, tzinfo=_dt.UTC))
+        out.append((number, clock, turns))
+    return out
+
+
+def plain_pages(sample: Mapping[str, Any]) -> list[LocomoPage]:
+    """The pages of the *plain* protocol: each session's turns paired by position.
+
+    Turns 1+2, 3+4, … of every session are one page whoever speaks them (an odd
+    last turn is a page with an empty answer); every page of a session carries
+    the session date (a session without one: a day after the previous session).
+    An image caption stays in the text as in the harness (``[shares a photo: …]``).
+    :meth:`LocomoPage.text` renders them as the flat baselines rank them.
+
+    Example:
+        >>> sample = {"conversation": {"speaker_a": "A", "speaker_b": "B",
+        ...     "session_1_date_time": "1:56 pm on 8 May, 2023", "session_1": [
+        ...     {"speaker": "B", "dia_id": "D1:1", "text": "Hi A"},
+        ...     {"speaker": "A", "dia_id": "D1:2", "text": "I moved.", "blip_caption": "a fjord"},
+        ...     {"speaker": "B", "dia_id": "D1:3", "text": "Nice!"}]}}
+        >>> pages = plain_pages(sample)
+        >>> [(p.dia_ids, p.user_speaker, p.agent_speaker) for p in pages]
+        [(('D1:1', 'D1:2'), 'B', 'A'), (('D1:3',), 'B', '')]
+        >>> pages[0].text()
+        '[8 May 2023] B: Hi A A: I moved. [shares a photo: a fjord]'
+        >>> pages[0].timestamp == pages[1].timestamp
+        True
+    """
+    pages: list[LocomoPage] = []
+    for number, date, turns in _session_starts(sample):
+        for i in range(0, len(turns), 2):
+            first = turns[i]
+            second = turns[i + 1] if i + 1 < len(turns) else None
+            group = [first] if second is None else [first, second]
+            pages.append(
+                LocomoPage(
+                    user_input=_turn_text(first),
+                    agent_response="" if second is None else _turn_text(second),
+                    user_speaker=str(first.get("speaker", "")),
+                    agent_speaker="" if second is None else str(second.get("speaker", "")),
+                    dia_ids=tuple(d for t in group for d in normalize_evidence(t.get("dia_id", ""))),
+                    timestamp=date,
+                    session=number,
+                )
+            )
+    return pages
+
+
+def plain_turn(page: LocomoPage) -> tuple[str, str]:
+    """The ``add_turn`` texts of a plain page: each side as ``"Name: text"`` ("" for a missing answer).
+
+    Example:
+        >>> import datetime as dt
+        >>> plain_turn(LocomoPage("Hi", "", "Ana", "", ("D1:1",), dt.datetime(2023, 5, 8), 1))
+        ('Ana: Hi', '')
+    """
+    user = f"{page.user_speaker}: {page.user_input}" if page.user_input else ""
+    agent = f"{page.agent_speaker}: {page.agent_response}" if page.agent_response else ""
+    return user, agent
+
+
+def ingest_plain(
+    memory: MemoryOS,
+    sample: Mapping[str, Any],
+    *,
+    user_id: str,
+    thread_id: str | None = None,
+    on_page: Callable[[], object] | None = None,
+) -> int:
+    """Feed one conversation through the plain public API; return the pages added.
+
+    Each page of :func:`plain_pages` becomes ``add_turn("Name: text", "Name: text",
+    user_id=user_id, thread_id=thread_id, timestamp=<session date>,
+    metadata={"source_id": [dia ids]})`` — no speaker names as metadata, no turn
+    id. ``thread_id`` defaults to ``user_id`` (the conversation is its own
+    thread). ``on_page`` is called after each page (for progress bars).
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> sample = {"conversation": {"speaker_a": "A", "speaker_b": "B",
+        ...     "session_1_date_time": "1:56 pm on 8 May, 2023", "session_1": [
+        ...     {"speaker": "B", "dia_id": "D1:1", "text": "Hi A"},
+        ...     {"speaker": "A", "dia_id": "D1:2", "text": "I moved to Oslo."},
+        ...     {"speaker": "B", "dia_id": "D1:3", "text": "Nice!"}]}}
+        >>> m = MemoryOS(); ingest_plain(m, sample, user_id="conv")
+        2
+        >>> [(p.user_input, p.agent_response) for p in m.get_stm("conv", "conv")]
+        [('B: Hi A', 'A: I moved to Oslo.'), ('B: Nice!', '')]
+    """
+    added = 0
+    thread = user_id if thread_id is None else thread_id
+    for page in plain_pages(sample):
+        user, agent = plain_turn(page)
+        report = memory.add_turn(
+            user,
+            agent,
+            user_id=user_id,
+            thread_id=thread,
+            timestamp=page.timestamp,
+            metadata={"source_id": list(page.dia_ids)},
+        )
+        added += report.added
+        if on_page is not None:
+            on_page()
+    return added
 
 
 def _pair_turns(turns: list[dict[str, Any]], speaker_a: str) -> list[list[dict[str, Any]]]:

@@ -26,7 +26,7 @@ from langchain_memoryos.evaluation.metrics import (
     _bench_import_error,
 )
 
-__all__ = ["markdown_table", "plot_recall_vs_words", "write_report"]
+__all__ = ["cv_table", "latency_lines", "markdown_table", "plot_recall_vs_words", "recall_words_table", "write_report"]
 
 _MISSING = "n/a"
 _SIZE_SUFFIX = re.compile(r"(?:\s+top-\d+|\s+≤\s*\d+\s+words|@.*|-\d+)$")
@@ -136,6 +136,7 @@ def plot_recall_vs_words(
     path: str | Path,
     *,
     title: str = "LoCoMo evidence recall vs context words",
+    annotate: bool = True,
 ) -> Path:
     """Plot each system's recall (with its 95 % interval) against its mean context words.
 
@@ -149,6 +150,7 @@ def plot_recall_vs_words(
         summaries: the systems.
         path: the PNG to write (parent folders are created).
         title: the plot's title.
+        annotate: write each point's system name beside it.
 
     Returns:
         The path written.
@@ -183,7 +185,7 @@ def plot_recall_vs_words(
             capsize=3,
             label=family,
         )
-        for s in members:
+        for s in members if annotate else ():
             axes.annotate(
                 s.system, (s.words_mean, s.recall * 100), textcoords="offset points", xytext=(5, 5), fontsize=8
             )
@@ -202,11 +204,127 @@ def plot_recall_vs_words(
     return out
 
 
+def recall_words_table(summaries: Sequence[SystemSummary], budgets: Mapping[str, int]) -> str:
+    """Recall 1–4 against the word budget: a row per family, a column per budget.
+
+    Each cell is the recall and, in brackets, the mean words actually used.
+
+    Args:
+        summaries: the systems.
+        budgets: the word budget of each budgeted system (``meta["word_budgets"]``); others are left out.
+
+    Returns:
+        The Markdown table ("" when no system has a budget).
+
+    Example:
+        >>> from langchain_memoryos.evaluation.metrics import QuestionOutcome, summarize
+        >>> def row(name, hit, words):
+        ...     o = QuestionOutcome(name, "c", "q", 4, ("D1:1",), frozenset({"D1:1"} if hit else ()), words, 1, 1.0)
+        ...     return summarize(name, [o], n_boot=10)
+        >>> rows = [row("memoryos", True, 990), row("memoryos ≤250 words", False, 240),
+        ...         row("bm25 ≤250 words", True, 249)]
+        >>> print(recall_words_table(rows, {"memoryos": 1000, "memoryos ≤250 words": 250, "bm25 ≤250 words": 250}))
+        | System | ≤250 words | ≤1000 words |
+        |---|---|---|
+        | memoryos | 0.0 % (240) | 100.0 % (990) |
+        | bm25 | 100.0 % (249) | n/a |
+    """
+    budgeted = [s for s in summaries if s.system in budgets]
+    if not budgeted:
+        return ""
+    columns = sorted({budgets[s.system] for s in budgeted})
+    cells: dict[str, dict[int, SystemSummary]] = {}
+    for summary in budgeted:
+        cells.setdefault(_family(summary.system), {})[budgets[summary.system]] = summary
+    lines = [
+        "| System | " + " | ".join(f"≤{b} words" for b in columns) + " |",
+        "|" + "|".join("---" for _ in range(len(columns) + 1)) + "|",
+    ]
+    for family, by_budget in cells.items():
+        row = [
+            f"{_pct(by_budget[b].recall)} ({by_budget[b].words_mean:.0f})" if b in by_budget else _MISSING
+            for b in columns
+        ]
+        lines.append("| " + " | ".join([family.replace("|", "\\|"), *row]) + " |")
+    return "\n".join(lines)
+
+
+def latency_lines(meta: Mapping[str, Any]) -> list[str]:
+    """The latency facts of a run's meta as Markdown bullets (query embedding, p95 ratios).
+
+    Example:
+        >>> for line in latency_lines({"latency": {"query_embedding_ms": {"p50": 6.1, "p95": 9.0},
+        ...                            "p95_ratio": {"memoryos / hybrid ≤1000 words": 1.3}}}):
+        ...     print(line)
+        - a question's embedding (measured once, alone; charged to dense and hybrid baselines): p50 6.1 ms, p95 9.0 ms
+        - p95 memoryos / hybrid ≤1000 words: 1.3×
+    """
+    latency = meta.get("latency") or {}
+    out: list[str] = []
+    query = latency.get("query_embedding_ms") or {}
+    if query.get("p50") is not None:
+        out.append(
+            "- a question's embedding (measured once, alone; charged to dense and hybrid baselines): "
+            f"p50 {query['p50']} ms, p95 {query['p95']} ms"
+        )
+    out += [f"- p95 {pair}: {ratio}×" for pair, ratio in (latency.get("p95_ratio") or {}).items()]
+    return out
+
+
+def cv_table(info: Mapping[str, Any]) -> str:
+    """The constants a leave-one-conversation-out run chose per held-out conversation (``meta["cv"][system]``).
+
+    Example:
+        >>> print(cv_table({"chosen": {"c1": {"rrf_k": 10.0}, "c2": {"rrf_k": 20.0}},
+        ...                 "train_recall": {"c1": 0.8, "c2": 0.75}}))
+        | held out | rrf_k | train recall 1–4 |
+        |---|---|---|
+        | c1 | 10.0 | 80.0 % |
+        | c2 | 20.0 | 75.0 % |
+    """
+    chosen: Mapping[str, Mapping[str, Any]] = info.get("chosen") or {}
+    keys = list(dict.fromkeys(k for params in chosen.values() for k in params))
+    lines = [
+        "| held out | " + " | ".join(keys) + " | train recall 1–4 |",
+        "|" + "|".join("---" for _ in range(len(keys) + 2)) + "|",
+    ]
+    train = info.get("train_recall") or {}
+    for conv, params in chosen.items():
+        values = [str(params.get(k, "")) for k in keys]
+        lines.append("| " + " | ".join([conv, *values, _pct(train.get(conv))]) + " |")
+    return "\n".join(lines)
+
+
+_SECTIONS = ("word_budgets", "latency", "cv", "ingest", "configs")
+
+
 def _markdown_report(summaries: Sequence[SystemSummary], meta: Mapping[str, Any]) -> str:
-    parts = ["# LoCoMo benchmark", ""]
+    title = f"# LoCoMo benchmark — protocol {meta['protocol']}" if meta.get("protocol") else "# LoCoMo benchmark"
+    parts = [title, ""]
     if meta:
-        parts += [f"- {key}: {value}" for key, value in meta.items()] + [""]
-    return "\n".join([*parts, markdown_table(summaries), ""])
+        parts += [f"- {key}: {value}" for key, value in meta.items() if key not in _SECTIONS] + [""]
+    parts += [markdown_table(summaries), ""]
+    budgets = meta.get("word_budgets") or {}
+    words = recall_words_table(summaries, budgets) if len(set(budgets.values())) > 1 else ""
+    if words:
+        parts += ["## Recall 1–4 vs context words (mean words in brackets)", "", words, ""]
+    latency = latency_lines(meta)
+    if latency:
+        parts += ["## Retrieval latency", "", *latency, ""]
+    for system, info in (meta.get("cv") or {}).items():
+        parts += [
+            f"## LOCO-CV constants of {system} (chosen on the other conversations)",
+            "",
+            cv_table(info),
+            "",
+            f"- grid: {info.get('grid')}; start: {info.get('start')}; "
+            f"{info.get('evaluations')} (conversation, constants) evaluations in {info.get('seconds')} s",
+            "",
+        ]
+    for key in ("ingest", "configs"):
+        if key in meta:
+            parts += [f"## {key}", "", *[f"- {name}: {value}" for name, value in meta[key].items()], ""]
+    return "\n".join(parts)
 
 
 def write_report(
@@ -229,7 +347,10 @@ def write_report(
         outcomes: the per-question outcomes to keep in the JSON.
 
     Returns:
-        The paths, under the keys ``json``, ``markdown`` and ``plot``.
+        The paths, under the keys ``json``, ``markdown`` and ``plot`` — and
+        ``budget_plot`` (``recall_vs_budget.png``: only the systems at word
+        budgets, one line per family) when ``meta["word_budgets"]`` holds two
+        budgets or more.
 
     Raises:
         ImportError: when matplotlib (the ``bench`` extra) is missing.
@@ -258,5 +379,14 @@ def write_report(
     }
     paths["json"].write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
     paths["markdown"].write_text(_markdown_report(summaries, run_meta), encoding="utf-8")
-    plot_recall_vs_words(summaries, paths["plot"])
+    protocol = run_meta.get("protocol")
+    title = "LoCoMo evidence recall vs context words" + (f" (protocol {protocol})" if protocol else "")
+    plot_recall_vs_words(summaries, paths["plot"], title=title)
+    budgets = run_meta.get("word_budgets") or {}
+    if len(set(budgets.values())) > 1:
+        paths["budget_plot"] = folder / "recall_vs_budget.png"
+        budgeted = [s for s in summaries if s.system in budgets]
+        plot_recall_vs_words(
+            budgeted, paths["budget_plot"], title=title.replace("context words", "word budget"), annotate=False
+        )
     return paths
