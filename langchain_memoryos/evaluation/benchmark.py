@@ -708,7 +708,7 @@ def _cross_validate(
             return [  # a grid point reads through the cached embeddings: its latency means nothing
                 _outcome(name, q, context, ids, math.nan, None, ("", ""), "", {})
                 for q, context, ids, latency in _ask_memory(
-                    reader, conv, proto.question_thread(conv), asked, lambda n, d: _Silent(), name
+                    reader, conv, proto.question_thread(conv), asked, lambda n, d: _Silent(), name, touch=False
                 )
             ]
         finally:
@@ -752,12 +752,14 @@ def _ask_memory(
     questions: Sequence[LocomoQuestion],
     bar: Callable[[int, str], Any],
     name: str,
+    *,
+    touch: bool = True,
 ) -> Iterator[tuple[LocomoQuestion, str, frozenset[str], float]]:
     progress_bar = bar(len(questions), f"{user_id} questions [{name}]")
     try:
         for q in questions:
             started = time.perf_counter()
-            ctx = memory.retrieve(q.question, user_id=user_id, thread_id=thread_id)
+            ctx = memory.retrieve(q.question, user_id=user_id, thread_id=thread_id, touch=touch)
             latency = (time.perf_counter() - started) * 1000
             yield q, ctx.to_prompt(), frozenset(ctx.source_ids()), latency
             progress_bar.update(1)
