@@ -153,7 +153,10 @@ class MemoryOSConfig:
         segment_keywords: keywords kept per segment (the most frequent of its pages).
         page_keywords: keywords extracted per page.
         agent_profile: the assistant's fixed role and character (the paper's agent
-            profile); can be overridden per user with ``MemoryOS.set_agent_profile``.
+            profile), shown in every context; can be set per user with
+            ``MemoryOS.set_agent_profile``. Default none: no words are spent on an
+            agent nobody described (``MemoryOSConfig.paper()`` uses
+            :data:`DEFAULT_AGENT_PROFILE`).
         max_embedding_chars: text longer than this is truncated (with a warning)
             before embedding; it is always stored whole.
         stm_idle_seconds: STM is per thread; when a user's *other* thread has had
@@ -214,7 +217,7 @@ class MemoryOSConfig:
     chain_similarity: float | None = None
     segment_keywords: int = 12
     page_keywords: int = 8
-    agent_profile: str = DEFAULT_AGENT_PROFILE
+    agent_profile: str = ""
     max_embedding_chars: int = 8000
     stm_idle_seconds: float | None = 86400.0
     judgement_timeout_seconds: float | None = 30.0
@@ -326,6 +329,7 @@ class MemoryOSConfig:
             >>> cfg.page_ranking, cfg.top_pages, cfg.context_words
             ('segments', 10, None)
         """
+        changes.setdefault("agent_profile", DEFAULT_AGENT_PROFILE)  # the paper's fixed agent persona
         return cls(page_ranking="segments", top_pages=10, context_words=None, stm_view="full", **changes)
 
     @classmethod

@@ -100,8 +100,8 @@ class QueryPlan:
 
     Example:
         >>> from langchain_memoryos.controllers import HeuristicController
-        >>> HeuristicController().plan_query("Is she allergic to anything?")
-        QueryPlan(fact_query='Is she allergic to anything.', aspects=frozenset({'health'}))
+        >>> HeuristicController().plan_query("Do I have a dog?")
+        QueryPlan(fact_query='Do the user has a dog.', aspects=frozenset({'social_relationship'}))
     """
 
     fact_query: str

@@ -305,8 +305,8 @@ class RunnableWithMemoryOS(Runnable[Any, Any]):
         Example:
             >>> from langchain_core.messages import AIMessage
             >>> from langchain_core.runnables import RunnableLambda
-            >>> from langchain_memoryos import MemoryOS
-            >>> memory = MemoryOS()
+            >>> from langchain_memoryos import MemoryOS, MemoryOSConfig
+            >>> memory = MemoryOS(config=MemoryOSConfig(agent_profile="A travel agent."))
             >>> seen = RunnableLambda(lambda messages: AIMessage(" ".join(m.type for m in messages)))
             >>> chain = RunnableWithMemoryOS(seen, memory)  # answers with the types of the messages it gets
             >>> cfg = {"configurable": {"user_id": "ana", "session_id": "s1"}}
@@ -365,8 +365,8 @@ class RunnableWithMemoryOS(Runnable[Any, Any]):
             >>> cfg = {"configurable": {"user_id": "ana", "session_id": "s1"}}
             >>> async def chat():
             ...     return [(await chain.ainvoke(q, cfg)).content for q in ("I live in Oslo.", "Where do I live?")]
-            >>> asyncio.run(chat())
-            ['system human', 'system human ai human']
+            >>> asyncio.run(chat())  # no memory beyond the history yet: no system message
+            ['human', 'human ai human']
         """
         config, session, request = self._enter(input, config)
         ctx = await self.memory.aretrieve(**request)

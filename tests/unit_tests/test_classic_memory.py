@@ -65,11 +65,15 @@ def test_memory_variables_and_an_empty_load() -> None:
     assert chat.session_id == "s1" and MemoryOSMemory(memory=memory, user_id="x").session_id == "default"
 
 
-def test_the_default_agent_profile_is_memory_but_not_history() -> None:
-    chat = MemoryOSMemory(memory=MemoryOS(), user_id="ana")
+def test_a_configured_agent_profile_is_memory_but_not_history() -> None:
+    assert MemoryOSMemory(memory=MemoryOS(), user_id="ana").load_memory_variables({"input": "Hello"}) == {
+        "history": "",
+        "memory": "",  # no agent invented: nothing configured, nothing learned, no words spent
+    }
+    chat = MemoryOSMemory(memory=MemoryOS(config=MemoryOSConfig(agent_profile="A chess coach.")), user_id="ana")
     out = chat.load_memory_variables({"input": "Hello"})
     assert out["history"] == ""
-    assert out["memory"].startswith("# Memory\n") and "\n## Agent traits\n" in out["memory"]
+    assert out["memory"].startswith("# Memory\n") and "\n## Agent traits\nProfile: A chess coach." in out["memory"]
     assert "Relevant past conversation" not in out["memory"]
 
 

@@ -349,11 +349,11 @@ def test_concurrent_writers_of_one_user_lose_nothing(make_memory: MemoryFactory)
 def test_promotion_reuses_the_vector_of_a_word_for_word_known_fact() -> None:
     import numpy as np
 
+    from langchain_memoryos.amu import embed_summaries
     from langchain_memoryos.pipeline.effects import Embed
     from langchain_memoryos.pipeline.settings import EngineSettings
     from langchain_memoryos.schema import MemoryRecord
     from langchain_memoryos.store.repository import UserState
-    from langchain_memoryos.tiers.lpm import embed_summaries
 
     state = UserState(user_id="u", label="u", dimension=2)
     known = np.array([1.0, 0.0], dtype=np.float32)
@@ -366,7 +366,7 @@ def test_promotion_reuses_the_vector_of_a_word_for_word_known_fact() -> None:
         MemoryRecord(summary="The user runs.", **fact),  # type: ignore[arg-type]
         MemoryRecord(summary="Filtered.", personal=False, **fact),  # type: ignore[arg-type]
     ]
-    step = embed_summaries(state, settings, records)
+    step = embed_summaries(state, settings.amu, records)
     effect = next(step)
     assert isinstance(effect, Embed) and effect.texts == ("The user runs.",)
     new = np.array([[0.0, 1.0]], dtype=np.float32)

@@ -46,7 +46,8 @@ MESSAGES_PROMPT = ChatPromptTemplate.from_messages([("system", "Be brief. {memor
 
 # -- key styles ------------------------------------------------------------------------------
 def test_messages_in_message_out_a_bare_chat_model() -> None:
-    memory, model = MemoryOS(), replying("Hello Ana!", "You said you live in Oslo.")
+    memory = MemoryOS(config=MemoryOSConfig(agent_profile="A friendly assistant."))
+    model = replying("Hello Ana!", "You said you live in Oslo.")
     chain = RunnableWithMemoryOS(model, memory)
     assert chain.invoke("Hi, I'm Ana and I live in Oslo.", _config()).content == "Hello Ana!"
     out = chain.invoke([HumanMessage("Where do I live?")], _config())

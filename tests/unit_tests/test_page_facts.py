@@ -114,22 +114,47 @@ def test_the_llm_controller_makes_one_call_per_page_leaving_stm_and_no_more() ->
         answer = page_answer()
         if "Porto" in current:
             answer["records"] = [
-                {"aspect": "personal_profile", "intent": "inform", "personal": True, "entities": ["Porto"],
-                 "summary": "Ana lives in Porto.", "subject": "Ana", "confidence": 1},
+                {
+                    "aspect": "personal_profile",
+                    "intent": "inform",
+                    "personal": True,
+                    "entities": ["Porto"],
+                    "summary": "Ana lives in Porto.",
+                    "subject": "Ana",
+                    "confidence": 1,
+                },
             ]
         if "Lisbon" in current:
             answer["records"] = [
-                {"aspect": "personal_profile", "intent": "inform", "personal": True, "entities": ["Lisbon"],
-                 "summary": "Ana lives in Lisbon.", "subject": "Ana", "confidence": 1},
-                {"aspect": "activity", "intent": "inform", "personal": True, "entities": ["surfing"],
-                 "summary": "Ana surfs at Carcavelos.", "subject": "Ana", "confidence": 1},
+                {
+                    "aspect": "personal_profile",
+                    "intent": "inform",
+                    "personal": True,
+                    "entities": ["Lisbon"],
+                    "summary": "Ana lives in Lisbon.",
+                    "subject": "Ana",
+                    "confidence": 1,
+                },
+                {
+                    "aspect": "activity",
+                    "intent": "inform",
+                    "personal": True,
+                    "entities": ["surfing"],
+                    "summary": "Ana surfs at Carcavelos.",
+                    "subject": "Ana",
+                    "confidence": 1,
+                },
             ]
         return answer
 
     model = ScriptedToolModel(script={"PageAnalysisOutput": [page]})
     memory = MemoryOS(controller=LLMController(model), config=MemoryOSConfig(stm_capacity=1, promotion_heat=100.0))
-    turns = [("Ana: I live in Porto.", "Ben: Nice."), ("Ana: ok", "Ben: ok"),
-             ("Ana: I moved to Lisbon and I surf at Carcavelos.", "Ben: Cool."), ("Ana: ok", "Ben: ok")]
+    turns = [
+        ("Ana: I live in Porto.", "Ben: Nice."),
+        ("Ana: ok", "Ben: ok"),
+        ("Ana: I moved to Lisbon and I surf at Carcavelos.", "Ben: Cool."),
+        ("Ana: ok", "Ben: ok"),
+    ]
     _feed(memory, turns)
     evicted = memory.stats("u").mtm_pages
     assert evicted == 3 and model.count("PageAnalysisOutput") == evicted
