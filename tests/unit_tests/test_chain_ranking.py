@@ -229,3 +229,17 @@ def test_a_read_with_touch_false_writes_nothing(make_memory: Callable[..., Memor
         memory.retrieve("violin", user_id="u", touch="no")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="stm_view"):
         memory.retrieve("violin", user_id="u", stm_view="all")
+
+
+def test_the_messages_view_returns_the_whole_stm_and_spends_no_budget_on_it() -> None:
+    memory = MemoryOS(config=MemoryOSConfig(context_words=200, stm_capacity=4))
+    long = " ".join(["chatter"] * 60)
+    turns = [("I adopted a cat called Miso.", "Cute!")] + [(f"Day {i}: {long}", "ok") for i in range(8)]
+    for i, (a, b) in enumerate(turns):
+        memory.add_turn(a, b, user_id="u", thread_id="t", timestamp=T0 + dt.timedelta(minutes=i))
+    ctx = memory.retrieve("What is my cat called?", user_id="u", thread_id="t", stm_view="messages")
+    stored = memory.get_stm("u", "t")
+    assert [p.user_input for p in ctx.stm] == [p.user_input for p in stored]  # whole, uncut: the chat history
+    assert not {h.page.id for h in ctx.pages} & {p.id for p in stored}  # never shown twice
+    assert len(ctx.without_stm().to_prompt().split()) <= 200 < len(ctx.to_prompt().split())
+    assert "Miso" in ctx.without_stm().to_prompt()
