@@ -490,13 +490,14 @@ def _fit_stm(ctx: MemoryContext, budget: int | None, view: str) -> None:
     is shown cut (:func:`cut_page`, with a visible marker) and older pages
     give way. The stored pages are never changed (``ctx.stm`` holds copies
     of the cut ones). ``view="compact"``: the one page shown takes at most
-    :data:`COMPACT_STM_WORDS` words (each side cut to about 30);
+    :data:`COMPACT_STM_WORDS` words (each side cut to about 30) and a tenth of the budget;
     ``"messages"``: every page, whole (they go to the model as messages).
     """
     if not ctx.stm or view == "messages":
         return
     if view == "compact":
-        limit = COMPACT_STM_WORDS if budget is None else min(COMPACT_STM_WORDS, budget)
+        # at most a tenth of the budget (as the facts): a small budget goes to the ranked pages
+        limit = COMPACT_STM_WORDS if budget is None else min(COMPACT_STM_WORDS, budget // 10)
         fitted = cut_page(ctx.stm[-1], limit)
         ctx.stm = [] if fitted is None else [fitted]
     if budget is None:
