@@ -41,7 +41,6 @@ __all__ = ["FACTS_SHARE", "blind_text", "evidence_facts", "people"]
 FACTS_SHARE = 0.10
 
 _GENERIC = ("the user", "The user", "the assistant", "The assistant")
-_BLIND_TOKENS = frozenset(tokenize("someone"))
 
 
 def blind_text(text: str, names: Iterable[str]) -> str:
@@ -139,4 +138,4 @@ def evidence_facts(
 
 def _content(text: str, names: Iterable[str]) -> set[str]:
     """The stemmed content words of ``text``, people's names and generic labels set aside."""
-    return set(tokenize(blind_text(text, names))) - _BLIND_TOKENS
+    return set(tokenize(blind_text(text, names))) - set(tokenize("someone"))  # the stemmer loads on first use
