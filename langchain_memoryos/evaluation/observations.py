@@ -332,7 +332,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Command line: the observation figures of the default memory on a LoCoMo file (plain protocol).
 
     Example:
-        >>> main(["--help"])  # doctest: +SKIP
+        >>> import json, tempfile
+        >>> turns = [{"speaker": "Ana", "dia_id": "D1:1", "text": "I moved to Oslo last year."},
+        ...          {"speaker": "Bo", "dia_id": "D1:2", "text": "Nice city!"}]
+        >>> turns += [{"speaker": "Ana" if i % 2 == 0 else "Bo", "dia_id": f"D1:{i + 3}", "text": f"Chat {i}."}
+        ...           for i in range(16)]  # enough turns for the first page to leave STM
+        >>> sample = {"sample_id": "c1", "conversation": {"speaker_a": "Ana", "speaker_b": "Bo",
+        ...     "session_1_date_time": "1:56 pm on 8 May, 2023", "session_1": turns},
+        ...     "observation": {"session_1_observation": {"Ana": [["Ana lives in Oslo.", "D1:1"]]}}, "qa": []}
+        >>> with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        ...     json.dump([sample], f)
+        >>> main([f.name])  # doctest: +ELLIPSIS
+              c1 | coverage 100.0 % | precision 100.0 % | facts    1 | near-dup 0.00 % (0/0) | ...
+        ...
+        0
     """
     from langchain_memoryos import MemoryOS, MemoryOSConfig
 
