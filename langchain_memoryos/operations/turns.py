@@ -21,7 +21,7 @@ from langchain_memoryos.operations.runtime import Runtime
 from langchain_memoryos.operations.validation import check_query, check_text, check_thread, check_user, clean_metadata
 from langchain_memoryos.pipeline.effects import run_async, run_sync
 from langchain_memoryos.pipeline.turn import TurnWrite, embed_turn, turn_page
-from langchain_memoryos.retrieval.recall import ReadRun, run_read_stage
+from langchain_memoryos.retrieval.recall import ReadRun, read
 from langchain_memoryos.schema import MemoryContext, WriteReport
 
 __all__ = ["Retrieve", "WriteTurn", "add_turn", "read_graph", "retrieve", "turn_input", "write_graph"]
@@ -231,20 +231,14 @@ class Retrieve:
         r = self.read
         with _lease_of(r):
             r.lease = runtime.lease(r.user_id)
-            while r.next != "done":
-                run_sync(run_read_stage(runtime.repository, runtime.settings, r), runtime.services)
-        assert r.ctx is not None
-        return r.ctx
+            return run_sync(read(runtime.repository, runtime.settings, r), runtime.services)
 
     async def arun(self, runtime: Runtime) -> MemoryContext:
         """Run with async IO."""
         r = self.read
         with _lease_of(r):
             r.lease = await runtime.alease(r.user_id)
-            while r.next != "done":
-                await run_async(run_read_stage(runtime.repository, runtime.settings, r), runtime.services)
-        assert r.ctx is not None
-        return r.ctx
+            return await run_async(read(runtime.repository, runtime.settings, r), runtime.services)
 
 
 def add_turn(

@@ -74,15 +74,9 @@ def people(state: UserState) -> set[str]:
     return names
 
 
-def _stored(state: UserState, hit: ScoredRecord) -> bool:
-    """Whether one of the fact's source pages is still stored (MTM or a thread's STM)."""
-    sources = hit.record.source_page_ids
-    if not sources:
-        return False
-    if any(p in state.pages for p in sources):
-        return True
-    stm = {p.id for pages in state.stm.values() for p in pages}
-    return any(p in stm for p in sources)
+def _stored(state: UserState, hit: ScoredRecord, stm_ids: set[str]) -> bool:
+    """Whether one of the fact's source pages is still stored (MTM or, by ``stm_ids``, a thread's STM)."""
+    return any(p in state.pages or p in stm_ids for p in hit.record.source_page_ids)
 
 
 def _words(hit: ScoredRecord) -> int:
@@ -122,11 +116,12 @@ def evidence_facts(
         return list(hits)
     names = people(state) | {h.record.subject for h in hits if h.record.subject}
     asked = set().union(*(_content(q, names) for q in queries))
+    stm_ids = {p.id for pages in state.stm.values() for p in pages}
     share = int(budget * FACTS_SHARE)
     used = 0
     shown: list[ScoredRecord] = []
     for hit in hits:
-        if _stored(state, hit) and not (_content(hit.record.summary, names) & asked):
+        if _stored(state, hit, stm_ids) and not (_content(hit.record.summary, names) & asked):
             continue
         cost = _words(hit)
         if used + cost > share:

@@ -61,7 +61,7 @@ from langchain_memoryos.scoring import f_score, segment_heat, top_k
 from langchain_memoryos.store.repository import MemoryRepository, UserLease, UserState
 from langchain_memoryos.store.vector_index import Vector
 
-__all__ = ["READ_STAGES", "ReadRun", "context_words", "retrieve", "run_read_stage"]
+__all__ = ["READ_STAGES", "ReadRun", "context_words", "read", "retrieve", "run_read_stage"]
 
 #: How deep each ranking of the fusion looks (at least this many pages).
 _FUSION_DEPTH = 100
@@ -275,7 +275,23 @@ def retrieve(
         >>> [p.user_input for p in ctx.stm], [s.page.user_input for s in ctx.pages]
         (['I moved to Oslo.'], ['I play the cello.'])
     """
-    r = ReadRun(user_id, thread_id, query)
+    return (yield from read(repo, settings, ReadRun(user_id, thread_id, query)))
+
+
+def read(repo: MemoryRepository, settings: EngineSettings, r: ReadRun) -> Step[MemoryContext]:
+    """Step: run a prepared retrieval through every read stage it routes to; its context.
+
+    ``MemoryOS.retrieve`` runs this under the user's lease (one driver run for
+    all the stages); the read graph runs the same stages as nodes.
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> from langchain_memoryos.pipeline.effects import run_sync
+        >>> m = MemoryOS(); _ = m.add_turn("I play the cello.", "Lovely.", user_id="u")
+        >>> ctx = run_sync(read(m.repository, m.settings, ReadRun("u", "t2", "cello?")), m._services)
+        >>> [s.page.user_input for s in ctx.pages], ctx.stm
+        (['I play the cello.'], [])
+    """
     while r.next != "done":
         yield from run_read_stage(repo, settings, r)
     assert r.ctx is not None
