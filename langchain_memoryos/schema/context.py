@@ -7,7 +7,7 @@ import functools
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from langchain_memoryos.schema.pages import DialoguePage, Segment, _quote
 from langchain_memoryos.schema.persona import Persona
@@ -50,7 +50,12 @@ class ScoredSegment:
 
 @dataclass
 class ScoredPage:
-    """A mid-term page hit at retrieval with its cosine similarity.
+    """A mid-term page hit at retrieval with its ranking score.
+
+    ``side`` is ``None`` when the whole page is shown; ``"user"`` or ``"agent"``
+    when the budget showed only that turn of it (turn packing,
+    :mod:`langchain_memoryos.retrieval.turns`): ``page`` is then a display copy
+    whose other side is blank.
 
     Example:
         >>> from langchain_memoryos import MemoryOS, MemoryOSConfig
@@ -64,6 +69,7 @@ class ScoredPage:
 
     page: DialoguePage
     score: float
+    side: Literal["user", "agent"] | None = None
 
 
 @dataclass
