@@ -41,7 +41,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
         "pip install 'langchain-memoryos[agents]'"
     ) from exc
 
-from langchain_memoryos.graph.agent import recall_request, remember_request
+from langchain_memoryos.graph.agent import recall_prompt, recall_request, remember_request
 
 if TYPE_CHECKING:
     from langgraph.runtime import Runtime
@@ -91,12 +91,16 @@ class MemoryOSMiddleware(AgentMiddleware[MemoryOSState, Any]):
     def before_agent(self, state: MemoryOSState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Recall once per run for the last human message."""
         request = recall_request(state, "messages", context=runtime.context)
-        return {"memoryos_context": self.memory.retrieve(**request).to_prompt() if request else ""}
+        if request is None:
+            return {"memoryos_context": ""}
+        return {"memoryos_context": recall_prompt(self.memory.retrieve(**request), state, "messages")}
 
     async def abefore_agent(self, state: MemoryOSState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Async twin of :meth:`before_agent`."""
         request = recall_request(state, "messages", context=runtime.context)
-        return {"memoryos_context": (await self.memory.aretrieve(**request)).to_prompt() if request else ""}
+        if request is None:
+            return {"memoryos_context": ""}
+        return {"memoryos_context": recall_prompt(await self.memory.aretrieve(**request), state, "messages")}
 
     def _request(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
         memory_text = str((request.state or {}).get("memoryos_context") or "")

@@ -260,3 +260,27 @@ def test_streaming_hygiene_with_a_streaming_model_inside_the_llm_controller() ->
     assert "SECRET" not in streamed  # … but none of its tokens reached the user's stream
     assert streamed.replace(" ", "") == "secondanswerhere"
     assert {meta["langgraph_node"] for _, meta in chunks} == {"agent"}
+
+
+@pytest.mark.parametrize("build", ["prebuilt", "nodes"])
+def test_turns_in_the_checkpointed_messages_are_not_repeated_in_the_memory_block(build: str, checkpointer: Any) -> None:
+    def run(saver: Any) -> tuple[MemoryOS, list[str]]:
+        memory = MemoryOS()
+        model = replying(GOT_IT)
+        if build == "prebuilt":
+            graph = create_memoryos_agent(model, memory=memory, system_prompt="Be brief.", checkpointer=saver)
+        else:
+            graph = user_graph(memory, model, saver)
+        contexts = []
+        for text in ("My sister Lena lives in Oslo.", "I play the cello.", "What do you know about me?"):
+            out = graph.invoke({"messages": [HumanMessage(text)]}, cfg("t"))
+            contexts.append(str(model.prompts[-1][0].content) if build == "prebuilt" else out["memory_context"])
+        return memory, contexts
+
+    memory, kept = run(checkpointer)
+    assert "Recent conversation" not in kept[1] and "User: My sister Lena lives in Oslo." not in kept[1]
+    assert "Lena lives in Oslo." not in kept[2] and "I play the cello." not in kept[2]
+    assert len(memory.get_stm("ana", "t")) == 3
+    _, fresh = run(None)  # the same thread without a checkpointer: its runs do not carry the earlier messages
+    assert "## Recent conversation" in fresh[1] and "User: My sister Lena lives in Oslo." in fresh[1]
+    assert "I play the cello." in fresh[2]
