@@ -284,3 +284,48 @@ def test_turns_in_the_checkpointed_messages_are_not_repeated_in_the_memory_block
     _, fresh = run(None)  # the same thread without a checkpointer: its runs do not carry the earlier messages
     assert "## Recent conversation" in fresh[1] and "User: My sister Lena lives in Oslo." in fresh[1]
     assert "I play the cello." in fresh[2]
+
+
+def test_an_agent_searches_then_updates_then_deletes_a_fact_by_the_id_it_read() -> None:
+    import re
+
+    from langchain_core.messages import ToolMessage
+
+    memory = MemoryOS()
+    memory.add_fact("I live in Lisbon.", user_id="ana")
+    memory.add_fact("I am allergic to peanuts.", user_id="ana")
+    search, manage = create_search_memory_tool(memory), create_manage_memory_tool(memory)
+
+    def read_id(messages: list[Any], about: str) -> str:
+        """The id the model read in the last search_memory result, on the line about ``about``."""
+        found = [m for m in messages if isinstance(m, ToolMessage) and m.name == "search_memory"][-1]
+        line = next(line for line in str(found.content).splitlines() if about in line)
+        match = re.search(r"\[(f:\d+)\]", line)
+        assert match, f"no fact id shown on {line!r}"
+        return match.group(1)
+
+    def manage_call(n: int, **args: Any) -> AIMessage:
+        return AIMessage("", tool_calls=[{"name": "manage_memory", "args": args, "id": f"m{n}", "type": "tool_call"}])
+
+    script: dict[str, list[Any]] = {
+        "search_memory": [
+            {"query": "Where do I live?"},
+            lambda m: manage_call(1, action="update", fact_id=read_id(m, "Lisbon"), content="The user lives in Porto."),
+            "Updated: you live in Porto now.",
+            {"query": "What am I allergic to?"},
+            lambda m: manage_call(2, action="delete", fact_id=read_id(m, "peanuts")),
+            "Forgotten.",
+        ]
+    }
+    model = ScriptedToolModel(script=script)
+    agent = create_memoryos_agent(model, [search, manage], memory=memory, checkpointer=InMemorySaver())
+    lisbon = next(f for f in memory.list_facts("ana") if "Lisbon" in f.summary)
+
+    _chat(agent, "I moved to Porto, please fix my address.", "t")
+    facts = {f.id: f.summary for f in memory.list_facts("ana")}
+    assert facts[lisbon.id] == "The user lives in Porto."  # the same fact, corrected in place
+    assert len(facts) == 2 and not any("Lisbon" in s for s in facts.values())
+
+    _chat(agent, "Forget my allergy.", "t")
+    assert [f.summary for f in memory.list_facts("ana")] == ["The user lives in Porto."]
+    assert [e.action for e in memory.write_log("ana")][-2:] == ["edited", "deleted"]
