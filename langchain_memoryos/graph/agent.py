@@ -35,7 +35,14 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langgraph.graph import END, START, MessagesState, StateGraph
 
-from langchain_memoryos.graph.runtime import resolve_thread_id, resolve_user_id
+from langchain_memoryos.graph.runtime import (
+    MemoryFactory,
+    memory_for_store,
+    resolve_memory,
+    resolve_thread_id,
+    resolve_user_id,
+    share_memory,
+)
 from langchain_memoryos.integrations.messages import last_human_index, message_text, turn_from_messages
 from langchain_memoryos.schema import DialoguePage, MemoryContext
 
@@ -43,6 +50,7 @@ if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
     from langchain_core.tools import BaseTool
     from langgraph.graph.state import CompiledStateGraph
+    from langgraph.store.base import BaseStore
 
     from langchain_memoryos.memory import MemoryOS
 
@@ -181,12 +189,16 @@ def remember_request(
 
 
 def create_recall_node(
-    memory: MemoryOS, *, messages_key: str = "messages", output_key: str = "memory_context"
+    memory: MemoryOS | MemoryFactory | None = None,
+    *,
+    messages_key: str = "messages",
+    output_key: str = "memory_context",
 ) -> RunnableLambda[Any, dict[str, Any]]:
     """A node that retrieves the memory for the last human message into ``state[output_key]``.
 
     Args:
-        memory: the memory.
+        memory: the memory; ``None`` (or a factory): the memory over the store
+            the graph runs with (see :func:`~langchain_memoryos.graph.runtime.resolve_memory`).
         messages_key: where the conversation's messages are in the state.
         output_key: where to write the rendered memory context (a string, "" when empty).
 
@@ -210,18 +222,20 @@ def create_recall_node(
         request = recall_request(state, messages_key, config)
         if request is None:
             return {output_key: ""}
-        return {output_key: recall_prompt(memory.retrieve(**request), state, messages_key)}
+        return {output_key: recall_prompt(resolve_memory(memory).retrieve(**request), state, messages_key)}
 
     async def arecall(state: Mapping[str, Any], config: RunnableConfig) -> dict[str, Any]:
         request = recall_request(state, messages_key, config)
         if request is None:
             return {output_key: ""}
-        return {output_key: recall_prompt(await memory.aretrieve(**request), state, messages_key)}
+        return {output_key: recall_prompt(await resolve_memory(memory).aretrieve(**request), state, messages_key)}
 
     return RunnableLambda(recall, afunc=arecall, name="memoryos_recall")
 
 
-def create_remember_node(memory: MemoryOS, *, messages_key: str = "messages") -> RunnableLambda[Any, dict[str, Any]]:
+def create_remember_node(
+    memory: MemoryOS | MemoryFactory | None = None, *, messages_key: str = "messages"
+) -> RunnableLambda[Any, dict[str, Any]]:
     """A node that stores the turn that just ended (idempotent under replay, resume and retry).
 
     The page is the last human message and the final AI message after it; the
@@ -229,7 +243,8 @@ def create_remember_node(memory: MemoryOS, *, messages_key: str = "messages") ->
     still waiting for its final answer is not stored.
 
     Args:
-        memory: the memory.
+        memory: the memory; ``None`` (or a factory): the memory over the store
+            the graph runs with (see :func:`~langchain_memoryos.graph.runtime.resolve_memory`).
         messages_key: where the conversation's messages are in the state.
 
     Returns:
@@ -251,13 +266,13 @@ def create_remember_node(memory: MemoryOS, *, messages_key: str = "messages") ->
     def remember(state: Mapping[str, Any], config: RunnableConfig) -> dict[str, Any]:
         request = remember_request(state, messages_key, config)
         if request is not None:
-            memory.add_turn(**request)
+            resolve_memory(memory).add_turn(**request)
         return {}
 
     async def aremember(state: Mapping[str, Any], config: RunnableConfig) -> dict[str, Any]:
         request = remember_request(state, messages_key, config)
         if request is not None:
-            await memory.aadd_turn(**request)
+            await resolve_memory(memory).aadd_turn(**request)
         return {}
 
     return RunnableLambda(remember, afunc=aremember, name="memoryos_remember")
@@ -273,26 +288,37 @@ def create_memoryos_agent(
     model: BaseChatModel | str,
     tools: Sequence[BaseTool] = (),
     *,
-    memory: MemoryOS,
+    memory: MemoryOS | MemoryFactory | None = None,
     system_prompt: str | None = None,
     checkpointer: Any = None,
-    store: Any = None,
+    store: BaseStore | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """A compiled agent: recall → model (and tools, in a loop) → remember.
 
     The recalled memory is given to the model as a system message, after
-    ``system_prompt``.
+    ``system_prompt``; the thread's turns already in the messages (with a
+    checkpointer) are not repeated in it.
+
+    One store: the graph and the memory share it. With ``memory``, the graph
+    is compiled with ``memory.store``; with ``store``, the memory is
+    ``MemoryOS(store)`` (or ``memory(store)`` for a factory), so
+    ``MemoryOS(store)`` elsewhere reads what the agent wrote; with neither, the
+    memory is built over the store the graph runs with (LangGraph Platform
+    provides one). Memory tools made without a memory use the same one.
 
     Args:
         model: a chat model or an ``init_chat_model`` name.
         tools: tools the model may call.
-        memory: the memory.
+        memory: the memory, a factory of it (``lambda store: MemoryOS(store, config=...)``) or ``None``.
         system_prompt: the agent's instructions (default :data:`DEFAULT_AGENT_SYSTEM_PROMPT`).
         checkpointer: a LangGraph checkpointer for the conversation state.
-        store: a LangGraph store for the graph (the memory has its own).
+        store: the LangGraph store of the graph and the memory.
 
     Returns:
         The compiled graph (``invoke`` / ``ainvoke`` / ``stream`` / ``astream``).
+
+    Raises:
+        ValueError: ``memory`` is over another store than ``store``.
 
     Example:
         >>> from langchain_core.language_models import GenericFakeChatModel
@@ -302,7 +328,18 @@ def create_memoryos_agent(
         ['agent', 'recall', 'remember']
     """
     from langchain_memoryos.controllers.chat_models import resolve_chat_model
+    from langchain_memoryos.memory import MemoryOS
 
+    if isinstance(memory, MemoryOS):
+        if store is not None and store is not memory.store:
+            raise ValueError(
+                "create_memoryos_agent: memory= uses another store than store=; pass memory=MemoryOS(store) "
+                "or only one of them (the graph and the memory share one store)."
+            )
+        store = memory.store
+        share_memory(memory)
+    elif store is not None:
+        memory = memory_for_store(store, memory)
     chat = resolve_chat_model(model)
     bound: Any = chat.bind_tools(list(tools)) if tools else chat
     instructions = system_prompt or DEFAULT_AGENT_SYSTEM_PROMPT

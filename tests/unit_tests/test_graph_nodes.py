@@ -329,3 +329,66 @@ def test_an_agent_searches_then_updates_then_deletes_a_fact_by_the_id_it_read() 
     _chat(agent, "Forget my allergy.", "t")
     assert [f.summary for f in memory.list_facts("ana")] == ["The user lives in Porto."]
     assert [e.action for e in memory.write_log("ana")][-2:] == ["edited", "deleted"]
+
+
+def test_the_agent_and_memoryos_share_the_store_they_are_given(tmp_path: Any) -> None:
+    from langgraph.store.sqlite import SqliteStore
+
+    with SqliteStore.from_conn_string(str(tmp_path / "shared.db")) as store:
+        store.setup()
+        model = ScriptedToolModel(script={"search_memory": [GOT_IT, {"query": "Where do I live?"}, GOT_IT]})
+        tools = [create_search_memory_tool(), create_manage_memory_tool()]  # no memory: the graph's store's
+        agent = create_memoryos_agent(model, tools, store=store, checkpointer=InMemorySaver())
+        _chat(agent, "I live in Lisbon and I play the cello.", "t")
+        _chat(agent, "Where do I live?", "t")
+    with SqliteStore.from_conn_string(str(tmp_path / "shared.db")) as again:
+        reader = MemoryOS(again)  # another memory over the same data
+        assert [p.user_input for p in reader.get_stm("ana", "t")] == [
+            "I live in Lisbon and I play the cello.",
+            "Where do I live?",
+        ]
+    # the search tool ran inside the agent, over the agent's store: it found the first turn
+    found = [m for m in model.prompts[-1] if m.type == "tool"][-1]
+    assert "Lisbon" in str(found.content)
+
+
+def test_nodes_tools_and_middleware_without_a_memory_use_the_graphs_store() -> None:
+    from langchain.agents import create_agent
+    from langgraph.store.memory import InMemoryStore
+
+    from langchain_memoryos.graph import MemoryOSMiddleware
+    from langchain_memoryos.graph.runtime import MissingStoreError, memory_for_store
+
+    store = InMemoryStore()
+    graph = StateGraph(State)
+    graph.add_node("recall", create_recall_node())
+    graph.add_node("respond", lambda state: {"messages": [AIMessage("Nice!")]})
+    graph.add_node("remember", create_remember_node())
+    graph.add_edge(START, "recall")
+    graph.add_edge("recall", "respond")
+    graph.add_edge("respond", "remember")
+    graph.add_edge("remember", END)
+    app = graph.compile(store=store)
+    app.invoke({"messages": [HumanMessage("My sister Lena lives in Oslo.")]}, cfg("a"))
+    out = app.invoke({"messages": [HumanMessage("Where does my sister live?")]}, cfg("b"))
+    assert "Lena lives in Oslo." in out["memory_context"]  # written and read through the graph's store
+    assert [p.user_input for p in MemoryOS(store).get_stm("ana", "a")] == ["My sister Lena lives in Oslo."]
+
+    model = replying("Okay.")
+    agent = create_agent(model, middleware=[MemoryOSMiddleware()], store=store)
+    agent.invoke({"messages": [HumanMessage("Where does my sister live?")]}, cfg("c"))
+    assert "Lena lives in Oslo." in str(model.prompts[-1][0].content)
+    assert len(memory_for_store(store).get_stm("ana", "c")) == 1  # one memory per store, shared by every node
+
+    with pytest.raises(MissingStoreError, match="compile the graph with a store"):
+        graph.compile().invoke({"messages": [HumanMessage("hi")]}, cfg("d"))
+
+
+def test_a_memory_over_another_store_than_the_agents_is_refused() -> None:
+    from langgraph.store.memory import InMemoryStore
+
+    with pytest.raises(ValueError, match="another store"):
+        create_memoryos_agent(replying(GOT_IT), memory=MemoryOS(), store=InMemoryStore())
+    memory = MemoryOS()
+    agent = create_memoryos_agent(replying(GOT_IT), memory=memory)
+    assert agent.store is memory.store  # the graph runs with the memory's store
