@@ -372,6 +372,8 @@ def test_nodes_tools_and_middleware_without_a_memory_use_the_graphs_store() -> N
     app.invoke({"messages": [HumanMessage("My sister Lena lives in Oslo.")]}, cfg("a"))
     out = app.invoke({"messages": [HumanMessage("Where does my sister live?")]}, cfg("b"))
     assert "Lena lives in Oslo." in out["memory_context"]  # written and read through the graph's store
+    again = asyncio.run(app.ainvoke({"messages": [HumanMessage("Where does Lena live?")]}, cfg("e")))
+    assert "Lena lives in Oslo." in again["memory_context"]  # the async twins find the store the same way
     assert [p.user_input for p in MemoryOS(store).get_stm("ana", "a")] == ["My sister Lena lives in Oslo."]
 
     model = replying("Okay.")
