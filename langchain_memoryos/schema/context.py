@@ -24,6 +24,8 @@ __all__ = [
     "ScoredRecord",
     "ScoredSegment",
     "cut_page",
+    "fact_id_from_ref",
+    "fact_ref",
     "fence_memory",
     "page_words",
     "past_conversation",
@@ -96,6 +98,34 @@ RECENT_CONVERSATION_TITLE = "Recent conversation"
 
 #: Words the marker of a cut text costs: ``… [cut: N more words]``.
 CUT_MARKER_WORDS = 5
+
+
+def fact_ref(fact_id: str) -> str:
+    """A fact's id as the memory context shows it: ``f_000000000042`` as ``f:42`` (other ids as they are).
+
+    A model reads the id here and gives it back to the ``manage_memory`` tool,
+    which takes either form (:func:`fact_id_from_ref`).
+
+    Example:
+        >>> fact_ref("f_000000000042"), fact_ref("custom-id")
+        ('f:42', 'custom-id')
+    """
+    if fact_id.startswith("f_") and fact_id[2:].isdigit():
+        return f"f:{int(fact_id[2:])}"
+    return fact_id
+
+
+def fact_id_from_ref(ref: str) -> str:
+    """The stored id of a fact from what a model read or wrote (``f:42``, ``[f:42]`` or the id itself).
+
+    Example:
+        >>> fact_id_from_ref("[f:42]"), fact_id_from_ref("f_000000000042"), fact_id_from_ref(" custom-id ")
+        ('f_000000000042', 'f_000000000042', 'custom-id')
+    """
+    text = ref.strip().removeprefix("[").removesuffix("]").strip()
+    if text.startswith("f:") and text[2:].isdigit():
+        return f"f_{int(text[2:]):012d}"
+    return text
 
 
 def stm_line(page: DialoguePage) -> str:
@@ -313,9 +343,17 @@ class MemoryContext:
     def sections(self) -> dict[str, str]:
         """The prompt's sections by title; empty sections are left out.
 
+        Each fact and agent trait shows its id (``[f:42]``, see :func:`fact_ref`),
+        so a model with the memory tools can correct or delete it.
+
         Example:
             >>> MemoryContext(query="q", user_id="u", thread_id="t").sections()
             {}
+            >>> from langchain_memoryos import MemoryOS
+            >>> m = MemoryOS()
+            >>> _ = m.add_fact("I am vegan.", user_id="u")
+            >>> m.retrieve("What do I eat?", user_id="u").sections()["User facts"]  # doctest: +ELLIPSIS
+            '- [f:1] [...] The user is vegan.'
         """
         out: dict[str, str] = {}
         if self.stm:
@@ -328,12 +366,13 @@ class MemoryContext:
             out["User profile and traits"] = "\n".join(profile_lines)
         if self.user_facts:
             out["User facts"] = "\n".join(
-                f"- [{h.record.updated_at.date().isoformat()}] {_quote(h.record.summary)}" for h in self.user_facts
+                f"- [{fact_ref(h.record.id)}] [{h.record.updated_at.date().isoformat()}] {_quote(h.record.summary)}"
+                for h in self.user_facts
             )
         agent_lines: list[str] = []
         if self.persona.agent_profile:
             agent_lines.append(f"Profile: {_quote(self.persona.agent_profile)}")
-        agent_lines += [f"- {_quote(h.record.summary)}" for h in self.agent_facts]
+        agent_lines += [f"- [{fact_ref(h.record.id)}] {_quote(h.record.summary)}" for h in self.agent_facts]
         if agent_lines:
             out["Agent traits"] = "\n".join(agent_lines)
         return out

@@ -168,6 +168,10 @@ def test_02_langgraph_agent(executed: Callable[[str], nbformat.NotebookNode]) ->
     assert re.search(r"\[friday\] agent: From memory: .*peanuts", friday)
     assert "checkpointed messages: monday 10, friday 4" in friday  # each thread keeps its own messages
     assert "facts: ['The user is allergic to peanuts.']" in friday  # stored by the manage_memory tool
+    forget = _text(nb, "agent-forget")
+    assert "[friday] agent: Done: deleted: [deleted] (id f:" in forget  # by the id it read (text scrubbed)
+    assert "facts: []" in forget
+    assert "'Recent conversation' in the memory block: False" in forget  # the thread's turns are its messages
     middleware = _text(nb, "middleware")
     assert "MemoryOSMiddleware.before_agent" in middleware and "MemoryOSMiddleware.after_agent" in middleware
     assert re.search(r"answer: From memory: .*I work as a nurse", middleware)

@@ -380,7 +380,12 @@ def test_a_model_that_cannot_be_built_is_one_error(tmp_path: Path, monkeypatch: 
 
 
 def test_demo_shows_a_fused_update_and_a_session_one_recall() -> None:
-    result = run("demo", "--no-color")
+    story = run("demo", "--no-color")
+    assert story.exit_code == 0, story.output
+    assert len(story.output.splitlines()) <= 60 and "\x1b[" not in story.output
+    assert "old    'The user lives in Portland.'  [S1:2]" in story.output
+    assert "'The user lives in Denver.'  [S1:2 + S4:1]" in story.output
+    result = run("demo", "--no-color", "--verbose")
     assert result.exit_code == 0, result.output
     out = result.output
     assert "\x1b[" not in out
