@@ -10,7 +10,7 @@ Example:
     >>> from langchain_memoryos import MemoryOS
     >>> memory = MemoryOS()
     >>> _ = memory.add_turn("I moved to Denver.", "Nice!", user_id="u1")
-    >>> memory.stats("u1").stm_pages
+    >>> memory.stats(user_id="u1").stm_pages
     1
 """
 

@@ -72,7 +72,7 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
     Example:
         >>> memory = MemoryOS()
         >>> report = memory.add_turn("I moved to Denver.", "Nice!", user_id="u1")
-        >>> [p.user_input for p in memory.get_stm("u1")]
+        >>> [p.user_input for p in memory.get_stm(user_id="u1")]
         ['I moved to Denver.']
         >>> "Denver" in memory.retrieve("Where do I live?", user_id="u1").to_prompt()
         True
@@ -164,7 +164,7 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             >>> with MemoryOS.from_sqlite(path) as memory:
             ...     _ = memory.add_turn("I love chess.", "Great!", user_id="u")
             >>> with MemoryOS.from_sqlite(path) as memory:
-            ...     len(memory.get_stm("u"))
+            ...     len(memory.get_stm(user_id="u"))
             1
         """
         return backends.from_sqlite(cls, path, **kwargs)
@@ -298,7 +298,7 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         return turns.read_graph(self._runtime)
 
     # -- background writes -------------------------------------------------------
-    def flush(self, user_id: str | None = None) -> None:
+    def flush(self, *, user_id: str | None = None) -> None:
         """Wait until queued background writes are stored (all users, or one).
 
         Raises:
@@ -308,13 +308,13 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             >>> m = MemoryOS(write_mode="background")
             >>> m.add_turn("I moved to Oslo.", "Nice!", user_id="u").queued
             True
-            >>> m.flush(); len(m.get_stm("u"))
+            >>> m.flush(); len(m.get_stm(user_id="u"))
             1
             >>> m.close()
         """
         self._runtime.flush(user_id)
 
-    async def aflush(self, user_id: str | None = None) -> None:
+    async def aflush(self, *, user_id: str | None = None) -> None:
         """Async twin of :meth:`flush`.
 
         Example:

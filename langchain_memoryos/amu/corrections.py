@@ -141,9 +141,9 @@ def forget_fact(repo: MemoryRepository, state: UserState, fact_id: str, *, now: 
         ...     yield StoreBatch(state.take_ops())
         ...     return event
         >>> event = run_sync(forget(), m._services)
-        >>> event.action, event.record.summary, m.list_facts("u")
+        >>> event.action, event.record.summary, m.list_facts(user_id="u")
         ('deleted', '[deleted]', [])
-        >>> [e.record.summary for e in m.write_log("u")]
+        >>> [e.record.summary for e in m.write_log(user_id="u")]
         ['[deleted]', '[deleted]']
     """
     kind, old = find_fact(state, fact_id)

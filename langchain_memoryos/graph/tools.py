@@ -102,8 +102,8 @@ def create_manage_memory_tool(memory: MemoryOS, *, name: str = "manage_memory") 
             if action == "add":
                 return _events(memory.add_fact(str(content), user_id=user, source="tool"))
             if action == "update":
-                return _events([memory.update_fact(user, str(fact_id), str(content))])
-            return _events([memory.delete_fact(user, str(fact_id))])
+                return _events([memory.update_fact(str(fact_id), str(content), user_id=user)])
+            return _events([memory.delete_fact(str(fact_id), user_id=user)])
         except FactNotFoundError:
             return f"No fact with id {fact_id!r}; search the memory for the right id."
 
@@ -118,8 +118,8 @@ def create_manage_memory_tool(memory: MemoryOS, *, name: str = "manage_memory") 
             if action == "add":
                 return _events(await memory.aadd_fact(str(content), user_id=user, source="tool"))
             if action == "update":
-                return _events([await memory.aupdate_fact(user, str(fact_id), str(content))])
-            return _events([await memory.adelete_fact(user, str(fact_id))])
+                return _events([await memory.aupdate_fact(str(fact_id), str(content), user_id=user)])
+            return _events([await memory.adelete_fact(str(fact_id), user_id=user)])
         except FactNotFoundError:
             return f"No fact with id {fact_id!r}; search the memory for the right id."
 

@@ -17,7 +17,7 @@ Example:
     >>> chain = RunnableWithMemoryOS(GenericFakeChatModel(messages=iter([AIMessage("Hi Ana!")])), memory)
     >>> chain.invoke("Hi, I'm Ana.", {"configurable": {"user_id": "ana", "session_id": "s1"}}).content
     'Hi Ana!'
-    >>> [p.user_input for p in memory.get_stm("ana", "s1")]
+    >>> [p.user_input for p in memory.get_stm(user_id="ana", thread_id="s1")]
     ["Hi, I'm Ana."]
 """
 
@@ -314,7 +314,7 @@ class RunnableWithMemoryOS(Runnable[Any, Any]):
             'system human'
             >>> chain.invoke("Where do I live?", cfg).content  # now also the first turn, as history
             'system human ai human'
-            >>> [p.user_input for p in memory.get_stm("ana", "s1")]
+            >>> [p.user_input for p in memory.get_stm(user_id="ana", thread_id="s1")]
             ['I live in Oslo.', 'Where do I live?']
         """
         config, session, request = self._enter(input, config)
@@ -335,7 +335,7 @@ class RunnableWithMemoryOS(Runnable[Any, Any]):
             >>> cfg = {"configurable": {"user_id": "ana", "session_id": "s1"}}
             >>> [c.content for c in chain.stream("Hi, I'm Ana.", cfg)]
             ['Hello', ' ', 'there', ' ', 'Ana']
-            >>> [(p.user_input, p.agent_response) for p in memory.get_stm("ana", "s1")]  # the chunks merged
+            >>> [(p.user_input, p.agent_response) for p in memory.get_stm(user_id="ana", thread_id="s1")]  # merged
             [("Hi, I'm Ana.", 'Hello there Ana')]
         """
         config, session, request = self._enter(input, config)
@@ -389,7 +389,7 @@ class RunnableWithMemoryOS(Runnable[Any, Any]):
             ...     return [c.content async for c in chain.astream("Hi, I'm Ana.", cfg)]
             >>> asyncio.run(chat())
             ['Hello', ' ', 'there', ' ', 'Ana']
-            >>> [(p.user_input, p.agent_response) for p in memory.get_stm("ana", "s1")]
+            >>> [(p.user_input, p.agent_response) for p in memory.get_stm(user_id="ana", thread_id="s1")]
             [("Hi, I'm Ana.", 'Hello there Ana')]
         """
         config, session, request = self._enter(input, config)
@@ -537,12 +537,12 @@ class MemoryOSChatMessageHistory(BaseChatMessageHistory):
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]
         """The session's STM as messages, then the human message(s) still waiting for an answer."""
-        pages = self.memory.get_stm(self.user_id, self.session_id)
+        pages = self.memory.get_stm(user_id=self.user_id, thread_id=self.session_id)
         return page_messages(pages) + [m for m in self._pending() if isinstance(m, HumanMessage)]
 
     async def aget_messages(self) -> list[BaseMessage]:
         """Async twin of :attr:`messages`."""
-        pages = await self.memory.aget_stm(self.user_id, self.session_id)
+        pages = await self.memory.aget_stm(user_id=self.user_id, thread_id=self.session_id)
         return page_messages(pages) + [m for m in self._pending() if isinstance(m, HumanMessage)]
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
@@ -558,9 +558,9 @@ class MemoryOSChatMessageHistory(BaseChatMessageHistory):
     def clear(self) -> None:
         """Forget this session's STM and its pending messages (other sessions, MTM and LPM stay)."""
         self._pending().clear()
-        self.memory.clear_stm(self.user_id, self.session_id)
+        self.memory.clear_stm(user_id=self.user_id, thread_id=self.session_id)
 
     async def aclear(self) -> None:
         """Async twin of :meth:`clear`."""
         self._pending().clear()
-        await self.memory.aclear_stm(self.user_id, self.session_id)
+        await self.memory.aclear_stm(user_id=self.user_id, thread_id=self.session_id)

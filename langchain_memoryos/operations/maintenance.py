@@ -58,7 +58,7 @@ def clear_stm(runtime: Runtime, user_id: Any, thread_id: Any) -> Locked[int]:
     Example:
         >>> from langchain_memoryos import MemoryOS
         >>> memory = MemoryOS(); _ = memory.add_turn("hi", "hello", user_id="u", thread_id="a")
-        >>> memory._sync(clear_stm(memory._runtime, "u", "a")), memory.list_threads("u")
+        >>> memory._sync(clear_stm(memory._runtime, "u", "a")), memory.list_threads(user_id="u")
         (1, [])
     """
     user = check_user(user_id)
@@ -80,7 +80,7 @@ def export_user(runtime: Runtime, user_id: Any) -> Locked[dict[str, Any]]:
 
     Example:
         >>> from langchain_memoryos import MemoryOS
-        >>> memory = MemoryOS(); _ = memory.set_agent_profile("u", "A coach.")
+        >>> memory = MemoryOS(); _ = memory.set_agent_profile("A coach.", user_id="u")
         >>> [row["namespace"] for row in memory._sync(export_user(memory._runtime, "u"))["items"]]
         [['persona']]
     """
@@ -143,7 +143,7 @@ def delete_user(runtime: Runtime, user_id: Any) -> Locked[int]:
     Example:
         >>> from langchain_memoryos import MemoryOS
         >>> memory = MemoryOS(); _ = memory.add_turn("hi", "hello", user_id="u")
-        >>> memory._sync(delete_user(memory._runtime, "u")) > 0, memory.get_stm("u")
+        >>> memory._sync(delete_user(memory._runtime, "u")) > 0, memory.get_stm(user_id="u")
         (True, [])
     """
     user = check_user(user_id)

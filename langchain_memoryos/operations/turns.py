@@ -178,7 +178,7 @@ class WriteTurn:
         >>> from langchain_memoryos import MemoryOS
         >>> memory = MemoryOS()
         >>> turn = turn_input(memory._runtime, "I moved to Oslo.", "Nice!", "u", "t", None, None, "t1")
-        >>> WriteTurn(turn).run(memory._runtime).page_id == memory.get_stm("u", "t")[0].id
+        >>> WriteTurn(turn).run(memory._runtime).page_id == memory.get_stm(user_id="u", thread_id="t")[0].id
         True
     """
 

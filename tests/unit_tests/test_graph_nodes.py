@@ -56,8 +56,8 @@ def cfg(thread: str, user: str = "ana") -> dict[str, Any]:
 
 
 def _pages(memory: MemoryOS, user: str = "ana") -> list[Any]:
-    stm = [p for t in ("a", "b", "t") for p in memory.get_stm(user, t)]
-    return memory.list_pages(user) + stm
+    stm = [p for t in ("a", "b", "t") for p in memory.get_stm(user_id=user, thread_id=t)]
+    return memory.list_pages(user_id=user) + stm
 
 
 @pytest.fixture(params=["memory", "sqlite"])
@@ -112,7 +112,7 @@ def test_replay_and_retry_never_add_a_page_twice() -> None:
     graph2.add_edge("remember", END)
     graph2.compile(checkpointer=InMemorySaver()).invoke({"messages": [HumanMessage("I adopted a cat.")]}, cfg("t2"))
     assert failures["left"] == 0
-    assert [p.user_input for p in memory.get_stm("ana", "t2")] == ["I adopted a cat."]
+    assert [p.user_input for p in memory.get_stm(user_id="ana", thread_id="t2")] == ["I adopted a cat."]
 
 
 def test_two_threads_share_mtm_and_lpm_not_stm() -> None:
@@ -122,8 +122,8 @@ def test_two_threads_share_mtm_and_lpm_not_stm() -> None:
         graph.invoke({"messages": [HumanMessage(text)]}, cfg("a"))
     out = graph.invoke({"messages": [HumanMessage("What is my dog called?")]}, cfg("b"))
     assert "Biscuit" in out["memory_context"]
-    assert [p.user_input for p in memory.get_stm("ana", "b")] == ["What is my dog called?"]
-    assert "Biscuit" not in " ".join(p.user_input for p in memory.get_stm("ana", "b"))
+    assert [p.user_input for p in memory.get_stm(user_id="ana", thread_id="b")] == ["What is my dog called?"]
+    assert "Biscuit" not in " ".join(p.user_input for p in memory.get_stm(user_id="ana", thread_id="b"))
     # another user sees nothing of it
     other = graph.invoke({"messages": [HumanMessage("What is my dog called?")]}, cfg("c", user="ben"))
     assert "Biscuit" not in other["memory_context"]
@@ -161,7 +161,7 @@ def test_user_id_from_the_runtime_context() -> None:
     graph.compile().invoke(
         {"messages": [HumanMessage("I love jazz.")]}, {"configurable": {"thread_id": "t"}}, context=Ctx(user_id="zoe")
     )
-    assert [p.user_input for p in memory.get_stm("zoe", "t")] == ["I love jazz."]
+    assert [p.user_input for p in memory.get_stm(user_id="zoe", thread_id="t")] == ["I love jazz."]
 
 
 def _chat(agent: Any, text: str, thread: str) -> dict[str, Any]:
@@ -192,7 +192,7 @@ def test_prebuilt_agent_with_tools_keeps_tool_calls_in_the_page() -> None:
     agent = create_memoryos_agent(model, [lookup], memory=memory)
     out = _chat(agent, "What's the weather like?", "t")
     assert out["messages"][-1].content == "It is sunny."
-    page = memory.get_stm("ana", "t")[0]
+    page = memory.get_stm(user_id="ana", thread_id="t")[0]
     assert page.agent_response == "It is sunny."
     assert page.metadata["tool_calls"][0]["name"] == "lookup"
     assert page.metadata["tool_results"][0]["content"] == "sunny, 21 C"
@@ -221,15 +221,15 @@ def test_memory_tools_use_the_runs_user() -> None:
     config = cfg("t", user="ana")
     added = manage.invoke({"action": "add", "content": "I am allergic to peanuts."}, config)
     assert added.startswith("stored: The user is allergic to peanuts.")
-    fact_id = memory.list_facts("ana")[0].id
+    fact_id = memory.list_facts(user_id="ana")[0].id
     assert "peanuts" in search.invoke({"query": "What am I allergic to?"}, config)
     assert "peanuts" not in search.invoke({"query": "What am I allergic to?"}, cfg("t", user="ben"))
     edited = manage.invoke({"action": "update", "fact_id": fact_id, "content": "I am allergic to shellfish."}, config)
-    assert edited.startswith("edited:") and "shellfish" in memory.list_facts("ana")[0].summary
+    assert edited.startswith("edited:") and "shellfish" in memory.list_facts(user_id="ana")[0].summary
     assert manage.invoke({"action": "delete", "fact_id": "nope"}, config).startswith("No fact with id")
     assert "needs the fact" in manage.invoke({"action": "add"}, config)
     assert asyncio.run(manage.ainvoke({"action": "delete", "fact_id": fact_id}, config)).startswith("deleted:")
-    assert memory.list_facts("ana") == []
+    assert memory.list_facts(user_id="ana") == []
     assert "user_id" not in manage.args  # the model cannot choose whose memory
     with pytest.raises(MissingUserIdError):
         search.invoke({"query": "x"}, {"configurable": {}})
@@ -255,7 +255,7 @@ def test_streaming_hygiene_with_a_streaming_model_inside_the_llm_controller() ->
             {"messages": [HumanMessage("again")]}, cfg("t"), stream_mode="messages", subgraphs=True
         )
     ]
-    assert memory.stats("ana").llm_usage["analyze_page"]["calls"] == 1  # the memory's model did run …
+    assert memory.stats(user_id="ana").llm_usage["analyze_page"]["calls"] == 1  # the memory's model did run …
     streamed = "".join(str(c.content) for c, _ in chunks)
     assert "SECRET" not in streamed  # … but none of its tokens reached the user's stream
     assert streamed.replace(" ", "") == "secondanswerhere"

@@ -101,7 +101,7 @@ def run_demo(
     hits = sum(r["hit"] for r in results)
     recalls = _print_session1([(probe, ctx) for probe, _, ctx in asked], SESSIONS, p)
 
-    stats = memory.stats(USER_ID)
+    stats = memory.stats(user_id=USER_ID)
     seconds = time.perf_counter() - started
     p.section("SUMMARY")
     p(f"turns ingested: {turns} ({added} new) in {len(SESSIONS)} sessions; segment promotions: {promoted}")
