@@ -36,6 +36,7 @@ from langchain_memoryos.operations.validation import clean_metadata, clean_text
 from langchain_memoryos.pipeline.effects import Services
 from langchain_memoryos.pipeline.settings import EngineSettings
 from langchain_memoryos.schema import MemoryContext, WriteReport
+from langchain_memoryos.store.layout import scope_root
 from langchain_memoryos.store.repository import MemoryRepository, ProcessLocks
 
 __all__ = ["MemoryOS", "clean_metadata", "clean_text"]
@@ -68,6 +69,16 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             write of a user first waits for that user's queue; ``flush()``
             waits for all and reports failures; ``close()`` drains the queue.
         background_workers: users written in parallel in background mode.
+        namespace_prefix: the labels every namespace of this memory starts with
+            in the store (default ``("memoryos",)``), e.g. ``("myapp", "memory")``
+            to keep it beside an application's own items. Memories sharing one
+            store must not use prefixes of which one starts the other.
+        agent_id: keep each user's memory apart per agent, as mem0 and langmem
+            allow: what is written under one ``agent_id`` is invisible under
+            another and without one (``None``, the default: one memory per user).
+            :meth:`for_agent` gives the memory of another agent on the same store.
+        process_locks: per-user locks between processes (set by
+            :meth:`from_sqlite` and :meth:`from_postgres`).
 
     Example:
         >>> memory = MemoryOS()
@@ -89,7 +100,10 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         write_mode: str = "sync",
         background_workers: int = 4,
         process_locks: ProcessLocks | None = None,
+        namespace_prefix: tuple[str, ...] | None = None,
+        agent_id: str | None = None,
     ) -> None:
+        root = scope_root(namespace_prefix, agent_id)  # checked first: nothing is built for a bad scope
         if store is not None and not isinstance(store, BaseStore):
             raise TypeError(
                 f"store must be a LangGraph BaseStore (InMemoryStore, SqliteStore, PostgresStore …), "
@@ -118,8 +132,13 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
                 "langchain_memoryos.controllers.base), e.g. HeuristicController()."
             )
         self.controller: MemoryController = controller
+        #: the scope: every namespace of this memory starts with ``scope_root(namespace_prefix, agent_id)``
+        self.namespace_prefix: tuple[str, ...] = root[: len(root) - 2] if agent_id is not None else root
+        self.agent_id = agent_id
+        self._write_mode_args = (write_mode, background_workers)
+        self._agents: dict[str, MemoryOS] = {}
         self.repository = MemoryRepository(
-            _dimension(self.embeddings), locks=process_locks, embed_chars=self.config.max_embedding_chars
+            _dimension(self.embeddings), locks=process_locks, embed_chars=self.config.max_embedding_chars, root=root
         )
         #: judgements made under the user's lock are never model calls: the controller itself when it is local
         #: (the offline default), else its fallback
@@ -145,6 +164,49 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         self._backend: Any = None
 
     # -- construction ----------------------------------------------------------
+    def for_agent(self, agent_id: str) -> MemoryOS:
+        """The memory of one agent on the same store: each user's memory kept apart per agent.
+
+        The view shares this memory's store, embeddings, controller, config and
+        namespace prefix; what it stores is invisible to this memory and to
+        every other agent's view (``MemoryOS(..., agent_id=...)`` builds the
+        same scope). The same view is returned for the same id, and
+        :meth:`close` closes the views.
+
+        Args:
+            agent_id: the agent (a non-empty string).
+
+        Returns:
+            The agent's memory.
+
+        Example:
+            >>> memory = MemoryOS()
+            >>> coach = memory.for_agent("coach")
+            >>> _ = coach.add_turn("I play chess.", "Nice!", user_id="ana")
+            >>> len(coach.get_stm(user_id="ana")), len(memory.get_stm(user_id="ana"))
+            (1, 0)
+            >>> coach is memory.for_agent("coach"), coach.agent_id
+            (True, 'coach')
+        """
+        scope_root(self.namespace_prefix, agent_id)  # the id checked before anything is built
+        view = self._agents.get(agent_id)
+        if view is None:
+            write_mode, workers = self._write_mode_args
+            view = type(self)(
+                self.store,
+                embeddings=self.embeddings,
+                controller=self.controller,
+                config=self.config,
+                write_mode=write_mode,
+                background_workers=workers,
+                process_locks=self.repository._process_locks,
+                namespace_prefix=self.namespace_prefix,
+                agent_id=agent_id,
+            )
+            view._backend = self._backend
+            self._agents[agent_id] = view
+        return view
+
     @classmethod
     def from_sqlite(cls, path: str | Path, **kwargs: Any) -> MemoryOS:
         """A memory persisted in an SQLite file (LangGraph's ``SqliteStore``).
@@ -254,6 +316,8 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         Example:
             >>> MemoryOS().close()
         """
+        while self._agents:
+            self._agents.popitem()[1].close()  # the agents' views (they own no connection)
         if self._runtime.writer is not None:
             self._runtime.writer.close()  # drains the queue first
         while self._closers:
