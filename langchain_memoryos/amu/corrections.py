@@ -26,11 +26,11 @@ class FactNotFoundError(LookupError):
 
     Example:
         >>> str(FactNotFoundError("f_1", "u"))
-        "no fact 'f_1' for user 'u'; list_facts(user_id, kind=...) shows the ids"
+        "no fact 'f_1' for user 'u'; list_facts(user_id=..., kind=...) shows the ids"
     """
 
     def __init__(self, fact_id: str, user_id: str) -> None:
-        super().__init__(f"no fact {fact_id!r} for user {user_id!r}; list_facts(user_id, kind=...) shows the ids")
+        super().__init__(f"no fact {fact_id!r} for user {user_id!r}; list_facts(user_id=..., kind=...) shows the ids")
         self.fact_id = fact_id
         self.user_id = user_id
 

@@ -1,4 +1,4 @@
-"""Inspection, the methods of ``MemoryOS``: STM, threads, segments, pages, facts, persona, write log, stats.
+"""Inspection, the methods of ``MemoryOS``: users, STM, threads, segments, pages, facts, search, persona, log, stats.
 
 Each sync/async pair runs one operation of :mod:`langchain_memoryos.operations.inspection`.
 """
@@ -7,8 +7,18 @@ from __future__ import annotations
 
 from langchain_memoryos.facade import Facade
 from langchain_memoryos.operations import inspection as ops
+from langchain_memoryos.operations.search import search as search_op
 from langchain_memoryos.operations.validation import FactKindArg
-from langchain_memoryos.schema import DialoguePage, MemoryRecord, MemoryStats, Persona, Segment, WriteEvent
+from langchain_memoryos.schema import (
+    DialoguePage,
+    FactHistory,
+    MemoryRecord,
+    MemoryStats,
+    Persona,
+    SearchHit,
+    Segment,
+    WriteEvent,
+)
 
 __all__ = ["InspectionMethods"]
 
@@ -22,6 +32,120 @@ class InspectionMethods(Facade):
         >>> memory.list_threads(user_id="u"), memory.stats(user_id="u").stm_pages
         (['a'], 1)
     """
+
+    def list_users(self) -> list[str]:
+        """The users with stored memory in this memory's scope (its namespace prefix and agent), sorted.
+
+        Example:
+            >>> from langchain_memoryos import MemoryOS
+            >>> m = MemoryOS()
+            >>> for user in ("bob", "ana.b@x.com"):
+            ...     _ = m.add_turn("hi", "hello", user_id=user)
+            >>> m.list_users()
+            ['ana.b@x.com', 'bob']
+            >>> _ = m.delete_user(user_id="bob"); m.list_users()
+            ['ana.b@x.com']
+        """
+        return self._sync(ops.list_users(self._runtime))
+
+    async def alist_users(self) -> list[str]:
+        """Async twin of :meth:`list_users`.
+
+        Example:
+            >>> from langchain_memoryos import MemoryOS
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().alist_users())
+            []
+        """
+        return await self._async(ops.list_users(self._runtime))
+
+    def get_fact(self, fact_id: str, *, user_id: str) -> FactHistory:
+        """A user fact or agent trait by id, with its history: the write events of its lineage, oldest first.
+
+        Args:
+            fact_id: an id from :meth:`list_facts`, :meth:`search` or a write event.
+            user_id: whose memory.
+
+        Returns:
+            The fact as stored and the events that stored, fused or edited it
+            (and those of the facts it replaced).
+
+        Raises:
+            FactNotFoundError: when the user has no such fact (a deleted or replaced one included).
+
+        Example:
+            >>> from langchain_memoryos import MemoryOS
+            >>> m = MemoryOS(); fid = m.add_fact("I live in Oslo.", user_id="u")[0].record.id
+            >>> _ = m.update_fact(fid, "The user lives in Bergen.", user_id="u")
+            >>> found = m.get_fact(fid, user_id="u")
+            >>> found.fact.summary, [e.action for e in found.history]
+            ('The user lives in Bergen.', ['stored', 'edited'])
+        """
+        return self._sync(ops.get_fact(self._runtime, fact_id, user_id))
+
+    async def aget_fact(self, fact_id: str, *, user_id: str) -> FactHistory:
+        """Async twin of :meth:`get_fact`.
+
+        Example:
+            >>> from langchain_memoryos import MemoryOS
+            >>> import asyncio
+            >>> m = MemoryOS(); fid = m.add_fact("I'm vegan.", user_id="u")[0].record.id
+            >>> asyncio.run(m.aget_fact(fid, user_id="u")).fact.summary
+            'The user is vegan.'
+        """
+        return await self._async(ops.get_fact(self._runtime, fact_id, user_id))
+
+    def search(self, query: str, *, user_id: str, limit: int = 10, thread_id: str | None = None) -> list[SearchHit]:
+        """Search a user's memory: scored pages and facts, ranked as :meth:`retrieve` ranks them.
+
+        Read-only (as ``retrieve(..., touch=False)``: no visit is counted,
+        nothing is written). Each item carries its id, score, timestamp and
+        sources, like LangGraph's ``BaseStore.search`` (``SearchItem``) and
+        mem0's ``search``. The pages come in the retrieval's page ranking
+        (before the context's word budget), the facts in its fact ranking
+        (those above ``MemoryOSConfig``'s fact threshold); the list alternates
+        them, a fact first, so the best of each comes first. A score is
+        comparable within its kind only.
+
+        Args:
+            query: what to look for (non-empty).
+            user_id: whose memory.
+            limit: at most this many items.
+            thread_id: leave out this thread's short-term pages (the turns a
+                caller already has, as ``retrieve`` shows them apart); ``None``
+                ranks every page.
+
+        Returns:
+            The items, best first (see above).
+
+        Raises:
+            ValueError: an empty query or a ``limit`` below 1.
+
+        Example:
+            >>> from langchain_memoryos import MemoryOS
+            >>> m = MemoryOS()
+            >>> _ = m.add_turn("I adopted a cat named Miso.", "Lovely!", user_id="u", metadata={"source_id": "D1"})
+            >>> _ = m.add_fact("I'm vegan.", user_id="u")
+            >>> hits = m.search("my cat", user_id="u")
+            >>> [(h.kind, h.page.user_input, h.sources) for h in hits if h.kind == "page"]
+            [('page', 'I adopted a cat named Miso.', ['D1'])]
+            >>> [(h.kind, h.text) for h in hits if h.kind == "fact"], hits[0].id == hits[0].fact.id
+            ([('fact', 'The user is vegan.')], True)
+        """
+        return self._sync(search_op(self._runtime, query, user_id, limit, thread_id))
+
+    async def asearch(
+        self, query: str, *, user_id: str, limit: int = 10, thread_id: str | None = None
+    ) -> list[SearchHit]:
+        """Async twin of :meth:`search`.
+
+        Example:
+            >>> from langchain_memoryos import MemoryOS
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().asearch("anything", user_id="u"))
+            []
+        """
+        return await self._async(search_op(self._runtime, query, user_id, limit, thread_id))
 
     def get_stm(self, *, user_id: str, thread_id: str = "default") -> list[DialoguePage]:
         """The thread's short-term pages, oldest first.
@@ -96,6 +220,17 @@ class InspectionMethods(Facade):
             []
         """
         return self._sync(ops.list_pages(self._runtime, user_id, segment_id))
+
+    async def alist_pages(self, *, user_id: str, segment_id: str | None = None) -> list[DialoguePage]:
+        """Async twin of :meth:`list_pages`.
+
+        Example:
+            >>> from langchain_memoryos import MemoryOS
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().alist_pages(user_id="u"))
+            []
+        """
+        return await self._async(ops.list_pages(self._runtime, user_id, segment_id))
 
     def list_facts(self, *, user_id: str, kind: FactKindArg = "user") -> list[MemoryRecord]:
         """User facts (``kind="user"``) or agent traits (``kind="agent"``), oldest first.

@@ -101,7 +101,9 @@ def page_key(thread_id: str, turn_id: str | None, *parts: str) -> str:
     return "p_" + hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
-def scope_root(namespace_prefix: tuple[str, ...] | list[str] | None = None, agent_id: str | None = None) -> tuple[str, ...]:
+def scope_root(
+    namespace_prefix: tuple[str, ...] | list[str] | None = None, agent_id: str | None = None
+) -> tuple[str, ...]:
     """The namespace root of a memory's scope: the prefix, then ``"%agent"`` and the agent id for an agent scope.
 
     Args:
