@@ -12,12 +12,13 @@ its methods on ``batch`` and ``abatch``. The methods are grouped by concern
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
@@ -390,8 +391,8 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
     # -- turns in, context out ---------------------------------------------------
     def add_turn(
         self,
-        user_input: str,
-        agent_response: str = "",
+        user_input: str | HumanMessage,
+        agent_response: str | AIMessage = "",
         *,
         user_id: str,
         thread_id: str = "default",
@@ -402,8 +403,12 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         """Store one exchange and run everything it triggers (STM→MTM, evict, promote).
 
         Args:
-            user_input: what the user said.
-            agent_response: what the agent answered ("" for an unpaired turn).
+            user_input: what the user said (a string or a ``HumanMessage``).
+            agent_response: what the agent answered ("" for an unpaired turn;
+                a string or an ``AIMessage`` without tool calls). When both are
+                messages with ids and no ``turn_id`` is given, the turn id is
+                ``"lg:<human id>:<ai id>"``: the same exchange is stored once.
+                :meth:`add_messages` takes a whole list of messages.
             user_id: whose memory.
             thread_id: the conversation thread (STM is per thread).
             timestamp: when it happened (``datetime``, ISO string or POSIX seconds;
@@ -432,6 +437,9 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         Example:
             >>> MemoryOS().add_turn("Hi", "Hello", user_id="u", turn_id="t1").added
             True
+            >>> from langchain_core.messages import AIMessage, HumanMessage
+            >>> MemoryOS().add_turn(HumanMessage("Hi", id="h1"), AIMessage("Hello", id="a1"), user_id="u").page_id
+            'p_...'
             >>> MemoryOS().add_turn("Hi", "Hello", user_id="u", timestamp="9999-12-31T23:59:59")  # doctest: +ELLIPSIS
             Traceback (most recent call last):
             ValueError: timestamp 9999-12-31T23:59:59+00:00 lies ... max_clock_skew_seconds ...
@@ -442,8 +450,8 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
 
     async def aadd_turn(
         self,
-        user_input: str,
-        agent_response: str = "",
+        user_input: str | HumanMessage,
+        agent_response: str | AIMessage = "",
         *,
         user_id: str,
         thread_id: str = "default",
@@ -460,6 +468,100 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         """
         return await self._async(
             turns.add_turn(self._runtime, user_input, agent_response, user_id, thread_id, timestamp, metadata, turn_id)
+        )
+
+    def add_messages(
+        self,
+        messages: Iterable[BaseMessage | Mapping[str, Any]],
+        *,
+        user_id: str,
+        thread_id: str = "default",
+        timestamp: Any = None,
+        metadata: Mapping[str, Any] | None = None,
+        store_unanswered: bool = False,
+    ) -> list[WriteReport]:
+        """Store a list of messages as turns, as LangGraph's message state and mem0's ``add`` hold them.
+
+        The messages are paired into turns
+        (:func:`~langchain_memoryos.integrations.messages.pair_messages`): the
+        human message(s), then the final AI answer (an ``AIMessage`` without
+        tool calls). Tool calls and tool results are kept out of the pages (the
+        answer is what is stored); system messages are ignored; consecutive
+        human messages form one turn's input; an AI answer with no human
+        message before it is a turn of its own. Each turn is written as by
+        :meth:`add_turn` (every one checked before the first is written); with
+        message ids (LangGraph's ``add_messages`` reducer gives every message
+        one) a turn's id derives from them, so passing the whole conversation
+        again stores only its new turns.
+
+        The trailing human message(s) still waiting for an answer are not
+        stored by default: pass them again with the answer (as a chat history
+        keeps them pending). ``store_unanswered=True`` stores them now, as a
+        turn without an answer (a later call with the answer then stores the
+        answered turn as well).
+
+        Args:
+            messages: LangChain messages, or ``{"role": ..., "content": ...}``
+                dicts (``user`` / ``assistant`` / ``system`` / ``tool``), oldest first.
+            user_id: whose memory.
+            thread_id: the conversation thread.
+            timestamp: the time of every turn (default: now, per turn).
+            metadata: kept on every page (see :meth:`add_turn`).
+            store_unanswered: store the trailing unanswered human message(s) too.
+
+        Returns:
+            One report per stored turn, in order.
+
+        Raises:
+            TypeError: ``messages`` is not a list of messages or role dicts.
+            ValueError: as :meth:`add_turn`; nothing is written then.
+
+        Example:
+            >>> from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+            >>> memory = MemoryOS()
+            >>> messages = [
+            ...     SystemMessage("You are helpful."),
+            ...     HumanMessage("What's the weather in Oslo? I live there.", id="h1"),
+            ...     AIMessage("", tool_calls=[{"name": "weather", "args": {"city": "Oslo"}, "id": "c1"}], id="a1"),
+            ...     ToolMessage("-3C, snow", tool_call_id="c1"),
+            ...     AIMessage("It's -3C and snowing in Oslo.", id="a2"),
+            ...     HumanMessage("Thanks!", id="h2"),
+            ... ]
+            >>> [r.added for r in memory.add_messages(messages, user_id="ana")]
+            [True]
+            >>> [(p.user_input, p.agent_response) for p in memory.get_stm(user_id="ana")]
+            [("What's the weather in Oslo? I live there.", "It's -3C and snowing in Oslo.")]
+            >>> [r.added for r in memory.add_messages(messages, user_id="ana")]  # the same turn: stored once
+            [False]
+            >>> as_dicts = [{"role": "user", "content": "I'm vegan."}, {"role": "assistant", "content": "Noted."}]
+            >>> memory.add_messages(as_dicts, user_id="bob")[0].added
+            True
+        """
+        return self._sync(
+            turns.add_messages(self._runtime, messages, user_id, thread_id, timestamp, metadata, store_unanswered)
+        )
+
+    async def aadd_messages(
+        self,
+        messages: Iterable[BaseMessage | Mapping[str, Any]],
+        *,
+        user_id: str,
+        thread_id: str = "default",
+        timestamp: Any = None,
+        metadata: Mapping[str, Any] | None = None,
+        store_unanswered: bool = False,
+    ) -> list[WriteReport]:
+        """Async twin of :meth:`add_messages`.
+
+        Example:
+            >>> import asyncio
+            >>> from langchain_core.messages import AIMessage, HumanMessage
+            >>> reports = asyncio.run(MemoryOS().aadd_messages([HumanMessage("hi"), AIMessage("hello")], user_id="u"))
+            >>> [r.added for r in reports]
+            [True]
+        """
+        return await self._async(
+            turns.add_messages(self._runtime, messages, user_id, thread_id, timestamp, metadata, store_unanswered)
         )
 
     def retrieve(

@@ -27,7 +27,7 @@ from langchain_memoryos.cli.common import (
 if TYPE_CHECKING:
     from langchain_memoryos.schema import MemoryStats
 
-__all__ = ["inspect", "recall"]
+__all__ = ["inspect", "recall", "users"]
 
 
 def recall(
@@ -97,6 +97,19 @@ def _empty_note(question: str, user: str, thread: str, stats: MemoryStats) -> st
         f"(nothing recalled for {question!r} in thread {thread!r}; user {user!r} has {_stats_line(stats)}: "
         f"see 'memoryos inspect --user {shlex.quote(user)}')"
     )
+
+
+# -- users --------------------------------------------------------------------------------------------
+
+
+def users(db: DbOpt = None, postgres: PostgresOpt = None) -> None:
+    """List the users with stored memory, one id per line (sorted); 'memoryos inspect --user ID' shows one."""
+    with _errors(), _open_memory(db, postgres, must_exist=True) as memory:
+        found = memory.list_users()
+        for user in found:
+            typer.echo(user)
+        if not found:
+            typer.echo(f"(no users in {_where(db, postgres)})", err=True)
 
 
 # -- inspect ------------------------------------------------------------------------------------------

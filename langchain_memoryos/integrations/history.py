@@ -30,11 +30,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.chat_history import BaseChatMessageHistory
-from langchain_core.messages import AIMessage, BaseMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import Runnable, RunnableConfig, ensure_config
 from langchain_core.runnables.utils import ConfigurableFieldSpec, get_unique_config_specs
 
-from langchain_memoryos.integrations.messages import MessageTurn, message_text, page_messages, turn_from_messages
+from langchain_memoryos.integrations.messages import (
+    MessageTurn,
+    message_text,
+    page_messages,
+    pair_messages,
+    turn_from_messages,
+)
 from langchain_memoryos.schema import MemoryContext
 
 if TYPE_CHECKING:
@@ -407,70 +413,6 @@ class RunnableWithMemoryOS(Runnable[Any, Any]):
 
 
 # -- the chat message history ------------------------------------------------------------
-def pair_messages(
-    pending: Sequence[BaseMessage], messages: Sequence[BaseMessage]
-) -> tuple[list[MessageTurn], list[BaseMessage]]:
-    """Pair messages into turns: human message(s), then tool traffic, then the final AI answer.
-
-    Consecutive human messages form one turn's input; AI tool calls and tool
-    messages go to the turn's metadata; system messages are ignored; an AI
-    answer without a human message before it is a turn of its own. What has
-    no final answer yet is returned as the new pending messages.
-
-    Args:
-        pending: messages still waiting for their answer.
-        messages: the new messages.
-
-    Returns:
-        The finished turns and the messages still pending.
-
-    Example:
-        >>> from langchain_core.messages import AIMessage, HumanMessage
-        >>> turns, pending = pair_messages([], [HumanMessage("hi"), AIMessage("hello"), HumanMessage("bye")])
-        >>> [(t.user_input, t.agent_response) for t in turns], [m.content for m in pending]
-        ([('hi', 'hello')], ['bye'])
-    """
-    turns: list[MessageTurn] = []
-    buffer: list[BaseMessage] = list(pending)
-    for raw in messages:
-        message = _normalise(raw)
-        if message is None or isinstance(message, SystemMessage):
-            continue
-        if isinstance(message, AIMessage) and not message.tool_calls:
-            turns.append(_turn_of(buffer, message))
-            buffer = []
-            continue
-        if isinstance(message, HumanMessage) and buffer and not isinstance(buffer[-1], HumanMessage):
-            if any(isinstance(m, HumanMessage) for m in buffer):
-                turns.append(_turn_of(buffer, AIMessage("")))  # its tools ran, no final answer came: keep it
-                buffer = []
-        buffer.append(message)  # a human message, an AI tool call, a tool result
-    return turns, buffer
-
-
-def _normalise(message: BaseMessage) -> BaseMessage | None:
-    if isinstance(message, ChatMessage):
-        role = message.role.lower()
-        if role in ("user", "human"):
-            return HumanMessage(message.content, id=message.id)
-        if role in ("assistant", "ai"):
-            return AIMessage(message.content, id=message.id)
-        return None
-    if isinstance(message, (HumanMessage, AIMessage, SystemMessage, ToolMessage)):
-        return message
-    return None
-
-
-def _turn_of(buffer: Sequence[BaseMessage], answer: AIMessage) -> MessageTurn:
-    """One turn: the buffer's human messages (joined) asked, its tool traffic happened, ``answer`` answered."""
-    humans = [m for m in buffer if isinstance(m, HumanMessage)]
-    human = HumanMessage("\n".join(message_text(m) for m in humans), id=humans[-1].id if humans else None)
-    tools = [m for m in buffer if not isinstance(m, HumanMessage)]
-    turn = turn_from_messages([human, *tools, answer], id_from_text=False)
-    assert turn is not None  # a human message, then an answer without tool calls
-    return turn
-
-
 #: Messages waiting for their answer, per memory and (user, session): shared by every history object of a session.
 _PENDING: weakref.WeakKeyDictionary[Any, dict[tuple[str, str], list[BaseMessage]]] = weakref.WeakKeyDictionary()
 _PENDING_LOCK = threading.Lock()

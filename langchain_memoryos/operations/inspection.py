@@ -14,10 +14,10 @@ from typing import Any, TypeVar
 
 from langgraph.store.base import ListNamespacesOp, MatchCondition, SearchOp
 
+from langchain_memoryos.amu.corrections import FactNotFoundError
 from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.operations.runtime import Locked, Runtime
 from langchain_memoryos.operations.validation import FactKindArg, check_kind, check_thread, check_user
-from langchain_memoryos.amu.corrections import FactNotFoundError
 from langchain_memoryos.pipeline.effects import Step, StoreBatch, run_async, run_sync
 from langchain_memoryos.schema import (
     DialoguePage,
