@@ -46,7 +46,7 @@ from langchain_memoryos.schema import MemoryContext
 if TYPE_CHECKING:
     from langchain_memoryos.memory import MemoryOS
 
-__all__ = ["MemoryOSChatMessageHistory", "RunnableWithMemoryOS", "pair_messages"]
+__all__ = ["MemoryOSChatMessageHistory", "RunnableWithMemoryOS", "pair_messages"]  # pair_messages: re-exported
 
 #: The default ``configurable`` fields: who the user is and which session (STM thread) the turn belongs to.
 DEFAULT_HISTORY_FACTORY_CONFIG: tuple[ConfigurableFieldSpec, ...] = (

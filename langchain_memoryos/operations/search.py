@@ -102,4 +102,5 @@ def search(runtime: Runtime, query: Any, user_id: Any, limit: Any, thread_id: An
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise ValueError(f"limit must be a positive int, got {limit!r}.")
     thread = _NO_THREAD if thread_id is None else check_thread(thread_id)
-    return Search(Retrieve(ReadRun(user, thread, text, touch=False)), limit)
+    # "full": the whole of the thread's STM is the caller's conversation, so none of it is ranked
+    return Search(Retrieve(ReadRun(user, thread, text, stm_view="full", touch=False)), limit)
