@@ -43,14 +43,14 @@ def snapshot(path: Path, presets: list[str]) -> dict[str, Any]:
                 if _kw(memory)
                 else [
                     e.to_dict()
-                    for e in memory.write_log(user_id=user)  # type: ignore[call-arg]
+                    for e in memory.write_log(user)  # type: ignore[call-arg]
                 ]
             )
             contexts = []
             for q in load_questions(sample):
                 ctx = memory.retrieve(q.question, user_id=user, thread_id="questions")
                 contexts.append({"q": q.question, "sources": sorted(ctx.source_ids()), "prompt": ctx.to_prompt()})
-            export = memory.export_user(user_id=user) if _kw(memory) else memory.export_user(user_id=user)  # type: ignore[call-arg]
+            export = memory.export_user(user_id=user) if _kw(memory) else memory.export_user(user)  # type: ignore[call-arg]
             out[f"{preset}/{user}"] = {
                 "log": log,
                 "contexts": contexts,
