@@ -154,7 +154,11 @@ class MaintenanceMethods(Facade):
         return self._sync(ops.import_user(self._runtime, data, user_id))
 
     def delete_user(self, *, user_id: str) -> int:
-        """Delete every item of a user in every namespace.
+        """Delete every item of a user in every namespace of this memory's scope.
+
+        A memory with an ``agent_id`` (or a ``namespace_prefix``) deletes the
+        user's memory of that scope only: delete it in every scope you use
+        (``memory.for_agent(a).delete_user(user_id=...)`` for each agent).
 
         A deletion that has started always finishes. Its first transaction
         marks the user with a tombstone (and a new version stamp, so every
