@@ -21,7 +21,7 @@ Example:
     >>> cfg = {"configurable": {"user_id": "ana", "thread_id": "t1"}}
     >>> agent.invoke({"messages": [("user", "I moved to Oslo.")]}, cfg)["messages"][-1].content
     'Nice!'
-    >>> [(p.user_input, p.agent_response) for p in memory.get_stm("ana", "t1")]
+    >>> [(p.user_input, p.agent_response) for p in memory.get_stm(user_id="ana", thread_id="t1")]
     [('I moved to Oslo.', 'Nice!')]
 """
 
@@ -259,7 +259,7 @@ def create_remember_node(
         >>> turn = [HumanMessage("I play the cello.", id="h1"), AIMessage("Lovely.", id="a1")]
         >>> node.invoke({"messages": turn}, cfg), node.invoke({"messages": turn}, cfg)  # e.g. a replay
         ({}, {})
-        >>> [p.user_input for p in memory.get_stm("ana", "t1")]  # stored once
+        >>> [p.user_input for p in memory.get_stm(user_id="ana", thread_id="t1")]  # stored once
         ['I play the cello.']
     """
 

@@ -21,7 +21,7 @@ Example:
     >>> agent = create_agent(model, middleware=[MemoryOSMiddleware(memory)])
     >>> out = agent.invoke({"messages": [("user", "I moved to Oslo.")]}, {"configurable": {"thread_id": "t1"}},
     ...                    context={"user_id": "ana"})
-    >>> sorted(out), [(p.user_input, p.agent_response) for p in memory.get_stm("ana", "t1")]
+    >>> sorted(out), [(p.user_input, p.agent_response) for p in memory.get_stm(user_id="ana", thread_id="t1")]
     (['messages'], [('I moved to Oslo.', 'Nice!')])
 """
 

@@ -124,8 +124,8 @@ def create_manage_memory_tool(
             if action == "add":
                 return _events(mem.add_fact(str(content), user_id=user, source="tool"))
             if action == "update":
-                return _events([mem.update_fact(user_id=user, fact_id=fact_id, summary=str(content))])
-            return _events([mem.delete_fact(user_id=user, fact_id=fact_id)])
+                return _events([mem.update_fact(fact_id, str(content), user_id=user)])
+            return _events([mem.delete_fact(fact_id, user_id=user)])
         except FactNotFoundError:
             return f"No fact with id {fact_id!r}; search the memory for the right id."
 
@@ -141,8 +141,8 @@ def create_manage_memory_tool(
             if action == "add":
                 return _events(await mem.aadd_fact(str(content), user_id=user, source="tool"))
             if action == "update":
-                return _events([await mem.aupdate_fact(user_id=user, fact_id=fact_id, summary=str(content))])
-            return _events([await mem.adelete_fact(user_id=user, fact_id=fact_id)])
+                return _events([await mem.aupdate_fact(fact_id, str(content), user_id=user)])
+            return _events([await mem.adelete_fact(fact_id, user_id=user)])
         except FactNotFoundError:
             return f"No fact with id {fact_id!r}; search the memory for the right id."
 

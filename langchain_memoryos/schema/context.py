@@ -300,7 +300,7 @@ class MemoryContext:
     Example:
         >>> ctx = MemoryContext(query="hi", user_id="u", thread_id="t")
         >>> ctx.source_ids()
-        set()
+        []
     """
 
     query: str
@@ -324,21 +324,25 @@ class MemoryContext:
         for hit in self.pages:
             yield hit.page
 
-    def source_ids(self) -> set[str]:
-        """The ``metadata["source_id"]`` values of every page in the context.
+    def source_ids(self) -> list[str]:
+        """The ``metadata["source_id"]`` values of every page in the context, distinct and sorted.
+
+        Every ``source_ids()`` returns a ``list[str]``: a page's
+        (:meth:`DialoguePage.source_ids`) in the order stored, a context's
+        sorted, each id once.
 
         Returns:
-            The set of provenance ids (for evaluation).
+            The provenance ids (for evaluation).
 
         Example:
-            >>> p = DialoguePage(id="p", user_input="a", agent_response="b", metadata={"source_id": "D1:3"})
-            >>> MemoryContext(query="q", user_id="u", thread_id="t", stm=[p]).source_ids()
-            {'D1:3'}
+            >>> p = DialoguePage(id="p", user_input="a", agent_response="b", metadata={"source_id": ["D1:3", "D1:1"]})
+            >>> MemoryContext(query="q", user_id="u", thread_id="t", stm=[p, p]).source_ids()
+            ['D1:1', 'D1:3']
         """
         ids: set[str] = set()
         for page in self.all_pages():
             ids.update(page.source_ids())
-        return ids
+        return sorted(ids)
 
     def sections(self) -> dict[str, str]:
         """The prompt's sections by title; empty sections are left out.

@@ -132,7 +132,7 @@ def test_every_turn_is_ingested(demo: tuple[DemoResult, str, MemoryOS]) -> None:
 def test_a_hot_segment_is_promoted(demo: tuple[DemoResult, str, MemoryOS]) -> None:
     result, text, memory = demo
     assert result["promoted"] >= 1
-    assert any(s.promotions >= 1 for s in memory.list_segments("maya"))
+    assert any(s.promotions >= 1 for s in memory.list_segments(user_id="maya"))
     assert "promoted s_" in text
 
 
@@ -141,7 +141,7 @@ def test_write_log_stores_and_discards_or_updates(demo: tuple[DemoResult, str, M
     events = result["events"]
     assert events["stored"] >= 1
     assert events["discarded"] + events["updated"] >= 1
-    assert sum(events.values()) == len(memory.write_log("maya"))
+    assert sum(events.values()) == len(memory.write_log(user_id="maya"))
 
 
 def test_moved_city_probe_retrieves_the_earlier_city(demo: tuple[DemoResult, str, MemoryOS]) -> None:
@@ -176,13 +176,13 @@ def test_fused_updates_join_an_old_fact_and_a_new_one(demo: tuple[DemoResult, st
     assert moved["new_sources"] == ["S4:1"] and moved["sources"] == ["S1:2", "S4:1"]
     assert "portland → denver" in moved["reason"]
     # the fused record is what long-term memory holds now; the old one is gone
-    summaries = [f.summary for f in memory.list_facts("maya")]
+    summaries = [f.summary for f in memory.list_facts(user_id="maya")]
     assert "The user lives in Denver." in summaries and "The user lives in Portland." not in summaries
     block = text.split("FUSED UPDATES", 1)[1].split("RETRIEVAL PROBES", 1)[0]
     assert f"update #{moved['event']}: location changed: portland → denver" in block
     assert "old    'The user lives in Portland.'  [S1:2]" in block
     assert "fused  'The user lives in Denver.'  [S1:2 + S4:1]" in block
-    assert memory.write_log("maya")[moved["event"] - 1].action == "updated"
+    assert memory.write_log(user_id="maya")[moved["event"] - 1].action == "updated"
 
 
 def test_session_one_facts_are_recalled_at_the_end(demo: tuple[DemoResult, str, MemoryOS]) -> None:

@@ -56,8 +56,8 @@ def cfg(thread: str, user: str = "ana") -> dict[str, Any]:
 
 
 def _pages(memory: MemoryOS, user: str = "ana") -> list[Any]:
-    stm = [p for t in ("a", "b", "t") for p in memory.get_stm(user, t)]
-    return memory.list_pages(user) + stm
+    stm = [p for t in ("a", "b", "t") for p in memory.get_stm(user_id=user, thread_id=t)]
+    return memory.list_pages(user_id=user) + stm
 
 
 @pytest.fixture(params=["memory", "sqlite"])
@@ -112,7 +112,7 @@ def test_replay_and_retry_never_add_a_page_twice() -> None:
     graph2.add_edge("remember", END)
     graph2.compile(checkpointer=InMemorySaver()).invoke({"messages": [HumanMessage("I adopted a cat.")]}, cfg("t2"))
     assert failures["left"] == 0
-    assert [p.user_input for p in memory.get_stm("ana", "t2")] == ["I adopted a cat."]
+    assert [p.user_input for p in memory.get_stm(user_id="ana", thread_id="t2")] == ["I adopted a cat."]
 
 
 def test_two_threads_share_mtm_and_lpm_not_stm() -> None:
@@ -122,8 +122,8 @@ def test_two_threads_share_mtm_and_lpm_not_stm() -> None:
         graph.invoke({"messages": [HumanMessage(text)]}, cfg("a"))
     out = graph.invoke({"messages": [HumanMessage("What is my dog called?")]}, cfg("b"))
     assert "Biscuit" in out["memory_context"]
-    assert [p.user_input for p in memory.get_stm("ana", "b")] == ["What is my dog called?"]
-    assert "Biscuit" not in " ".join(p.user_input for p in memory.get_stm("ana", "b"))
+    assert [p.user_input for p in memory.get_stm(user_id="ana", thread_id="b")] == ["What is my dog called?"]
+    assert "Biscuit" not in " ".join(p.user_input for p in memory.get_stm(user_id="ana", thread_id="b"))
     # another user sees nothing of it
     other = graph.invoke({"messages": [HumanMessage("What is my dog called?")]}, cfg("c", user="ben"))
     assert "Biscuit" not in other["memory_context"]
@@ -161,7 +161,7 @@ def test_user_id_from_the_runtime_context() -> None:
     graph.compile().invoke(
         {"messages": [HumanMessage("I love jazz.")]}, {"configurable": {"thread_id": "t"}}, context=Ctx(user_id="zoe")
     )
-    assert [p.user_input for p in memory.get_stm("zoe", "t")] == ["I love jazz."]
+    assert [p.user_input for p in memory.get_stm(user_id="zoe", thread_id="t")] == ["I love jazz."]
 
 
 def _chat(agent: Any, text: str, thread: str) -> dict[str, Any]:
@@ -192,7 +192,7 @@ def test_prebuilt_agent_with_tools_keeps_tool_calls_in_the_page() -> None:
     agent = create_memoryos_agent(model, [lookup], memory=memory)
     out = _chat(agent, "What's the weather like?", "t")
     assert out["messages"][-1].content == "It is sunny."
-    page = memory.get_stm("ana", "t")[0]
+    page = memory.get_stm(user_id="ana", thread_id="t")[0]
     assert page.agent_response == "It is sunny."
     assert page.metadata["tool_calls"][0]["name"] == "lookup"
     assert page.metadata["tool_results"][0]["content"] == "sunny, 21 C"
@@ -221,15 +221,15 @@ def test_memory_tools_use_the_runs_user() -> None:
     config = cfg("t", user="ana")
     added = manage.invoke({"action": "add", "content": "I am allergic to peanuts."}, config)
     assert added.startswith("stored: The user is allergic to peanuts.")
-    fact_id = memory.list_facts("ana")[0].id
+    fact_id = memory.list_facts(user_id="ana")[0].id
     assert "peanuts" in search.invoke({"query": "What am I allergic to?"}, config)
     assert "peanuts" not in search.invoke({"query": "What am I allergic to?"}, cfg("t", user="ben"))
     edited = manage.invoke({"action": "update", "fact_id": fact_id, "content": "I am allergic to shellfish."}, config)
-    assert edited.startswith("edited:") and "shellfish" in memory.list_facts("ana")[0].summary
+    assert edited.startswith("edited:") and "shellfish" in memory.list_facts(user_id="ana")[0].summary
     assert manage.invoke({"action": "delete", "fact_id": "nope"}, config).startswith("No fact with id")
     assert "needs the fact" in manage.invoke({"action": "add"}, config)
     assert asyncio.run(manage.ainvoke({"action": "delete", "fact_id": fact_id}, config)).startswith("deleted:")
-    assert memory.list_facts("ana") == []
+    assert memory.list_facts(user_id="ana") == []
     assert "user_id" not in manage.args  # the model cannot choose whose memory
     with pytest.raises(MissingUserIdError):
         search.invoke({"query": "x"}, {"configurable": {}})
@@ -255,7 +255,7 @@ def test_streaming_hygiene_with_a_streaming_model_inside_the_llm_controller() ->
             {"messages": [HumanMessage("again")]}, cfg("t"), stream_mode="messages", subgraphs=True
         )
     ]
-    assert memory.stats("ana").llm_usage["analyze_page"]["calls"] == 1  # the memory's model did run …
+    assert memory.stats(user_id="ana").llm_usage["analyze_page"]["calls"] == 1  # the memory's model did run …
     streamed = "".join(str(c.content) for c, _ in chunks)
     assert "SECRET" not in streamed  # … but none of its tokens reached the user's stream
     assert streamed.replace(" ", "") == "secondanswerhere"
@@ -280,7 +280,7 @@ def test_turns_in_the_checkpointed_messages_are_not_repeated_in_the_memory_block
     memory, kept = run(checkpointer)
     assert "Recent conversation" not in kept[1] and "User: My sister Lena lives in Oslo." not in kept[1]
     assert "Lena lives in Oslo." not in kept[2] and "I play the cello." not in kept[2]
-    assert len(memory.get_stm("ana", "t")) == 3
+    assert len(memory.get_stm(user_id="ana", thread_id="t")) == 3
     _, fresh = run(None)  # the same thread without a checkpointer: its runs do not carry the earlier messages
     assert "## Recent conversation" in fresh[1] and "User: My sister Lena lives in Oslo." in fresh[1]
     assert "I play the cello." in fresh[2]
@@ -319,16 +319,16 @@ def test_an_agent_searches_then_updates_then_deletes_a_fact_by_the_id_it_read() 
     }
     model = ScriptedToolModel(script=script)
     agent = create_memoryos_agent(model, [search, manage], memory=memory, checkpointer=InMemorySaver())
-    lisbon = next(f for f in memory.list_facts("ana") if "Lisbon" in f.summary)
+    lisbon = next(f for f in memory.list_facts(user_id="ana") if "Lisbon" in f.summary)
 
     _chat(agent, "I moved to Porto, please fix my address.", "t")
-    facts = {f.id: f.summary for f in memory.list_facts("ana")}
+    facts = {f.id: f.summary for f in memory.list_facts(user_id="ana")}
     assert facts[lisbon.id] == "The user lives in Porto."  # the same fact, corrected in place
     assert len(facts) == 2 and not any("Lisbon" in s for s in facts.values())
 
     _chat(agent, "Forget my allergy.", "t")
-    assert [f.summary for f in memory.list_facts("ana")] == ["The user lives in Porto."]
-    assert [e.action for e in memory.write_log("ana")][-2:] == ["edited", "deleted"]
+    assert [f.summary for f in memory.list_facts(user_id="ana")] == ["The user lives in Porto."]
+    assert [e.action for e in memory.write_log(user_id="ana")][-2:] == ["edited", "deleted"]
 
 
 def test_the_agent_and_memoryos_share_the_store_they_are_given(tmp_path: Any) -> None:
@@ -343,7 +343,7 @@ def test_the_agent_and_memoryos_share_the_store_they_are_given(tmp_path: Any) ->
         _chat(agent, "Where do I live?", "t")
     with SqliteStore.from_conn_string(str(tmp_path / "shared.db")) as again:
         reader = MemoryOS(again)  # another memory over the same data
-        assert [p.user_input for p in reader.get_stm("ana", "t")] == [
+        assert [p.user_input for p in reader.get_stm(user_id="ana", thread_id="t")] == [
             "I live in Lisbon and I play the cello.",
             "Where do I live?",
         ]
@@ -374,13 +374,17 @@ def test_nodes_tools_and_middleware_without_a_memory_use_the_graphs_store() -> N
     assert "Lena lives in Oslo." in out["memory_context"]  # written and read through the graph's store
     again = asyncio.run(app.ainvoke({"messages": [HumanMessage("Where does Lena live?")]}, cfg("e")))
     assert "Lena lives in Oslo." in again["memory_context"]  # the async twins find the store the same way
-    assert [p.user_input for p in MemoryOS(store).get_stm("ana", "a")] == ["My sister Lena lives in Oslo."]
+    assert [p.user_input for p in MemoryOS(store).get_stm(user_id="ana", thread_id="a")] == [
+        "My sister Lena lives in Oslo."
+    ]
 
     model = replying("Okay.")
     agent = create_agent(model, middleware=[MemoryOSMiddleware()], store=store)
     agent.invoke({"messages": [HumanMessage("Where does my sister live?")]}, cfg("c"))
     assert "Lena lives in Oslo." in str(model.prompts[-1][0].content)
-    assert len(memory_for_store(store).get_stm("ana", "c")) == 1  # one memory per store, shared by every node
+    assert (
+        len(memory_for_store(store).get_stm(user_id="ana", thread_id="c")) == 1
+    )  # one memory per store, shared by every node
 
     with pytest.raises(MissingStoreError, match="compile the graph with a store"):
         graph.compile().invoke({"messages": [HumanMessage("hi")]}, cfg("d"))

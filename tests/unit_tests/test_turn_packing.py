@@ -96,13 +96,13 @@ def test_retrieve_shows_more_of_the_named_speakers_evidence_within_the_budget() 
     by_turn = turns.retrieve(question, user_id="u", thread_id="q")
     by_page = pages.retrieve(question, user_id="u", thread_id="q")
     ana_ids = {f"D{i}:2" for i in range(8)}
-    assert len(by_turn.source_ids() & ana_ids) > len(by_page.source_ids() & ana_ids)
+    assert len(set(by_turn.source_ids()) & ana_ids) > len(set(by_page.source_ids()) & ana_ids)
     assert context_words(by_turn.to_prompt()) <= budget and context_words(by_page.to_prompt()) <= budget
     halves = [h for h in by_turn.pages if h.side is not None]
     assert halves and all(h.side == "agent" and not h.page.user_input for h in halves)
     assert all(h.side is None for h in by_page.pages)
     # the stored pages keep both sides
-    assert all(p.user_input and p.agent_response for p in turns.list_pages("u"))
+    assert all(p.user_input and p.agent_response for p in turns.list_pages(user_id="u"))
 
 
 def test_without_a_budget_whole_pages_are_shown() -> None:

@@ -97,14 +97,14 @@ def run_demo(
         p(f"ingestion offline (MiniLM + {type(memory.controller).__name__}); the probes are answered by {name}")
 
     turns, added, promoted = _ingest(memory, quiet)
-    stats = memory.stats(USER_ID)
+    stats = memory.stats(user_id=USER_ID)
     if not verbose:
         first, last = SESSIONS[0]["date"][:10], SESSIONS[-1]["date"][:10]
         p(
             f"user {USER_ID!r}: {turns} turns ({added} new) in {len(SESSIONS)} sessions ({first} .. {last}), "
             f"one thread each"
         )
-    events: Counter[str] = Counter(e.action for e in memory.write_log(USER_ID))
+    events: Counter[str] = Counter(e.action for e in memory.write_log(user_id=USER_ID))
     if verbose:
         _print_stm(memory, p)
         _print_segments(memory, p)

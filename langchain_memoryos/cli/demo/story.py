@@ -55,7 +55,7 @@ def _ranked(p: _Printer, pages: Sequence[ScoredPage], top: int = TOP_SHOWN) -> N
 
 def _stm(memory: MemoryOS, p: _Printer) -> None:
     thread = f"session-{len(SESSIONS)}"
-    pages = memory.get_stm(USER_ID, thread)
+    pages = memory.get_stm(user_id=USER_ID, thread_id=thread)
     p()
     p(
         f"STM  short-term: the live thread {thread!r} keeps its newest {memory.config.stm_capacity} turns "
@@ -78,7 +78,7 @@ def _mtm(memory: MemoryOS, p: _Printer, asked: Sequence[tuple[Probe, ProbeResult
     p(f"     {len(ctx.pages)} pages in the context, ranked by S(p) = rank fusion (cosine, BM25) + chain windows:")
     _ranked(p, ctx.pages)
     page = next((h.page for h in ctx.pages if best["source"] in h.page.source_ids()), None)
-    segment = next((s for s in memory.list_segments(USER_ID) if page and s.id == page.segment_id), None)
+    segment = next((s for s in memory.list_segments(user_id=USER_ID) if page and s.id == page.segment_id), None)
     if segment is not None:
         p(
             f"  {best['source']} (session 1, rank {best['rank']}) was recalled through segment {_short(segment.id)}: "
@@ -91,12 +91,12 @@ def _mtm(memory: MemoryOS, p: _Printer, asked: Sequence[tuple[Probe, ProbeResult
 def _lpm(
     memory: MemoryOS, p: _Printer, fused: Sequence[FusedUpdate], events: Counter[str], promoted: int
 ) -> FactRecall | None:
-    persona = memory.get_persona(USER_ID)
+    persona = memory.get_persona(user_id=USER_ID)
     profile = ", ".join(f"{k} {v}" for k, v in sorted(persona.user_profile.items()))
     p()
     p(
-        f"LPM  long-term: {_n(len(memory.list_facts(USER_ID, 'user')), 'user fact')}, "
-        f"{_n(len(memory.list_facts(USER_ID, 'agent')), 'agent trait')}, and the persona",
+        f"LPM  long-term: {_n(len(memory.list_facts(user_id=USER_ID, kind='user')), 'user fact')}, "
+        f"{_n(len(memory.list_facts(user_id=USER_ID, kind='agent')), 'agent trait')}, and the persona",
         style="title",
     )
     p(_fit(f"     persona (from {_n(promoted, 'promoted segment')}): ", profile or "(empty)"))
@@ -109,9 +109,9 @@ def _lpm(
     if update is None:
         p("     no AMU update in this run", style="miss")
         return None
-    record = next((f for f in memory.list_facts(USER_ID, "user") if f.summary == update["fused"]), None)
+    record = next((f for f in memory.list_facts(user_id=USER_ID, kind="user") if f.summary == update["fused"]), None)
     ref = fact_ref(record.id) if record and record.id else "?"
-    said = {src: pg for pg in memory.list_pages(USER_ID) for src in pg.source_ids()}
+    said = {src: pg for pg in memory.list_pages(user_id=USER_ID) for src in pg.source_ids()}
     p(f"  AMU update #{update['event']}: {update['reason']}", style="fused")
     for old, src in zip(update["old"], update["old_sources"] or ["?"], strict=False):
         p(f"    old    {old!r}  [{src}]")
