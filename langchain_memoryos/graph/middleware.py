@@ -100,7 +100,9 @@ class MemoryOSMiddleware(AgentMiddleware[MemoryOSState, Any]):
             return {"memoryos_context": ""}
         return {
             "memoryos_context": recall_prompt(
-                resolve_memory(self.memory, runtime.store).retrieve(**request), state, "messages"
+                resolve_memory(self.memory, runtime.store, context=runtime.context).retrieve(**request),
+                state,
+                "messages",
             )
         }
 
@@ -111,7 +113,9 @@ class MemoryOSMiddleware(AgentMiddleware[MemoryOSState, Any]):
             return {"memoryos_context": ""}
         return {
             "memoryos_context": recall_prompt(
-                await resolve_memory(self.memory, runtime.store).aretrieve(**request), state, "messages"
+                await resolve_memory(self.memory, runtime.store, context=runtime.context).aretrieve(**request),
+                state,
+                "messages",
             )
         }
 
@@ -137,12 +141,12 @@ class MemoryOSMiddleware(AgentMiddleware[MemoryOSState, Any]):
         """Store the turn that just ended (idempotent under replay and retry)."""
         request = remember_request(state, "messages", context=runtime.context)
         if request is not None:
-            resolve_memory(self.memory, runtime.store).add_turn(**request)
+            resolve_memory(self.memory, runtime.store, context=runtime.context).add_turn(**request)
         return None
 
     async def aafter_agent(self, state: MemoryOSState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Async twin of :meth:`after_agent`."""
         request = remember_request(state, "messages", context=runtime.context)
         if request is not None:
-            await resolve_memory(self.memory, runtime.store).aadd_turn(**request)
+            await resolve_memory(self.memory, runtime.store, context=runtime.context).aadd_turn(**request)
         return None

@@ -32,6 +32,7 @@ __all__ = [
     "MissingStoreError",
     "MissingUserIdError",
     "memory_for_store",
+    "resolve_agent_id",
     "resolve_memory",
     "resolve_thread_id",
     "resolve_user_id",
@@ -118,6 +119,28 @@ def resolve_user_id(config: Mapping[str, Any] | None = None, *, context: Any = N
     if identity not in (None, ""):
         return str(identity)
     raise MissingUserIdError(f"memoryos: no user id for this run; {_HOW}.")
+
+
+def resolve_agent_id(config: Mapping[str, Any] | None = None, *, context: Any = None) -> str | None:
+    """The agent whose memory scope this run uses: ``agent_id`` in the run's context or config, else ``None``.
+
+    With an agent id the nodes, tools and middleware use ``memory.for_agent(agent_id)``:
+    each user's memory kept apart per agent (see ``MemoryOS(..., agent_id=...)``).
+
+    Example:
+        >>> resolve_agent_id({"configurable": {"agent_id": "coach"}}), resolve_agent_id({"configurable": {}})
+        ('coach', None)
+        >>> resolve_agent_id(context={"agent_id": "tutor"})
+        'tutor'
+    """
+    ctx = context if context is not None else _current_runtime_context()
+    if ctx is not None:
+        value = ctx.get("agent_id") if isinstance(ctx, Mapping) else getattr(ctx, "agent_id", None)
+        if value not in (None, ""):
+            return str(value)
+    cfg = config if config is not None else _current_config()
+    value = ((cfg or {}).get("configurable", {}) or {}).get("agent_id")
+    return str(value) if value not in (None, "") else None
 
 
 def resolve_thread_id(config: Mapping[str, Any] | None = None, default: str = "default") -> str:
@@ -213,13 +236,24 @@ def _current_store() -> BaseStore | None:
         return None
 
 
-def resolve_memory(memory: MemoryOS | MemoryFactory | None, store: BaseStore | None = None) -> MemoryOS:
+def resolve_memory(
+    memory: MemoryOS | MemoryFactory | None,
+    store: BaseStore | None = None,
+    *,
+    config: Mapping[str, Any] | None = None,
+    context: Any = None,
+) -> MemoryOS:
     """The memory a node, tool or middleware uses for this run.
 
     Args:
         memory: a ``MemoryOS`` (used as it is), a factory, or ``None``: then the
             memory over ``store`` (see :func:`memory_for_store`).
         store: the run's store (default: the current run's, ``langgraph.config.get_store()``).
+        config: the run's config (default: the current one), for ``agent_id``.
+        context: the run's context (default: the current ``Runtime`` context), for ``agent_id``.
+
+    When the run names an agent (:func:`resolve_agent_id`), the memory is that
+    agent's scope of it (``memory.for_agent(agent_id)``).
 
     Returns:
         The memory.
@@ -235,12 +269,17 @@ def resolve_memory(memory: MemoryOS | MemoryFactory | None, store: BaseStore | N
     """
     from langchain_memoryos.memory import MemoryOS
 
+    agent = resolve_agent_id(config, context=context)
     if isinstance(memory, MemoryOS):
-        return memory
+        return _scoped(memory, agent)
     store = store if store is not None else _current_store()
     if store is None:
         raise MissingStoreError(
             "memoryos: no memory for this run; pass memory=MemoryOS(...), or compile the graph with a store "
             "(graph.compile(store=...), create_memoryos_agent(model, store=...)); LangGraph Platform provides one."
         )
-    return memory_for_store(store, memory)
+    return _scoped(memory_for_store(store, memory), agent)
+
+
+def _scoped(memory: MemoryOS, agent: str | None) -> MemoryOS:
+    return memory if agent is None or agent == memory.agent_id else memory.for_agent(agent)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -398,3 +399,46 @@ def test_a_memory_over_another_store_than_the_agents_is_refused() -> None:
     memory = MemoryOS()
     agent = create_memoryos_agent(replying(GOT_IT), memory=memory)
     assert agent.store is memory.store  # the graph runs with the memory's store
+
+
+def test_a_run_that_names_an_agent_uses_that_agents_scope() -> None:
+    from langchain.agents import create_agent
+    from langgraph.store.memory import InMemoryStore
+
+    from langchain_memoryos.graph import MemoryOSMiddleware
+
+    store = InMemoryStore()
+    memory = MemoryOS(store)
+    graph = StateGraph(State)
+    graph.add_node("recall", create_recall_node(memory))
+    graph.add_node("respond", lambda state: {"messages": [AIMessage("Nice!")]})
+    graph.add_node("remember", create_remember_node(memory))
+    graph.add_edge(START, "recall")
+    graph.add_edge("recall", "respond")
+    graph.add_edge("respond", "remember")
+    graph.add_edge("remember", END)
+    app = graph.compile()
+
+    def run(text: str, thread: str, agent: str | None) -> Any:
+        configurable = {"user_id": "ana", "thread_id": thread} | ({"agent_id": agent} if agent else {})
+        return app.invoke({"messages": [HumanMessage(text)]}, {"configurable": configurable})
+
+    run("My sister Lena lives in Oslo.", "a", "coach")
+    assert run("Where does Lena live?", "b", "coach")["memory_context"].count("Lena lives in Oslo.") == 1
+    assert "Oslo" not in run("Where does Lena live?", "c", "tutor")["memory_context"]  # another agent: nothing
+    assert "Oslo" not in run("Where does Lena live?", "d", None)["memory_context"]  # the default scope: nothing
+    coach = memory.for_agent("coach")
+    assert [p.user_input for p in coach.get_stm(user_id="ana", thread_id="a")] == ["My sister Lena lives in Oslo."]
+    assert memory.get_stm(user_id="ana", thread_id="a") == []
+    # the middleware reads the agent from the run's context too
+    model = replying("Okay.")
+    agent = create_agent(model, middleware=[MemoryOSMiddleware(memory)], context_schema=AgentCtx)
+    agent.invoke({"messages": [HumanMessage("Where does Lena live?")]}, context=AgentCtx("ana", "coach"))
+    assert "Lena lives in Oslo." in str(model.prompts[-1][0].content)
+    assert len(coach.get_stm(user_id="ana", thread_id="default")) == 1
+
+
+@dataclass
+class AgentCtx:
+    user_id: str
+    agent_id: str
