@@ -45,6 +45,8 @@ __all__ = ["TURN_KEYS", "WriteTurns", "add_turns", "turn_fields"]
 TURN_KEYS = ("user_input", "agent_response", "thread_id", "timestamp", "metadata", "turn_id")
 #: Turns embedded, analysed and written per window (the worker analyses the next windows meanwhile).
 WINDOW = 128
+#: Forward passes of the encoder at once in a bulk write (one per core, up to two).
+THREADS = max(1, min(2, os.cpu_count() or 1))
 #: Fewer pages to analyse than this: analysed in this process (a worker's round trip would cost more).
 MIN_PARALLEL_PAGES = 24
 
@@ -232,7 +234,7 @@ def _write_turns(runtime: Runtime, plan: _Plan) -> Step[None]:
     threshold = settings.amu.gate_threshold
     for window, pages, job in zip(plan.windows, plan.ahead, plan.jobs, strict=True):
         texts = tuple(embedding_text(turn_page(t).embedding_text, max_chars) for t in window)
-        rows = yield Embed(texts)  # one encoder batch for the window's pages, outside the user's lock
+        rows = yield Embed(texts, threads=THREADS)  # the window's pages in batches, outside the user's lock
         for t, row in zip(window, rows, strict=True):
             t.vector = row
         if plan.analyser is not None and pages:
@@ -255,7 +257,7 @@ def _write_turns(runtime: Runtime, plan: _Plan) -> Step[None]:
                 )
             )
             if summaries:  # one encoder batch for the facts of the window's pages
-                plan.vectors.update(zip(summaries, (yield Embed(summaries)), strict=True))
+                plan.vectors.update(zip(summaries, (yield Embed(summaries, threads=THREADS)), strict=True))
         for t in window:
             try:
                 yield from run_turn(runtime.repository, settings, t)

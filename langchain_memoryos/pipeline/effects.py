@@ -81,6 +81,7 @@ class Embed:
     """
 
     texts: tuple[str, ...]
+    threads: int = field(default=1, kw_only=True)  # forward passes at once (a bulk write's batches use two cores)
 
 
 @dataclass(frozen=True)
@@ -373,7 +374,7 @@ def _perform_sync(effect: Effect, services: Services) -> Any:
         if not effect.texts:
             return np.zeros((0, 1), dtype=np.float32)
         known = services.embedded(effect.texts)
-        return known if known is not None else encode_texts(services.embeddings, effect.texts)
+        return known if known is not None else encode_texts(services.embeddings, effect.texts, threads=effect.threads)
     if isinstance(effect, Wait):
         return effect.future.result()
     if isinstance(effect, Parallel):
@@ -438,7 +439,9 @@ async def _perform_async(effect: Effect, services: Services) -> Any:
         if not effect.texts:
             return np.zeros((0, 1), dtype=np.float32)
         known = services.embedded(effect.texts)
-        return known if known is not None else await aencode_texts(services.embeddings, effect.texts)
+        if known is not None:
+            return known
+        return await aencode_texts(services.embeddings, effect.texts, threads=effect.threads)
     if isinstance(effect, Wait):
         return await asyncio.wrap_future(effect.future)
     if isinstance(effect, Parallel):

@@ -166,3 +166,12 @@ def test_add_turns_checks_every_turn_before_writing(tmp_path: Path) -> None:
         reports = memory.add_turns(iter([("I live in Oslo.", "Nice!"), "Just a note."]), user_id="u")
         assert [p.user_input for p in memory.get_stm("u")] == ["I live in Oslo.", "Just a note."]
         assert [r.page_id for r in reports] == [p.id for p in memory.get_stm("u")]
+
+
+def test_two_encoder_threads_give_the_same_rows() -> None:
+    from langchain_memoryos.embeddings import resolve_embeddings
+
+    encoder = resolve_embeddings()
+    texts = [f"{who}: {said} ({i})" for i, (who, said) in enumerate(_SAYS * 6)] + ["short", ""]
+    one, two = encoder.encode(texts), encoder.encode(texts, threads=2)  # type: ignore[attr-defined]
+    assert one.shape == (len(texts), 384) and np.array_equal(one, two)
