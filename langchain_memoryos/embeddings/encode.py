@@ -134,6 +134,7 @@ async def aencode_texts(embeddings: Embeddings, texts: Sequence[str], *, threads
     Args:
         embeddings: A :class:`MiniLMEmbeddings` or any ``Embeddings``.
         texts: The texts to embed.
+        threads: forward passes at once for MiniLM.
 
     Returns:
         Array of shape ``(len(texts), d)``, dtype float32, L2-normalised rows.

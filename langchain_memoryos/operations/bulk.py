@@ -26,7 +26,6 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
-from langchain_memoryos.amu import gate
 from langchain_memoryos.controllers.base import PageAnalysis
 from langchain_memoryos.controllers.heuristic import HeuristicController, PageContent
 from langchain_memoryos.operations.runtime import Runtime
@@ -37,6 +36,7 @@ from langchain_memoryos.pipeline.settings import embedding_text
 from langchain_memoryos.pipeline.turn import TurnWrite, turn_page
 from langchain_memoryos.pipeline.write import run_turn
 from langchain_memoryos.schema import DialoguePage, WriteReport
+from langchain_memoryos.scoring import gate
 from langchain_memoryos.store.vector_index import Vector
 
 __all__ = ["TURN_KEYS", "WriteTurns", "add_turns", "turn_fields"]

@@ -198,7 +198,8 @@ class Services:
         """The rows of ``texts`` when every one is in :attr:`vectors`, else ``None``.
 
         Example:
-            >>> services = Services(None, None, None, vectors={"a": np.ones(2, dtype=np.float32)})  # type: ignore[arg-type]
+            >>> known = {"a": np.ones(2, dtype=np.float32)}
+            >>> services = Services(None, None, None, vectors=known)  # type: ignore[arg-type]
             >>> services.embedded(("a", "a")).shape, services.embedded(("a", "b"))
             ((2, 2), None)
         """

@@ -61,7 +61,9 @@ def _one_by_one(memory: MemoryOS, turns: list[Any], user: str) -> list[Any]:
     for turn in turns:
         fields = bulk.turn_fields(turn)
         fields.setdefault("thread_id", "default")
-        reports.append(memory.add_turn(fields.pop("user_input"), fields.pop("agent_response", ""), user_id=user, **fields))
+        reports.append(
+            memory.add_turn(fields.pop("user_input"), fields.pop("agent_response", ""), user_id=user, **fields)
+        )
     return reports
 
 
@@ -114,7 +116,9 @@ def test_add_turns_stores_what_add_turn_stores_one_by_one(
     submitted: list[int] = []
     if worker:
         submit = bulk._submit
-        monkeypatch.setattr(bulk, "_submit", lambda pool, k, pages: submitted.append(len(pages)) or submit(pool, k, pages))
+        monkeypatch.setattr(
+            bulk, "_submit", lambda pool, k, pages: submitted.append(len(pages)) or submit(pool, k, pages)
+        )
     else:
         monkeypatch.setattr(bulk, "_pool", lambda: None)
     monkeypatch.setattr(bulk, "WINDOW", 16)  # several windows: the worker analyses ahead of the writes
