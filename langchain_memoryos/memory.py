@@ -428,7 +428,9 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
 
         Raises:
             ValueError, TypeError: as ``add_turn``, for the first invalid turn (its
-                index in the message); nothing is written then.
+                index in the message); nothing is written then. A write that
+                fails later (the store) stops at its turn: the turns before it
+                are stored, as with ``add_turn`` one by one.
 
         Example:
             >>> memory = MemoryOS()
