@@ -284,7 +284,7 @@ class WriteTurns:
         >>> from langchain_memoryos import MemoryOS
         >>> memory = MemoryOS()
         >>> op = add_turns(memory._runtime, [("I moved to Oslo.", "Nice!"), ("I'm a nurse.", "Cool.")], "u", "t")
-        >>> [r.added for r in op.run(memory._runtime)], len(memory.get_stm("u", "t"))
+        >>> [r.added for r in op.run(memory._runtime)], len(memory.get_stm(user_id="u", thread_id="t"))
         ([True, True], 2)
     """
 

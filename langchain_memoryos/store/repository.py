@@ -112,17 +112,28 @@ class MemoryRepository:
 
     Args:
         dimension: the embedding dimension.
+        root: the memory's scope, the namespace every user's namespaces start with
+            (:func:`~langchain_memoryos.store.layout.scope_root`).
 
     Example:
         >>> repo = MemoryRepository(384)
         >>> repo.namespace("a.b@x.com", "pages")
         ('memoryos', 'a%2Eb@x%2Ecom', 'pages')
+        >>> MemoryRepository(384, root=("app", "%agent", "coach")).namespace("u")
+        ('app', '%agent', 'coach', 'u')
     """
 
     def __init__(
-        self, dimension: int, *, locks: ProcessLocks | None = None, shared: bool = False, embed_chars: int = 8000
+        self,
+        dimension: int,
+        *,
+        locks: ProcessLocks | None = None,
+        shared: bool = False,
+        embed_chars: int = 8000,
+        root: tuple[str, ...] = (ROOT,),
     ) -> None:
         self.dimension = dimension
+        self.root = root
         self.embed_chars = embed_chars
         self.shared = shared or locks is not None
         self._process_locks = locks
@@ -132,13 +143,13 @@ class MemoryRepository:
         self._guard = threading.Lock()
 
     def namespace(self, user_id: str, *parts: str) -> tuple[str, ...]:
-        """The namespace ``("memoryos", <encoded user>, *parts)``.
+        """The namespace ``(*root, <encoded user>, *parts)``.
 
         Example:
             >>> MemoryRepository(2).namespace("u")
             ('memoryos', 'u')
         """
-        return (ROOT, encode_label(user_id), *parts)
+        return (*self.root, encode_label(user_id), *parts)
 
     # -- locks ---------------------------------------------------------------
     def _lock(self, user_id: str) -> threading.Lock:
@@ -316,7 +327,7 @@ class MemoryRepository:
             if _version(stamp[0]) == state.version:
                 return state  # no other process wrote since this cache was built
         label = encode_label(user_id)
-        state = UserState(user_id=user_id, label=label, dimension=self.dimension, shared=self.shared)
+        state = UserState(user_id=user_id, label=label, dimension=self.dimension, shared=self.shared, root=self.root)
         head = yield StoreBatch((GetOp(state.ns(_DELETING), _TOMBSTONE), GetOp(state.ns("version"), "v")))
         if head[0] is not None:  # an interrupted deletion: finish it, the user starts empty
             state.completed_deletion = yield from self._finish_deletion(user_id)
@@ -349,7 +360,8 @@ class MemoryRepository:
         for it in stm_items:
             page = DialoguePage.from_dict(it.value)
             page.metadata.setdefault("_seq", int(it.value.get("seq", 0)))
-            thread = decode_label(it.namespace[3]) if len(it.namespace) > 3 else page.thread_id
+            depth = len(self.root) + 2  # (*root, user, "stm", thread)
+            thread = decode_label(it.namespace[depth]) if len(it.namespace) > depth else page.thread_id
             if page.thread_id != thread:  # the namespace is where the row is: it decides
                 state.load_problems.append(
                     f"STM page {it.key}: stored under thread {thread!r} but says {page.thread_id!r} (corrected)"

@@ -70,6 +70,8 @@ class UserState:
     revision: int = field(default_factory=_next_revision)
     #: rows of an interrupted deletion that loading this user deleted (0 normally)
     completed_deletion: int = 0
+    #: the memory's scope (:func:`~langchain_memoryos.store.layout.scope_root`)
+    root: tuple[str, ...] = (ROOT,)
     indices: DerivedIndices = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -137,13 +139,13 @@ class UserState:
 
     # -- namespaces ----------------------------------------------------------
     def ns(self, *parts: str) -> tuple[str, ...]:
-        """The namespace ``("memoryos", <user>, *parts)``.
+        """The namespace ``(*root, <user>, *parts)`` (``root`` is ``("memoryos",)`` by default).
 
         Example:
             >>> UserState(user_id="a.b", label="a%2Eb", dimension=2).ns("pages")
             ('memoryos', 'a%2Eb', 'pages')
         """
-        return (ROOT, self.label, *parts)
+        return (*self.root, self.label, *parts)
 
     def stm_ns(self, thread_id: str) -> tuple[str, ...]:
         """The STM namespace of a thread.

@@ -92,16 +92,16 @@ def _memory_of(memory: MemoryOS, user: str) -> dict[str, Any]:
     """Everything stored for the user (the export without its random version stamp), and what the facade shows."""
     rows = {
         (tuple(item["namespace"]), item["key"]): item["value"]
-        for item in memory.export_user(user)["items"]
+        for item in memory.export_user(user_id=user)["items"]
         if item["namespace"] != ["version"]
     }
     return {
         "rows": rows,
-        "threads": {t: [p.id for p in memory.get_stm(user, t)] for t in memory.list_threads(user)},
-        "segments": [(s.id, s.page_ids, s.keywords, s.summary) for s in memory.list_segments(user)],
-        "facts": sorted(f.summary for f in memory.list_facts(user)),
-        "log": [(e.action, e.record.summary, e.reason) for e in memory.write_log(user)],
-        "stats": vars(memory.stats(user)),
+        "threads": {t: [p.id for p in memory.get_stm(user_id=user, thread_id=t)] for t in memory.list_threads(user_id=user)},
+        "segments": [(s.id, s.page_ids, s.keywords, s.summary) for s in memory.list_segments(user_id=user)],
+        "facts": sorted(f.summary for f in memory.list_facts(user_id=user)),
+        "log": [(e.action, e.record.summary, e.reason) for e in memory.write_log(user_id=user)],
+        "stats": vars(memory.stats(user_id=user)),
     }
 
 
@@ -149,7 +149,7 @@ def test_aadd_turns_and_background_mode_store_the_same(tmp_path: Path) -> None:
     queued = MemoryOS(write_mode="background", config=MemoryOSConfig(**CONFIG))  # type: ignore[arg-type]
     reports = queued.add_turns(turns, user_id="u")
     assert all(r.queued for r in reports)
-    assert len(queued.get_stm("u", "main")) == 3  # a read waits for the queued turns
+    assert len(queued.get_stm(user_id="u", thread_id="main")) == 3  # a read waits for the queued turns
     queued.close()
 
 
@@ -165,11 +165,11 @@ def test_add_turns_checks_every_turn_before_writing(tmp_path: Path) -> None:
             memory.add_turns("hello", user_id="u")  # type: ignore[arg-type]
         with pytest.raises(ValueError, match="user"):
             memory.add_turns([("a", "b")], user_id="")
-        assert memory.list_threads("u") == []
+        assert memory.list_threads(user_id="u") == []
         assert memory.add_turns([], user_id="u") == []
         reports = memory.add_turns(iter([("I live in Oslo.", "Nice!"), "Just a note."]), user_id="u")
-        assert [p.user_input for p in memory.get_stm("u")] == ["I live in Oslo.", "Just a note."]
-        assert [r.page_id for r in reports] == [p.id for p in memory.get_stm("u")]
+        assert [p.user_input for p in memory.get_stm(user_id="u")] == ["I live in Oslo.", "Just a note."]
+        assert [r.page_id for r in reports] == [p.id for p in memory.get_stm(user_id="u")]
 
 
 def test_two_encoder_threads_give_the_same_rows() -> None:
