@@ -97,7 +97,9 @@ def _memory_of(memory: MemoryOS, user: str) -> dict[str, Any]:
     }
     return {
         "rows": rows,
-        "threads": {t: [p.id for p in memory.get_stm(user_id=user, thread_id=t)] for t in memory.list_threads(user_id=user)},
+        "threads": {
+            t: [p.id for p in memory.get_stm(user_id=user, thread_id=t)] for t in memory.list_threads(user_id=user)
+        },
         "segments": [(s.id, s.page_ids, s.keywords, s.summary) for s in memory.list_segments(user_id=user)],
         "facts": sorted(f.summary for f in memory.list_facts(user_id=user)),
         "log": [(e.action, e.record.summary, e.reason) for e in memory.write_log(user_id=user)],
