@@ -692,6 +692,93 @@ def measure_retrieval(
     return out
 
 
+def turn_dicts(turns: Sequence[Turn]) -> list[dict[str, Any]]:
+    """Synthetic turns as ``add_turn`` keyword arguments (and ``add_turns`` items)."""
+    return [
+        {
+            "user_input": t.user_input,
+            "agent_response": t.agent_response,
+            "thread_id": t.thread_id,
+            "timestamp": t.timestamp,
+            "turn_id": t.turn_id,
+        }
+        for t in turns
+    ]
+
+
+def locomo_turns(path: Path, conversation: int = 0) -> list[dict[str, Any]]:
+    """A LoCoMo conversation by the plain protocol (``ingest_plain``'s turns), one thread."""
+    from langchain_memoryos.evaluation.locomo import load_locomo, plain_pages, plain_turn
+
+    sample = load_locomo(path)[conversation]
+    return [
+        {
+            "user_input": plain_turn(p)[0],
+            "agent_response": plain_turn(p)[1],
+            "thread_id": "locomo",
+            "timestamp": p.timestamp,
+            "metadata": {"source_id": list(p.dia_ids)},
+        }
+        for p in plain_pages(sample)
+    ]
+
+
+def measure_write_ratios(
+    label: str, make_memory: Callable[[], MemoryOS], turns: Sequence[dict[str, Any]], rounds: int
+) -> dict[str, Any]:
+    """The two write ratios of issue 19, on the same turns, in this process.
+
+    * ``add_turn`` median / embed-alone median: each turn's page is embedded
+      alone (``encode_texts``, the text ``add_turn`` embeds) right after its
+      ``add_turn``, so machine load hits both alike.
+    * ``add_turns`` turns/s / ``add_turn`` turns/s: per round, the turns go to
+      a fresh user one by one and to another in one ``add_turns`` call; the
+      ratio of the round's times; the median over the rounds.
+    """
+    from langchain_memoryos.pipeline.settings import embedding_text
+
+    per_turn: list[float] = []
+    embed: list[float] = []
+    one_s: list[float] = []
+    bulk_s: list[float] = []
+    for r in range(rounds):
+        memory = make_memory()
+        try:
+            memory.add_turns(turns[:10], user_id=f"warm-{r}")  # the worker process and the encoder are warm
+            start = time.perf_counter()
+            for turn in turns:
+                t = time.perf_counter()
+                memory.add_turn(**turn, user_id=f"one-{r}")
+                per_turn.append(time.perf_counter() - t)
+                text = DialoguePage(id="x", user_input=turn["user_input"], agent_response=turn["agent_response"])
+                page_text = embedding_text(text.embedding_text, memory.config.max_embedding_chars)
+                t = time.perf_counter()
+                encode_texts(memory.embeddings, [page_text])
+                embed.append(time.perf_counter() - t)
+            one_s.append(time.perf_counter() - start - sum(embed[-len(turns) :]))
+            start = time.perf_counter()
+            memory.add_turns(turns, user_id=f"bulk-{r}")
+            bulk_s.append(time.perf_counter() - start)
+            if vars(memory.stats(user_id=f"one-{r}")) != vars(memory.stats(user_id=f"bulk-{r}")):
+                raise AssertionError(f"{label}: add_turns did not store what add_turn stores")
+        finally:
+            memory.close()
+    ratios = [a / b for a, b in zip(one_s, bulk_s, strict=True)]
+    n = len(turns)
+    return {
+        "label": label,
+        "turns": n,
+        "rounds": rounds,
+        "add_turn_p50_ms": statistics.median(per_turn) * 1000,
+        "embed_alone_p50_ms": statistics.median(embed) * 1000,
+        "add_turn_to_embed_ratio": statistics.median(per_turn) / statistics.median(embed),
+        "add_turn_tps": [n / x for x in one_s],
+        "add_turns_tps": [n / x for x in bulk_s],
+        "bulk_ratios": ratios,
+        "bulk_ratio_median": statistics.median(ratios),
+    }
+
+
 # --------------------------------------------------------------------------- #
 # Report
 # --------------------------------------------------------------------------- #
@@ -767,6 +854,25 @@ def print_report(results: dict[str, Any]) -> None:
             f"stm={st['stm_pages']} facts={st['user_facts']} created={s['segments_created']} "
             f"evicted={s['segments_evicted']} promoted={s['segments_promoted']}"
         )
+    if results.get("write_ratios"):
+        log("")
+        log("WRITE RATIOS (issue 19; same turns, one process; medians)")
+        for w in results["write_ratios"]:
+            log(
+                f"  {w['label']}: add_turn p50 {w['add_turn_p50_ms']:.1f} ms vs embed-alone p50 "
+                f"{w['embed_alone_p50_ms']:.1f} ms -> {w['add_turn_to_embed_ratio']:.2f}x (target <= 1.25: "
+                f"{_status(w['add_turn_to_embed_ratio'] <= 1.25)})"
+            )
+            log(
+                f"  {w['label']}: add_turns {statistics.median(w['add_turns_tps']):.1f} turns/s vs add_turn one by one "
+                f"{statistics.median(w['add_turn_tps']):.1f} turns/s -> {w['bulk_ratio_median']:.2f}x median of "
+                f"{w['rounds']} rounds {[round(x, 2) for x in w['bulk_ratios']]} (target >= 2: "
+                f"{_status(w['bulk_ratio_median'] >= 2.0)})"
+            )
+    small = [r for r in results["retrieval"] if r["stats"]["mtm_pages"] == SMALL_PAGES]
+    for r in small:
+        p50 = r["retrieve"]["p50_ms"]
+        log(f"  retrieval p50 at {SMALL_PAGES} pages [{r['label']}]: {p50:.2f} ms (target <= 20: {_status(p50 <= 20)})")
     log("")
     log(
         f"{'RETRIEVAL (MemoryOS.retrieve)':<40}{'pages':>7}{'segs':>6}{'p50':>9}{'p95':>9}{'mean':>9}"
@@ -836,6 +942,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--profile-top", type=int, default=30, help="functions shown per profile (default 30)")
     parser.add_argument("--skip-large", action="store_true", help="only the 300-page measurements")
+    parser.add_argument(
+        "--ratio-rounds", type=int, default=3, help="rounds of the add_turns / add_turn comparison (default 3)"
+    )
+    parser.add_argument(
+        "--locomo",
+        type=Path,
+        help="also measure the write ratios on conversation 0 of this LoCoMo file (plain protocol), e.g. "
+        "../shared/data/locomo_dev.json",
+    )
+    parser.add_argument(
+        "--ratios-only", action="store_true", help="only the write ratios (and retrieval at 300 pages), no large user"
+    )
     parser.add_argument(
         "--single-thread",
         action="store_true",
@@ -962,8 +1080,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         tmpdir.cleanup()
 
+    # -- write ratios (issue 19): add_turn vs embed alone, add_turns vs add_turn ----
+    results["write_ratios"] = []
+    ratio_dir = tempfile.TemporaryDirectory(prefix="bench_memoryos_ratios_")
+    try:
+        sets = [("synthetic 307 turns [SqliteStore]", turn_dicts(list(_take(dialogue(SEED + 4, prefix="r"), 307))))]
+        if args.locomo:
+            sets.append((f"LoCoMo conversation 0 ({args.locomo.name}) [SqliteStore]", locomo_turns(args.locomo)))
+        counter = iter(range(10_000))
+        for label, turn_set in sets:
+            log(f"write ratios [{label}]: {len(turn_set)} turns x {args.ratio_rounds} rounds ...")
+            w = measure_write_ratios(
+                label,
+                lambda: MemoryOS.from_sqlite(Path(ratio_dir.name) / f"ratios-{next(counter)}.db"),  # noqa: B023
+                turn_set,
+                args.ratio_rounds,
+            )
+            log(f"  add_turn/embed {w['add_turn_to_embed_ratio']:.2f}x, bulk {w['bulk_ratio_median']:.2f}x")
+            results["write_ratios"].append(w)
+    finally:
+        ratio_dir.cleanup()
+
     # -- the large user ---------------------------------------------------------
-    if not args.skip_large:
+    if not args.skip_large and not args.ratios_only:
         memory = MemoryOS()
         user = "large-user"
         if args.load_large:

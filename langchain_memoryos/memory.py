@@ -31,7 +31,7 @@ from langchain_memoryos.embeddings import encode_texts, resolve_embeddings
 from langchain_memoryos.facade.facts import FactMethods
 from langchain_memoryos.facade.inspection import InspectionMethods
 from langchain_memoryos.facade.maintenance import MaintenanceMethods
-from langchain_memoryos.operations import turns
+from langchain_memoryos.operations import bulk, turns
 from langchain_memoryos.operations.runtime import Runtime
 from langchain_memoryos.operations.validation import clean_metadata, clean_text
 from langchain_memoryos.pipeline.effects import Services
@@ -469,6 +469,66 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         return await self._async(
             turns.add_turn(self._runtime, user_input, agent_response, user_id, thread_id, timestamp, metadata, turn_id)
         )
+
+    def add_turns(
+        self,
+        turns: Iterable[Any],
+        *,
+        user_id: str,
+        thread_id: str = "default",
+    ) -> list[WriteReport]:
+        """Store many turns of one user: the same result as ``add_turn`` on each in order, in far less time.
+
+        The pages are embedded in batches, the analyses of the pages that leave
+        STM (keywords, facts) are computed ahead — on a second core where the
+        platform can fork a worker process — and their facts embedded in
+        batches; then every turn runs through the same write stages as
+        ``add_turn``. Same pages, segments, facts and write events (vectors
+        equal up to float rounding). Use it to import a conversation or a
+        history; ``memoryos ingest`` and ``memoryos import`` do.
+
+        Args:
+            turns: in order, each a ``(user_input, agent_response)`` pair, a dict
+                with the keys of ``add_turn`` (``user_input``, ``agent_response``,
+                ``thread_id``, ``timestamp``, ``metadata``, ``turn_id``), or a
+                lone user input.
+            user_id: whose memory.
+            thread_id: the thread of the turns that do not name one.
+
+        Returns:
+            One report per turn, in order (``queued`` in background mode).
+
+        Raises:
+            ValueError, TypeError: as ``add_turn``, for the first invalid turn (its
+                index in the message); nothing is written then. A write that
+                fails later (the store) stops at its turn: the turns before it
+                are stored, as with ``add_turn`` one by one.
+
+        Example:
+            >>> memory = MemoryOS()
+            >>> reports = memory.add_turns(
+            ...     [("I moved to Denver.", "Nice!"), {"user_input": "I'm a nurse.", "turn_id": "t2"}], user_id="u1"
+            ... )
+            >>> [r.added for r in reports], [p.user_input for p in memory.get_stm(user_id="u1")]
+            ([True, True], ['I moved to Denver.', "I'm a nurse."])
+        """
+        return self._sync(bulk.add_turns(self._runtime, turns, user_id, thread_id))
+
+    async def aadd_turns(
+        self,
+        turns: Iterable[Any],
+        *,
+        user_id: str,
+        thread_id: str = "default",
+    ) -> list[WriteReport]:
+        """Async twin of :meth:`add_turns`.
+
+        Example:
+            >>> import asyncio
+            >>> [r.added for r in asyncio.run(MemoryOS().aadd_turns([("Hi", "Hello")], user_id="u"))]
+            [True]
+        """
+        return await self._async(bulk.add_turns(self._runtime, turns, user_id, thread_id))
 
     def add_messages(
         self,

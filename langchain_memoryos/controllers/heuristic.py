@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from langchain_memoryos.config import MODEL_THRESHOLDS, ModelThresholds
 from langchain_memoryos.controllers.base import (
@@ -41,7 +42,7 @@ from langchain_memoryos.controllers.slots import agent_slot, find_slot
 from langchain_memoryos.retrieval.keywords import extract_keywords, merge_keywords
 from langchain_memoryos.schema import PROFILE_KEYS, DialoguePage, FactKind, MemoryRecord, Persona, Relation, Segment
 
-__all__ = ["HeuristicController"]
+__all__ = ["HeuristicController", "PageContent"]
 
 _REFERENCE_START = re.compile(
     r"^(?:and|also|but|so|then|what about|how about|it|that|this|they|those|he|she|yes|no|yeah|"
@@ -90,6 +91,29 @@ def _record(facts: SentenceFacts, kind: str) -> MemoryRecord:
         sentiment=facts.sentiment,  # type: ignore[arg-type]
         confidence=facts.confidence,
     )
+
+
+@dataclass(frozen=True)
+class PageContent:
+    """What :meth:`HeuristicController.analyze_page` reads off a page alone (all but the chain link and meta).
+
+    A pure function of the page's texts and metadata, so it can be computed
+    ahead, in another process (``MemoryOS.add_turns`` does, on a second core).
+
+    Attributes:
+        gist: the page's gist (its user side's, else its answer's).
+        keywords: its YAKE keywords.
+        records: its agent traits and fact records.
+
+    Example:
+        >>> page = DialoguePage(id="p", user_input="I'm vegan.", agent_response="Noted!")
+        >>> HeuristicController().page_content(page).gist
+        "I'm vegan."
+    """
+
+    gist: str
+    keywords: list[str] = field(default_factory=list)
+    records: list[MemoryRecord] = field(default_factory=list)
 
 
 #: A first-person word: a query without one needs no third-person rewrite.
@@ -179,12 +203,32 @@ class HeuristicController(BaseController):
                         record.personal = False  # the fact is its own record; the task is not kept
         return out
 
-    def analyze_page(self, page: DialoguePage, previous: DialoguePage | None, similarity: float | None) -> PageAnalysis:
+    def page_content(self, page: DialoguePage) -> PageContent:
+        """Gist, YAKE keywords, agent traits and fact records of a page (what needs no other page).
+
+        Example:
+            >>> p = DialoguePage(id="p", user_input="I live in Lyon.", agent_response="Nice city.")
+            >>> [r.summary for r in HeuristicController().page_content(p).records]
+            ['The user lives in Lyon.']
+        """
+        this_gist = gist(page.user_input) or gist(page.agent_response)
+        keywords = extract_keywords(f"{page.user_input}\n{page.agent_response}", self.page_keywords)
+        traits = [r for r in self.records_from_text(split_speaker(page.user_input)[1]) if r.kind == "agent"]
+        return PageContent(this_gist, keywords, traits + page_fact_records(page))
+
+    def analyze_page(
+        self,
+        page: DialoguePage,
+        previous: DialoguePage | None,
+        similarity: float | None,
+        content: PageContent | None = None,
+    ) -> PageAnalysis:
         """Chain link, extractive chain meta, YAKE keywords, gist; the page's facts and agent traits.
 
         The records are the user side's instructions to the assistant (agent
         traits) and one fact record per speaker side
         (:func:`~langchain_memoryos.controllers.facts.page_fact_records`).
+        ``content``: the page's :meth:`page_content` when it was computed ahead.
 
         Example:
             >>> p = DialoguePage(id="p", user_input="I live in Lyon.", agent_response="Nice city.")
@@ -192,18 +236,18 @@ class HeuristicController(BaseController):
             'I live in Lyon.'
         """
         linked = self._linked(page, previous, similarity)
-        this_gist = gist(page.user_input) or gist(page.agent_response)
+        if content is None:
+            content = self.page_content(page)
+        this_gist, keywords = content.gist, list(content.keywords)
         if linked and previous is not None and previous.meta:
             items = [x for x in previous.meta.split(" → ") if x][-(_CHAIN_ITEMS - 1) :] + [this_gist]
             meta = " → ".join(items)
         else:
             meta = this_gist
-        keywords = extract_keywords(f"{page.user_input}\n{page.agent_response}", self.page_keywords)
         topic = this_gist
         if keywords:
             topic = f"{', '.join(keywords[:4])}: {this_gist}" if this_gist else ", ".join(keywords[:4])
-        traits = [r for r in self.records_from_text(split_speaker(page.user_input)[1]) if r.kind == "agent"]
-        records = traits + page_fact_records(page)
+        records = list(content.records)
         return PageAnalysis(linked=linked, chain_meta=meta, keywords=keywords, topic_summary=topic, records=records)
 
     # -- promotion -------------------------------------------------------------

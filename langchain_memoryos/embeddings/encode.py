@@ -97,7 +97,7 @@ def _dimension_hint(embeddings: Embeddings) -> int:
     return dim if isinstance(dim, int) else 0
 
 
-def encode_texts(embeddings: Embeddings, texts: Sequence[str]) -> FloatArray:
+def encode_texts(embeddings: Embeddings, texts: Sequence[str], *, threads: int = 1) -> FloatArray:
     """Embed ``texts`` with any LangChain embeddings into L2-normalised float32 rows.
 
     Uses the fast :meth:`MiniLMEmbeddings.encode` path when possible, otherwise
@@ -107,6 +107,7 @@ def encode_texts(embeddings: Embeddings, texts: Sequence[str]) -> FloatArray:
     Args:
         embeddings: A :class:`MiniLMEmbeddings` or any ``Embeddings``.
         texts: The texts to embed.
+        threads: forward passes at once for MiniLM (:meth:`MiniLMEmbeddings.encode`).
 
     Returns:
         Array of shape ``(len(texts), d)``, dtype float32.  For an empty input
@@ -117,14 +118,14 @@ def encode_texts(embeddings: Embeddings, texts: Sequence[str]) -> FloatArray:
         (2, 384)
     """
     if isinstance(embeddings, MiniLMEmbeddings):
-        return embeddings.encode(texts)
+        return embeddings.encode(texts, threads=threads)
     batch = list(texts)
     if not batch:
         return np.zeros((0, _dimension_hint(embeddings)), dtype=np.float32)
     return _normalise_rows(embeddings.embed_documents(batch), len(batch), 0)
 
 
-async def aencode_texts(embeddings: Embeddings, texts: Sequence[str]) -> FloatArray:
+async def aencode_texts(embeddings: Embeddings, texts: Sequence[str], *, threads: int = 1) -> FloatArray:
     """Async :func:`encode_texts`.
 
     MiniLM runs in a worker thread (``asyncio.to_thread``); other embeddings
@@ -133,6 +134,7 @@ async def aencode_texts(embeddings: Embeddings, texts: Sequence[str]) -> FloatAr
     Args:
         embeddings: A :class:`MiniLMEmbeddings` or any ``Embeddings``.
         texts: The texts to embed.
+        threads: forward passes at once for MiniLM.
 
     Returns:
         Array of shape ``(len(texts), d)``, dtype float32, L2-normalised rows.
@@ -143,7 +145,7 @@ async def aencode_texts(embeddings: Embeddings, texts: Sequence[str]) -> FloatAr
         (1, 384)
     """
     if isinstance(embeddings, MiniLMEmbeddings):
-        return await asyncio.to_thread(embeddings.encode, list(texts))
+        return await asyncio.to_thread(embeddings.encode, list(texts), threads=threads)
     batch = list(texts)
     if not batch:
         return np.zeros((0, _dimension_hint(embeddings)), dtype=np.float32)

@@ -214,7 +214,8 @@ def ingest_conversation(
     followed by a speaker_b turn is one page; any other turn (two speaker_a
     turns in a row, a session that opens with speaker_b) is a page of its own,
     so no turn is dropped or overwritten. Turns are one minute apart from the
-    session date. The speakers' names go with each page (``user_name`` /
+    session date. The pages are stored with ``memory.add_turns`` (the same
+    result as ``add_turn`` page by page). The speakers' names go with each page (``user_name`` /
     ``agent_name`` metadata), so the memory shows and matches "Ana:" rather
     than "User:". ``on_page`` is called after each page (for progress bars).
 
@@ -230,24 +231,42 @@ def ingest_conversation(
         >>> sorted(m.retrieve("Where does A live?", user_id="a", thread_id="locomo").source_ids())
         ['D1:1', 'D1:2', 'D1:3']
     """
-    added = 0
-    for page in conversation_pages(sample):
-        report = memory.add_turn(
-            page.user_input,
-            page.agent_response,
-            user_id=user_id,
-            thread_id=thread_id,
-            timestamp=page.timestamp,
-            metadata={
+    turns = [
+        {
+            "user_input": page.user_input,
+            "agent_response": page.agent_response,
+            "timestamp": page.timestamp,
+            "metadata": {
                 "source_id": list(page.dia_ids),
                 "user_name": page.user_speaker,
                 "agent_name": page.agent_speaker,
             },
-            turn_id="+".join(page.dia_ids) or None,
-        )
-        added += report.added
+            "turn_id": "+".join(page.dia_ids) or None,
+        }
+        for page in conversation_pages(sample)
+    ]
+    return _add_in_batches(memory, turns, user_id, thread_id, on_page)
+
+
+#: Pages per ``add_turns`` call of the ingestion (progress is reported after each).
+INGEST_BATCH = 256
+
+
+def _add_in_batches(
+    memory: MemoryOS,
+    turns: list[dict[str, Any]],
+    user_id: str,
+    thread_id: str,
+    on_page: Callable[[], object] | None,
+) -> int:
+    """``memory.add_turns`` over the turns in batches (the same result as ``add_turn`` one by one); pages added."""
+    added = 0
+    for start in range(0, len(turns), INGEST_BATCH):
+        reports = memory.add_turns(turns[start : start + INGEST_BATCH], user_id=user_id, thread_id=thread_id)
+        added += sum(r.added for r in reports)
         if on_page is not None:
-            on_page()
+            for _ in reports:
+                on_page()
     return added
 
 
@@ -406,11 +425,12 @@ def ingest_plain(
 ) -> int:
     """Feed one conversation through the plain public API; return the pages added.
 
-    Each page of :func:`plain_pages` becomes ``add_turn("Name: text", "Name: text",
-    user_id=user_id, thread_id=thread_id, timestamp=<session date>,
-    metadata={"source_id": [dia ids]})`` — no speaker names as metadata, no turn
-    id. ``thread_id`` defaults to ``user_id`` (the conversation is its own
-    thread). ``on_page`` is called after each page (for progress bars).
+    Each page of :func:`plain_pages` is a turn ``("Name: text", "Name: text")``
+    of ``user_id`` in ``thread_id`` with ``timestamp=<session date>`` and
+    ``metadata={"source_id": [dia ids]}`` — no speaker names as metadata, no
+    turn id — stored with ``memory.add_turns`` (the same result as ``add_turn``
+    page by page). ``thread_id`` defaults to ``user_id`` (the conversation is
+    its own thread). ``on_page`` is called after each page (for progress bars).
 
     Example:
         >>> from langchain_memoryos import MemoryOS
@@ -424,22 +444,12 @@ def ingest_plain(
         >>> [(p.user_input, p.agent_response) for p in m.get_stm(user_id="conv", thread_id="conv")]
         [('B: Hi A', 'A: I moved to Oslo.'), ('B: Nice!', '')]
     """
-    added = 0
-    thread = user_id if thread_id is None else thread_id
-    for page in plain_pages(sample):
-        user, agent = plain_turn(page)
-        report = memory.add_turn(
-            user,
-            agent,
-            user_id=user_id,
-            thread_id=thread,
-            timestamp=page.timestamp,
-            metadata={"source_id": list(page.dia_ids)},
-        )
-        added += report.added
-        if on_page is not None:
-            on_page()
-    return added
+    turns = [
+        dict(zip(("user_input", "agent_response"), plain_turn(page), strict=True))
+        | {"timestamp": page.timestamp, "metadata": {"source_id": list(page.dia_ids)}}
+        for page in plain_pages(sample)
+    ]
+    return _add_in_batches(memory, turns, user_id, user_id if thread_id is None else thread_id, on_page)
 
 
 def _pair_turns(turns: list[dict[str, Any]], speaker_a: str) -> list[list[dict[str, Any]]]:

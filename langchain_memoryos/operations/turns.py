@@ -1,12 +1,12 @@
-"""Turns in, context out: ``add_turn`` and ``retrieve`` as runs of the memory's two graphs.
+"""Turns in, context out: ``add_turn`` and ``retrieve`` run the stages of the memory's two graphs.
 
 A turn is validated into a :class:`~langchain_memoryos.pipeline.turn.TurnWrite`,
-embedded without the user's lock, then run through the write graph (whose
-stages take the lock around store work only); in background mode it is
-queued instead. A query is validated into a
+embedded without the user's lock, then run through the write stages (the
+write graph's nodes, run directly; they take the lock around store work
+only); in background mode it is queued instead. A query is validated into a
 :class:`~langchain_memoryos.retrieval.recall.ReadRun` and run through the read
-graph, which holds the user's lock for the read. The graphs are built once per
-memory, on first use.
+stages under the user's lock. The graphs (what a LangGraph application
+composes) are built once per memory, on first use.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from langchain_memoryos.operations.runtime import Runtime
 from langchain_memoryos.operations.validation import check_query, check_text, check_thread, check_user, clean_metadata
 from langchain_memoryos.pipeline.effects import run_async, run_sync
 from langchain_memoryos.pipeline.turn import TurnWrite, embed_turn, turn_page
+from langchain_memoryos.pipeline.write import run_turn
 from langchain_memoryos.retrieval.recall import ReadRun, read
 from langchain_memoryos.schema import MemoryContext, WriteReport
 
@@ -38,10 +39,6 @@ __all__ = [
     "turn_input",
     "write_graph",
 ]
-
-#: How the memory's own graphs are run: many stages per turn are normal; never in a user's message stream;
-#: one node at a time (their nodes run in sequence), which also spares LangGraph sizing a thread pool per run.
-_GRAPH_CONFIG: dict[str, Any] = {"recursion_limit": 100_000, "tags": ["nostream", "memoryos"], "max_concurrency": 1}
 
 
 def turn_input(
@@ -176,26 +173,29 @@ def _lease_of(payload: TurnWrite | ReadRun) -> Iterator[None]:
             payload.lease.release()
 
 
-def _invoke(graph: Any, key: str, payload: TurnWrite | ReadRun) -> None:
-    """Run one of the memory's graphs on a payload; the lease is released whatever happens."""
-    with _lease_of(payload):
-        graph.invoke({key: payload}, dict(_GRAPH_CONFIG), stream_mode="updates")
-
-
-async def _ainvoke(graph: Any, key: str, payload: TurnWrite | ReadRun) -> None:
-    with _lease_of(payload):
-        await graph.ainvoke({key: payload}, dict(_GRAPH_CONFIG), stream_mode="updates")
-
-
 # -- the operations -----------------------------------------------------------
 def _write(runtime: Runtime, turn: TurnWrite) -> None:
+    runtime.settle_turn(turn)  # after the user's queued writes (unless this is one of them)
     run_sync(embed_turn(runtime.settings, turn), runtime.services)  # the encoder never holds the user's lock
-    _invoke(write_graph(runtime), "turn", turn)  # stm_append takes the lock (never during a model call)
+    with _lease_of(turn):  # stm_append takes the lock (never during a model call)
+        run_sync(run_turn(runtime.repository, runtime.settings, turn), runtime.services)
+
+
+async def _awrite(runtime: Runtime, turn: TurnWrite) -> None:
+    await runtime.asettle_turn(turn)
+    await run_async(embed_turn(runtime.settings, turn), runtime.services)  # never under the user's lock
+    with _lease_of(turn):
+        await run_async(run_turn(runtime.repository, runtime.settings, turn), runtime.services)
 
 
 @dataclass(frozen=True)
 class WriteTurn:
-    """Store one turn: embedded without the user's lock, then through the write graph (or queued, in background mode).
+    """Store one turn: embedded without the user's lock, then through the write stages (or queued, in background mode).
+
+    The stages are the write graph's nodes (:func:`write_graph`), run here
+    directly by the effect drivers (:func:`~langchain_memoryos.pipeline.write.run_turn`):
+    the same functions in the same order, without the graph runtime's
+    per-node bookkeeping.
 
     Example:
         >>> from langchain_memoryos import MemoryOS
@@ -218,8 +218,7 @@ class WriteTurn:
         """Run with async IO."""
         if runtime.writer is not None:
             return self._queue(runtime)
-        await run_async(embed_turn(runtime.settings, self.turn), runtime.services)  # never under the user's lock
-        await _ainvoke(write_graph(runtime), "turn", self.turn)  # the entry node takes the lease
+        await _awrite(runtime, self.turn)
         return self.turn.report
 
     def _queue(self, runtime: Runtime) -> WriteReport:

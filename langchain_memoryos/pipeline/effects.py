@@ -12,8 +12,9 @@ places that perform the IO, with ``store.batch`` / ``store.abatch``,
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import copy
-from collections.abc import Awaitable, Callable, Generator
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -38,6 +39,7 @@ __all__ = [
     "Services",
     "Step",
     "StoreBatch",
+    "Wait",
     "judged",
     "run_async",
     "run_sync",
@@ -79,6 +81,7 @@ class Embed:
     """
 
     texts: tuple[str, ...]
+    threads: int = field(default=1, kw_only=True)  # forward passes at once (a bulk write's batches use two cores)
 
 
 @dataclass(frozen=True)
@@ -136,7 +139,25 @@ class Purge:
     """
 
 
-Effect = StoreBatch | Embed | Judgement | Parallel | Lock | Purge
+@dataclass(frozen=True)
+class Wait:
+    """Wait for work started elsewhere (another process or thread); the result is the future's.
+
+    The sync driver blocks on it; the async driver awaits it without blocking the event loop.
+
+    Example:
+        >>> from concurrent.futures import ThreadPoolExecutor
+        >>> def step(future):
+        ...     return (yield Wait(future))
+        >>> with ThreadPoolExecutor(1) as pool:
+        ...     run_sync(step(pool.submit(sum, [1, 2])), Services(None, None, None))  # type: ignore[arg-type]
+        3
+    """
+
+    future: concurrent.futures.Future[Any]
+
+
+Effect = StoreBatch | Embed | Judgement | Parallel | Lock | Purge | Wait
 Step = Generator[Effect, Any, T]
 
 
@@ -152,6 +173,8 @@ class Services:
             (``offline=True`` requests): local, never a model call.
         lease, alease: take a user's write lock (for :class:`Lock`).
         purge: make deleted rows unrecoverable from the store's files (for :class:`Purge`).
+        vectors: texts already embedded (a bulk write embeds its texts in batches ahead): an
+            :class:`Embed` of texts all found here is answered from it.
 
     Example:
         >>> def step():
@@ -168,7 +191,22 @@ class Services:
     lease: Callable[[str], Any] | None = None
     alease: Callable[[str], Awaitable[Any]] | None = None
     purge: Callable[[], Any] | None = None
+    vectors: Mapping[str, Any] | None = None
     _async_store: bool | None = None
+
+    def embedded(self, texts: tuple[str, ...]) -> Any:
+        """The rows of ``texts`` when every one is in :attr:`vectors`, else ``None``.
+
+        Example:
+            >>> known = {"a": np.ones(2, dtype=np.float32)}
+            >>> services = Services(None, None, None, vectors=known)  # type: ignore[arg-type]
+            >>> services.embedded(("a", "a")).shape, services.embedded(("a", "b"))
+            ((2, 2), None)
+        """
+        known = self.vectors
+        if known is None or not all(t in known for t in texts):
+            return None
+        return np.stack([known[t] for t in texts])
 
     def judge(self, request: Judgement) -> MemoryController:
         """The controller that answers ``request``: the offline one when asked for, or when the controller cannot.
@@ -336,7 +374,10 @@ def _perform_sync(effect: Effect, services: Services) -> Any:
     if isinstance(effect, Embed):
         if not effect.texts:
             return np.zeros((0, 1), dtype=np.float32)
-        return encode_texts(services.embeddings, effect.texts)
+        known = services.embedded(effect.texts)
+        return known if known is not None else encode_texts(services.embeddings, effect.texts, threads=effect.threads)
+    if isinstance(effect, Wait):
+        return effect.future.result()
     if isinstance(effect, Parallel):
         return [r.ask(services.judge(r)) for r in effect.requests]
     if isinstance(effect, Lock):
@@ -398,7 +439,12 @@ async def _perform_async(effect: Effect, services: Services) -> Any:
     if isinstance(effect, Embed):
         if not effect.texts:
             return np.zeros((0, 1), dtype=np.float32)
-        return await aencode_texts(services.embeddings, effect.texts)
+        known = services.embedded(effect.texts)
+        if known is not None:
+            return known
+        return await aencode_texts(services.embeddings, effect.texts, threads=effect.threads)
+    if isinstance(effect, Wait):
+        return await asyncio.wrap_future(effect.future)
     if isinstance(effect, Parallel):
         return list(await asyncio.gather(*(r.aask(services.judge(r)) for r in effect.requests)))
     if isinstance(effect, Lock):

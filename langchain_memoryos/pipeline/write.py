@@ -24,7 +24,7 @@ from langchain_memoryos.tiers.lpm import stage_persona_promote
 from langchain_memoryos.tiers.mtm import stage_chain_link, stage_heat_evict, stage_mtm_insert
 from langchain_memoryos.tiers.stm import stage_stm_append
 
-__all__ = ["STAGE_FUNCTIONS", "add_turn", "run_stage"]
+__all__ = ["STAGE_FUNCTIONS", "add_turn", "run_stage", "run_turn"]
 
 logger = logging.getLogger("langchain_memoryos")
 
@@ -156,6 +156,24 @@ def add_turn(
     """
     t = TurnWrite(user_id, thread_id, user_input, agent_response, timestamp, metadata, turn_id, optimistic=optimistic)
     yield from embed_turn(settings, t)
+    return (yield from run_turn(repo, settings, t))
+
+
+def run_turn(repo: MemoryRepository, settings: EngineSettings, t: TurnWrite) -> Step[WriteReport]:
+    """Step: run a turn through its stages until it is done (committed); a failure drops the user's cached state.
+
+    The write graph's nodes run the same stages (:func:`run_stage`) one per
+    node; ``MemoryOS.add_turn`` and ``add_turns`` run them here directly,
+    without the graph runtime's per-node bookkeeping.
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> from langchain_memoryos.pipeline.effects import run_sync
+        >>> m = MemoryOS()
+        >>> t = TurnWrite("u", "t", "I live in Oslo.", "Nice!", "2024-01-01", None, None)
+        >>> run_sync(run_turn(m.repository, m.settings, t), m._services).added, t.next
+        (True, 'done')
+    """
     try:
         while t.next != DONE:
             yield from run_stage(repo, settings, t)

@@ -71,19 +71,25 @@ def locomo_file(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, list[dict[str, Any]]]]:
-    """Record every add_turn and retrieve of every MemoryOS (the real methods still run)."""
+    """Record every turn added (add_turn, or one of add_turns) and every retrieve of every MemoryOS (they still run)."""
     seen: dict[str, list[dict[str, Any]]] = {"add_turn": [], "retrieve": []}
-    add_turn, retrieve = MemoryOS.add_turn, MemoryOS.retrieve
+    add_turn, add_turns, retrieve = MemoryOS.add_turn, MemoryOS.add_turns, MemoryOS.retrieve
 
     def spy_add(self: MemoryOS, user_input: str, agent_response: str, **kwargs: Any) -> Any:
         seen["add_turn"].append({"user_input": user_input, "agent_response": agent_response, **kwargs})
         return add_turn(self, user_input, agent_response, **kwargs)
+
+    def spy_add_many(self: MemoryOS, turns: list[dict[str, Any]], *, user_id: str, thread_id: str) -> Any:
+        for turn in turns:
+            seen["add_turn"].append({"user_id": user_id, "thread_id": thread_id, **turn})
+        return add_turns(self, turns, user_id=user_id, thread_id=thread_id)
 
     def spy_retrieve(self: MemoryOS, query: str, **kwargs: Any) -> Any:
         seen["retrieve"].append({"query": query, **kwargs})
         return retrieve(self, query, **kwargs)
 
     monkeypatch.setattr(MemoryOS, "add_turn", spy_add)
+    monkeypatch.setattr(MemoryOS, "add_turns", spy_add_many)
     monkeypatch.setattr(MemoryOS, "retrieve", spy_retrieve)
     yield seen
 

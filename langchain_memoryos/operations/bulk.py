@@ -1,0 +1,340 @@
+"""``MemoryOS.add_turns``: many turns of one user, stored as the same turns added one by one, in far less time.
+
+Every turn is checked first (nothing is written when one is invalid). Then,
+window by window, the turns' pages are embedded in one encoder batch, the
+analysis of the pages that will leave STM during the call (keywords and
+facts, a pure function of each page:
+:meth:`~langchain_memoryos.controllers.heuristic.HeuristicController.page_content`)
+is computed ahead — in a worker process on a second core where the platform
+can fork — and their facts' summaries are embedded in one batch too. Then the
+turns run through the write stages one by one, exactly as ``add_turn`` runs
+them (:func:`~langchain_memoryos.pipeline.write.run_turn`), answering the
+analyses and embeddings from what was computed ahead: the same pages,
+segments, facts and write events as ``add_turn`` turn by turn (vectors equal
+up to float rounding: a batch pads its texts).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import threading
+import warnings
+from collections.abc import Iterable, Mapping
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from typing import Any
+
+from langchain_memoryos.controllers.base import PageAnalysis
+from langchain_memoryos.controllers.heuristic import HeuristicController, PageContent
+from langchain_memoryos.operations.runtime import Runtime
+from langchain_memoryos.operations.turns import turn_input
+from langchain_memoryos.operations.validation import check_user
+from langchain_memoryos.pipeline.effects import Embed, Services, Step, Wait, run_async, run_sync
+from langchain_memoryos.pipeline.settings import embedding_text
+from langchain_memoryos.pipeline.turn import TurnWrite, turn_page
+from langchain_memoryos.pipeline.write import run_turn
+from langchain_memoryos.schema import DialoguePage, WriteReport
+from langchain_memoryos.scoring import gate
+from langchain_memoryos.store.vector_index import Vector
+
+__all__ = ["TURN_KEYS", "WriteTurns", "add_turns", "turn_fields"]
+
+#: The keys of a turn given as a dict (``add_turn``'s arguments).
+TURN_KEYS = ("user_input", "agent_response", "thread_id", "timestamp", "metadata", "turn_id")
+#: Turns embedded, analysed and written per window (the worker analyses the next windows meanwhile).
+WINDOW = 128
+#: Forward passes of the encoder at once in a bulk write (one per core, up to two).
+THREADS = max(1, min(2, os.cpu_count() or 1))
+#: Fewer pages to analyse than this: analysed in this process (a worker's round trip would cost more).
+MIN_PARALLEL_PAGES = 24
+
+_POOL: ProcessPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def turn_fields(item: Any, index: int = 0) -> dict[str, Any]:
+    """``add_turn``'s arguments of one item of ``add_turns``: a pair, a dict, or a lone user input.
+
+    Raises:
+        ValueError: a dict with other keys than :data:`TURN_KEYS`, a sequence that is not a pair.
+
+    Example:
+        >>> turn_fields(("I moved to Oslo.", "Nice!"))
+        {'user_input': 'I moved to Oslo.', 'agent_response': 'Nice!'}
+        >>> turn_fields({"user_input": "Hi", "turn_id": "t1"})
+        {'user_input': 'Hi', 'turn_id': 't1'}
+        >>> turn_fields("Hi")
+        {'user_input': 'Hi'}
+        >>> turn_fields({"user": "Hi"}, 3)
+        Traceback (most recent call last):
+        ValueError: turns[3] has unknown keys ['user']; a turn's keys are user_input, agent_response, thread_id, \
+timestamp, metadata, turn_id.
+    """
+    if isinstance(item, Mapping):
+        unknown = sorted(str(k) for k in item if k not in TURN_KEYS)
+        if unknown:
+            raise ValueError(f"turns[{index}] has unknown keys {unknown}; a turn's keys are {', '.join(TURN_KEYS)}.")
+        return dict(item)
+    if isinstance(item, tuple | list):
+        if len(item) != 2:
+            raise ValueError(
+                f"turns[{index}] is a sequence of {len(item)} items; give (user_input, agent_response) pairs "
+                "or dicts with the keys of add_turn."
+            )
+        return {"user_input": item[0], "agent_response": item[1]}
+    return {"user_input": item}
+
+
+def _checked(runtime: Runtime, turns: Iterable[Any], user_id: Any, thread_id: Any) -> tuple[TurnWrite, ...]:
+    """Every turn checked as ``add_turn`` checks it (nothing is written when one is invalid)."""
+    if isinstance(turns, str | bytes | Mapping) or not isinstance(turns, Iterable):
+        raise TypeError(
+            "turns must be an iterable of turns: (user_input, agent_response) pairs, dicts with the keys of "
+            f"add_turn ({', '.join(TURN_KEYS)}) or user inputs, got {type(turns).__name__}."
+        )
+    out: list[TurnWrite] = []
+    for i, item in enumerate(turns):
+        f = turn_fields(item, i)
+        try:
+            out.append(
+                turn_input(
+                    runtime,
+                    f.get("user_input", ""),
+                    f.get("agent_response", ""),
+                    user_id,
+                    f.get("thread_id", thread_id),
+                    f.get("timestamp"),
+                    f.get("metadata"),
+                    f.get("turn_id"),
+                )
+            )
+        except (ValueError, TypeError) as exc:
+            raise type(exc)(f"turns[{i}]: {exc}") from exc
+    return tuple(out)
+
+
+# -- the page analyses computed ahead -------------------------------------------
+def _page_contents(page_keywords: int, pages: list[DialoguePage]) -> list[PageContent]:
+    """The pages' contents (in the worker process): what ``analyze_page`` reads off each page alone."""
+    controller = HeuristicController(page_keywords=page_keywords)
+    return [controller.page_content(p) for p in pages]
+
+
+def _pool() -> ProcessPoolExecutor | None:
+    """The worker process that analyses pages on a second core (forked once per process), or ``None``.
+
+    ``None`` with one CPU, or where forking is not the safe way to start a
+    process (macOS, Windows): the pages are then analysed in this process.
+    """
+    global _POOL
+    if (os.cpu_count() or 1) < 2 or sys.platform != "linux" or "fork" not in multiprocessing.get_all_start_methods():
+        return None
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
+        return _POOL
+
+
+def _submit(pool: ProcessPoolExecutor, page_keywords: int, pages: list[DialoguePage]) -> Future[list[PageContent]]:
+    with warnings.catch_warnings():  # the child runs pure-Python analysis only, never a thread of this process
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return pool.submit(_page_contents, page_keywords, pages)
+
+
+def _drop_pool() -> None:
+    global _POOL
+    with _POOL_LOCK:
+        broken, _POOL = _POOL, None
+    if broken is not None:
+        broken.shutdown(wait=False, cancel_futures=True)
+
+
+class _Primed:
+    """The memory's controller, answering ``analyze_page`` with a page's content computed ahead when there is one.
+
+    Everything else goes to the controller itself.
+    """
+
+    def __init__(self, base: HeuristicController, contents: dict[str, tuple[str, str, PageContent]]) -> None:
+        self._base = base
+        self._contents = contents
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._base, name)
+
+    def analyze_page(self, page: DialoguePage, previous: DialoguePage | None, similarity: float | None) -> PageAnalysis:
+        known = self._contents.get(page.id)
+        content = known[2] if known is not None and known[:2] == (page.user_input, page.agent_response) else None
+        return self._base.analyze_page(page, previous, similarity, content=content)
+
+    async def aanalyze_page(
+        self, page: DialoguePage, previous: DialoguePage | None, similarity: float | None
+    ) -> PageAnalysis:
+        return self.analyze_page(page, previous, similarity)
+
+
+def _analyser(services: Services) -> HeuristicController | None:
+    """The controller whose page analysis can be computed ahead: the offline one, unless redefined."""
+    c = services.controller
+    if isinstance(c, HeuristicController) and type(c).page_content is HeuristicController.page_content:
+        return c
+    return None
+
+
+def _leaving(turns: tuple[TurnWrite, ...], stm_capacity: int) -> list[bool]:
+    """Which turns' pages may leave STM during the call: all but the last ``stm_capacity`` of each thread."""
+    seen: dict[str, int] = {}
+    out = [False] * len(turns)
+    for i in range(len(turns) - 1, -1, -1):
+        thread = turns[i].thread_id
+        seen[thread] = seen.get(thread, 0) + 1
+        out[i] = seen[thread] > stm_capacity
+    return out
+
+
+@dataclass
+class _Plan:
+    """One call's turns, cut into windows, and what is computed ahead for them."""
+
+    windows: list[tuple[TurnWrite, ...]]
+    ahead: list[list[DialoguePage]]
+    contents: dict[str, tuple[str, str, PageContent]]
+    vectors: dict[str, Vector]
+    analyser: HeuristicController | None
+    jobs: list[Future[list[PageContent]] | None]
+
+
+def _plan(runtime: Runtime, turns: tuple[TurnWrite, ...]) -> _Plan:
+    analyser = _analyser(runtime.services)
+    leaving = _leaving(turns, runtime.config.stm_capacity)
+    windows = [turns[i : i + WINDOW] for i in range(0, len(turns), WINDOW)]
+    ahead: list[list[DialoguePage]] = []
+    for w in range(len(windows)):
+        first = w * WINDOW
+        ahead.append(
+            [turn_page(t) for i, t in enumerate(windows[w], first) if leaving[i]] if analyser is not None else []
+        )
+    jobs: list[Future[list[PageContent]] | None] = [None] * len(windows)
+    pool = _pool() if analyser is not None and sum(map(len, ahead)) >= MIN_PARALLEL_PAGES else None
+    if pool is not None and analyser is not None:
+        try:
+            jobs = [_submit(pool, analyser.page_keywords, pages) if pages else None for pages in ahead]
+        except Exception:  # noqa: BLE001 - no worker: the pages are analysed here
+            _drop_pool()
+            jobs = [None] * len(windows)
+    return _Plan(windows, ahead, {}, {}, analyser, jobs)
+
+
+def _write_turns(runtime: Runtime, plan: _Plan) -> Step[None]:
+    """Step: window by window, embed the pages, get their analyses and embed their facts, then write each turn."""
+    settings = runtime.settings
+    max_chars = settings.config.max_embedding_chars
+    threshold = settings.amu.gate_threshold
+    for window, pages, job in zip(plan.windows, plan.ahead, plan.jobs, strict=True):
+        texts = tuple(embedding_text(turn_page(t).embedding_text, max_chars) for t in window)
+        rows = yield Embed(texts, threads=THREADS)  # the window's pages in batches, outside the user's lock
+        for t, row in zip(window, rows, strict=True):
+            t.vector = row
+        if plan.analyser is not None and pages:
+            found: list[PageContent] | None = None
+            if job is not None:
+                try:
+                    found = yield Wait(job)
+                except Exception:  # noqa: BLE001 - the worker died: analyse here (same function, same result)
+                    _drop_pool()
+            if found is None:
+                found = [plan.analyser.page_content(p) for p in pages]
+            for page, content in zip(pages, found, strict=True):
+                plan.contents[page.id] = (page.user_input, page.agent_response, content)
+            summaries = tuple(
+                dict.fromkeys(
+                    r.summary
+                    for c in found
+                    for r in c.records
+                    if r.summary not in plan.vectors and gate(r, threshold).admitted
+                )
+            )
+            if summaries:  # one encoder batch for the facts of the window's pages
+                plan.vectors.update(zip(summaries, (yield Embed(summaries, threads=THREADS)), strict=True))
+        for t in window:
+            try:
+                yield from run_turn(runtime.repository, settings, t)
+            finally:
+                if t.lease is not None:
+                    t.lease.release()
+
+
+def _services(runtime: Runtime, plan: _Plan) -> Services:
+    """The memory's services, answering analyses and embeddings from what the call computed ahead."""
+    base = runtime.services
+    if plan.analyser is None:
+        return replace(base, vectors=plan.vectors)
+    primed: Any = _Primed(plan.analyser, plan.contents)
+    offline = primed if base.offline is base.controller else base.offline
+    return replace(base, controller=primed, offline=offline, vectors=plan.vectors)
+
+
+@dataclass(frozen=True)
+class WriteTurns:
+    """Store many turns of one user (checked when built), as ``add_turn`` would one by one, in batches.
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> memory = MemoryOS()
+        >>> op = add_turns(memory._runtime, [("I moved to Oslo.", "Nice!"), ("I'm a nurse.", "Cool.")], "u", "t")
+        >>> [r.added for r in op.run(memory._runtime)], len(memory.get_stm(user_id="u", thread_id="t"))
+        ([True, True], 2)
+    """
+
+    user_id: str
+    turns: tuple[TurnWrite, ...]
+
+    def run(self, runtime: Runtime) -> list[WriteReport]:
+        """Run with blocking IO."""
+        if runtime.writer is not None:
+            return self._queue(runtime)
+        runtime.settle(self.user_id)
+        plan = _plan(runtime, self.turns)
+        run_sync(_write_turns(runtime, plan), _services(runtime, plan))
+        return [t.report for t in self.turns]
+
+    async def arun(self, runtime: Runtime) -> list[WriteReport]:
+        """Run with async IO."""
+        if runtime.writer is not None:
+            return self._queue(runtime)
+        await runtime.asettle(self.user_id)
+        plan = _plan(runtime, self.turns)
+        await run_async(_write_turns(runtime, plan), _services(runtime, plan))
+        return [t.report for t in self.turns]
+
+    def _queue(self, runtime: Runtime) -> list[WriteReport]:
+        assert runtime.writer is not None
+        for t in self.turns:
+            t.queued = True
+
+        def write() -> None:
+            plan = _plan(runtime, self.turns)
+            run_sync(_write_turns(runtime, plan), _services(runtime, plan))
+
+        if self.turns:
+            runtime.writer.submit(self.user_id, write)
+        return [WriteReport(page_id=turn_page(t).id, queued=True) for t in self.turns]
+
+
+def add_turns(runtime: Runtime, turns: Iterable[Any], user_id: Any, thread_id: Any) -> WriteTurns:
+    """Operation: ``MemoryOS.add_turns`` (every turn checked now, written when run).
+
+    Raises:
+        TypeError, ValueError: as ``add_turn`` for the first invalid turn (its
+            index in the message); nothing is written then.
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> add_turns(MemoryOS()._runtime, [("Hi", "Hello"), ("", "")], "u", "t")
+        Traceback (most recent call last):
+        ValueError: turns[1]: an empty turn: user_input and agent_response are both empty.
+    """
+    user = check_user(user_id)
+    return WriteTurns(user, _checked(runtime, turns, user, thread_id))
