@@ -51,6 +51,11 @@ THREADS = max(1, min(2, os.cpu_count() or 1))
 MIN_PARALLEL_PAGES = 24
 
 _POOL: ProcessPoolExecutor | None = None
+
+#: How long a window waits for the worker's analyses (plus a second per page) before doing them itself: a worker
+#: forked while another thread held a lock may hang, and a bulk write never waits for ever on it.
+WORKER_TIMEOUT_SECONDS = 30.0
+WORKER_SECONDS_PER_PAGE = 1.0
 _POOL_LOCK = threading.Lock()
 
 
@@ -148,6 +153,8 @@ def _drop_pool() -> None:
     with _POOL_LOCK:
         broken, _POOL = _POOL, None
     if broken is not None:
+        for process in list(getattr(broken, "_processes", {}).values()):  # a hung worker is killed, not left behind
+            process.kill()
         broken.shutdown(wait=False, cancel_futures=True)
 
 
@@ -241,8 +248,8 @@ def _write_turns(runtime: Runtime, plan: _Plan) -> Step[None]:
             found: list[PageContent] | None = None
             if job is not None:
                 try:
-                    found = yield Wait(job)
-                except Exception:  # noqa: BLE001 - the worker died: analyse here (same function, same result)
+                    found = yield Wait(job, timeout=WORKER_TIMEOUT_SECONDS + WORKER_SECONDS_PER_PAGE * len(pages))
+                except Exception:  # noqa: BLE001 - the worker died or hung: analyse here (same function, same result)
                     _drop_pool()
             if found is None:
                 found = [plan.analyser.page_content(p) for p in pages]

@@ -144,17 +144,26 @@ class Wait:
     """Wait for work started elsewhere (another process or thread); the result is the future's.
 
     The sync driver blocks on it; the async driver awaits it without blocking the event loop.
+    With ``timeout`` (seconds) a future not done by then raises ``TimeoutError`` in
+    the step, which can then do the work itself: nothing waits for ever on a worker.
 
     Example:
+        >>> import time
         >>> from concurrent.futures import ThreadPoolExecutor
         >>> def step(future):
-        ...     return (yield Wait(future))
+        ...     try:
+        ...         return (yield Wait(future, timeout=0.05))
+        ...     except TimeoutError:
+        ...         return "done here instead"
         >>> with ThreadPoolExecutor(1) as pool:
         ...     run_sync(step(pool.submit(sum, [1, 2])), Services(None, None, None))  # type: ignore[arg-type]
+        ...     run_sync(step(pool.submit(time.sleep, 1)), Services(None, None, None))  # type: ignore[arg-type]
         3
+        'done here instead'
     """
 
     future: concurrent.futures.Future[Any]
+    timeout: float | None = None
 
 
 Effect = StoreBatch | Embed | Judgement | Parallel | Lock | Purge | Wait
@@ -377,7 +386,7 @@ def _perform_sync(effect: Effect, services: Services) -> Any:
         known = services.embedded(effect.texts)
         return known if known is not None else encode_texts(services.embeddings, effect.texts, threads=effect.threads)
     if isinstance(effect, Wait):
-        return effect.future.result()
+        return effect.future.result(timeout=effect.timeout)
     if isinstance(effect, Parallel):
         return [r.ask(services.judge(r)) for r in effect.requests]
     if isinstance(effect, Lock):
@@ -444,7 +453,7 @@ async def _perform_async(effect: Effect, services: Services) -> Any:
             return known
         return await aencode_texts(services.embeddings, effect.texts, threads=effect.threads)
     if isinstance(effect, Wait):
-        return await asyncio.wrap_future(effect.future)
+        return await asyncio.wait_for(asyncio.wrap_future(effect.future), effect.timeout)
     if isinstance(effect, Parallel):
         return list(await asyncio.gather(*(r.aask(services.judge(r)) for r in effect.requests)))
     if isinstance(effect, Lock):
