@@ -119,7 +119,10 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             )
         self.controller: MemoryController = controller
         self.repository = MemoryRepository(
-            _dimension(self.embeddings), locks=process_locks, embed_chars=self.config.max_embedding_chars
+            _dimension(self.embeddings),
+            locks=process_locks,
+            embed_chars=self.config.max_embedding_chars,
+            chain_gap_seconds=self.config.chain_gap_seconds,
         )
         #: judgements made under the user's lock are never model calls: the controller itself when it is local
         #: (the offline default), else its fallback

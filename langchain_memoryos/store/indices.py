@@ -88,6 +88,34 @@ class DerivedIndices:
             self._chain.build(every_page())
         return self._chain
 
+    def restore(self, lexicon: LexicalIndex) -> None:
+        """Use a restored BM25 index (from a snapshot) as the lexicon.
+
+        Example:
+            >>> ix = DerivedIndices(2); ix.restore(LexicalIndex()); ix.lexicon([DialoguePage(id="p", user_input="x", agent_response="")]).bags().keys
+            []
+        """
+        self._lexicon = lexicon
+
+    def restore_chain(self, chain: ChainWindows) -> None:
+        """Use restored chain windows (from a snapshot); asked with another gap, they are built again.
+
+        Example:
+            >>> ix = DerivedIndices(2); ix.restore_chain(ChainWindows(2, gap_seconds=60))
+            >>> ix.built_chain().gap_seconds
+            60.0
+        """
+        self._chain = chain
+
+    def built_chain(self) -> ChainWindows | None:
+        """The chain windows if they are built (``None`` otherwise; nothing is built).
+
+        Example:
+            >>> DerivedIndices(2).built_chain() is None
+            True
+        """
+        return self._chain
+
     def page_words(self, page: DialoguePage) -> int:
         """:func:`~langchain_memoryos.schema.page_words` of a page, remembered by page id (a page's text never changes).
 

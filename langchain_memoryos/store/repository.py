@@ -35,6 +35,7 @@ from langchain_memoryos.schema import (
 )
 from langchain_memoryos.store.layout import _DELETING, _TOMBSTONE, ROOT, decode_label, encode_label, page_key
 from langchain_memoryos.store.locks import ProcessLocks, UserLease
+from langchain_memoryos.store.snapshot import JOURNAL, REPLAY_LIMIT, SNAPSHOT, apply_changes, decode_snapshot
 from langchain_memoryos.store.state import UserState
 from langchain_memoryos.store.vector_index import Vector, VectorIndex, decode_vector
 
@@ -120,9 +121,16 @@ class MemoryRepository:
     """
 
     def __init__(
-        self, dimension: int, *, locks: ProcessLocks | None = None, shared: bool = False, embed_chars: int = 8000
+        self,
+        dimension: int,
+        *,
+        locks: ProcessLocks | None = None,
+        shared: bool = False,
+        embed_chars: int = 8000,
+        chain_gap_seconds: float | None = None,
     ) -> None:
         self.dimension = dimension
+        self.chain_gap_seconds = chain_gap_seconds
         self.embed_chars = embed_chars
         self.shared = shared or locks is not None
         self._process_locks = locks
@@ -317,12 +325,20 @@ class MemoryRepository:
                 return state  # no other process wrote since this cache was built
         label = encode_label(user_id)
         state = UserState(user_id=user_id, label=label, dimension=self.dimension, shared=self.shared)
-        head = yield StoreBatch((GetOp(state.ns(_DELETING), _TOMBSTONE), GetOp(state.ns("version"), "v")))
+        state.chain_gap = self.chain_gap_seconds
+        marks = (GetOp(state.ns(_DELETING), _TOMBSTONE), GetOp(state.ns("version"), "v"))
+        head = yield StoreBatch((*marks, GetOp(state.ns(SNAPSHOT), "state")) if self.shared else marks)
         if head[0] is not None:  # an interrupted deletion: finish it, the user starts empty
             state.completed_deletion = yield from self._finish_deletion(user_id)
             self._states[user_id] = state
             return state
         state.version = _version(head[1])
+        if self.shared and state.version is not None:
+            restored = yield from self._restore(state, head[2])
+            if restored is not None:
+                self._states[user_id] = restored
+                return restored
+            state.snapshot_due = True  # rebuilt from the records: the next flush saves a snapshot
         pages = yield from self.search_all(state.ns("pages"))
         segments = yield from self.search_all(state.ns("segments"))
         user_facts = yield from self.search_all(state.ns("facts", "user"))
@@ -372,6 +388,51 @@ class MemoryRepository:
             state.meta = dict(singles[1][0].value)
         self._states[user_id] = state
         return state
+
+    def _restore(self, state: UserState, item: Item | None) -> Step[UserState | None]:
+        """Step: the user from its snapshot and the journal since (``None``: rebuild from the records).
+
+        ``state`` is the empty state being loaded, with the current version
+        stamp. The snapshot is used only at that version, or when the journal
+        links the snapshot's version to it: then the records the linking
+        flushes changed are read again and applied. Journal rows found that
+        lead nowhere are noted in ``state.journal`` (the next snapshot deletes them).
+        """
+        if item is None:
+            return None
+        restored = decode_snapshot(item.value, state)
+        if restored is None or restored.version is None:
+            logger.warning("user %r: snapshot unusable (torn, altered or of another format): rebuilt", state.user_id)
+            return None
+        restored.chain_gap = state.chain_gap
+        if restored.version == state.version:
+            return restored
+        rows = yield from self.search_all(state.ns(JOURNAL))
+        links: dict[str, tuple[str, list[Any]]] = {}
+        for row in rows:
+            prev, keys = row.value.get("prev"), row.value.get("keys")
+            if isinstance(prev, str) and isinstance(keys, list):
+                links[prev] = (row.key, keys)
+        path: list[tuple[str, list[Any]]] = []
+        version = restored.version
+        while version != state.version:
+            step = links.get(version)
+            if step is None or len(path) > len(rows):
+                logger.info("user %r: no journal path from the snapshot to the stamp: rebuilt", state.user_id)
+                state.journal = [row.key for row in rows]
+                return None
+            path.append(step)
+            version = step[0]
+        changed = list(dict.fromkeys((tuple(str(x) for x in c[:-1]), str(c[-1])) for _, keys in path for c in keys))
+        current = yield StoreBatch(tuple(GetOp(state.ns(*tail), key) for tail, key in changed))
+        values = [(tail, key, it.value if it is not None else None) for (tail, key), it in zip(changed, current, strict=True)]
+        if not apply_changes(restored, values):
+            state.journal = [row.key for row in rows]
+            return None
+        restored.version = state.version
+        restored.journal = [key for key, _ in path]
+        restored.snapshot_due = len(path) > REPLAY_LIMIT
+        return restored
 
     def _heal(self, state: UserState) -> Step[None]:
         """Step: give every record stored without a usable vector a new one, and buffer its rewrite.
