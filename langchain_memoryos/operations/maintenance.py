@@ -7,6 +7,8 @@ read and ``repair`` first finish an interrupted ``delete_user``.
 
 from __future__ import annotations
 
+import uuid
+
 from collections.abc import Mapping
 from typing import Any
 
@@ -93,6 +95,7 @@ def export_user(runtime: Runtime, user_id: Any) -> Locked[dict[str, Any]]:
         rows = [
             {"namespace": [decode_label(x) for x in it.namespace[2:]], "key": it.key, "value": it.value}
             for it in sorted(items, key=lambda it: (it.namespace, it.key))
+            if it.namespace[2:3] not in (("snapshot",), ("journal",))  # derived from the rest: never exported
         ]
         return {"format": EXPORT_FORMAT, "user_id": user, "items": rows}
 
@@ -128,9 +131,13 @@ def import_user(runtime: Runtime, data: Mapping[str, Any], user_id: str | None) 
                 index=False,
             )
             for row, value in rows
-            if list(row["namespace"]) != ["deleting"]  # never a tombstone (an export has none)
+            # never a tombstone (an export has none), nor an index snapshot or journal (derived, rebuilt)
+            if list(row["namespace"])[:1] not in (["deleting"], ["snapshot"], ["journal"])
         )
-        yield StoreBatch(ops)
+        # a new version stamp: every process's cache and the user's snapshot are then out of date
+        version = (ROOT, encode_label(user), "version")
+        stamp = (PutOp(version, "v", {"v": uuid.uuid4().hex}, index=False),) if repository.shared else ()
+        yield StoreBatch((*ops, *stamp))
         repository.invalidate(user)
         return len(ops)
 

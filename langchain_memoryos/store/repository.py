@@ -35,7 +35,14 @@ from langchain_memoryos.schema import (
 )
 from langchain_memoryos.store.layout import _DELETING, _TOMBSTONE, ROOT, decode_label, encode_label, page_key
 from langchain_memoryos.store.locks import ProcessLocks, UserLease
-from langchain_memoryos.store.snapshot import JOURNAL, REPLAY_LIMIT, SNAPSHOT, apply_changes, decode_snapshot
+from langchain_memoryos.store.snapshot import (
+    JOURNAL,
+    REPLAY_LIMIT,
+    SNAPSHOT,
+    SNAPSHOT_EVERY,
+    apply_changes,
+    decode_snapshot,
+)
 from langchain_memoryos.store.state import UserState
 from langchain_memoryos.store.vector_index import Vector, VectorIndex, decode_vector
 
@@ -128,9 +135,14 @@ class MemoryRepository:
         shared: bool = False,
         embed_chars: int = 8000,
         chain_gap_seconds: float | None = None,
+        snapshots: bool = True,
     ) -> None:
         self.dimension = dimension
         self.chain_gap_seconds = chain_gap_seconds
+        #: in a shared store, load users from their snapshot and journal, and write both (see store/snapshot.py)
+        self.snapshots = snapshots
+        #: a process writes a new snapshot of a user after this many of the user's journal rows
+        self.snapshot_every = SNAPSHOT_EVERY
         self.embed_chars = embed_chars
         self.shared = shared or locks is not None
         self._process_locks = locks
@@ -326,19 +338,21 @@ class MemoryRepository:
         label = encode_label(user_id)
         state = UserState(user_id=user_id, label=label, dimension=self.dimension, shared=self.shared)
         state.chain_gap = self.chain_gap_seconds
+        state.snapshot_every = self.snapshot_every if self.snapshots else 0
         marks = (GetOp(state.ns(_DELETING), _TOMBSTONE), GetOp(state.ns("version"), "v"))
-        head = yield StoreBatch((*marks, GetOp(state.ns(SNAPSHOT), "state")) if self.shared else marks)
+        snapshots = self.shared and self.snapshots
+        head = yield StoreBatch((*marks, GetOp(state.ns(SNAPSHOT), "state")) if snapshots else marks)
         if head[0] is not None:  # an interrupted deletion: finish it, the user starts empty
             state.completed_deletion = yield from self._finish_deletion(user_id)
             self._states[user_id] = state
             return state
         state.version = _version(head[1])
-        if self.shared and state.version is not None:
+        if snapshots and state.version is not None:
             restored = yield from self._restore(state, head[2])
             if restored is not None:
                 self._states[user_id] = restored
                 return restored
-            state.snapshot_due = True  # rebuilt from the records: the next flush saves a snapshot
+        state.snapshot_due = snapshots  # rebuilt from the records: the next flush saves a snapshot
         pages = yield from self.search_all(state.ns("pages"))
         segments = yield from self.search_all(state.ns("segments"))
         user_facts = yield from self.search_all(state.ns("facts", "user"))
@@ -404,7 +418,7 @@ class MemoryRepository:
         if restored is None or restored.version is None:
             logger.warning("user %r: snapshot unusable (torn, altered or of another format): rebuilt", state.user_id)
             return None
-        restored.chain_gap = state.chain_gap
+        restored.chain_gap, restored.snapshot_every = state.chain_gap, state.snapshot_every
         if restored.version == state.version:
             return restored
         rows = yield from self.search_all(state.ns(JOURNAL))

@@ -364,7 +364,7 @@ def apply_changes(state: UserState, changes: list[tuple[tuple[str, ...], str, An
             return None
         return vec if vec.shape == (state.dimension,) and bool(np.all(np.isfinite(vec))) else None
 
-    page_ids = [key for tail, key, _ in changes if tail[0] in ("pages", "stm")]
+    page_ids = list(dict.fromkeys(key for tail, key, _ in changes if tail[0] in ("pages", "stm")))
     for key in page_ids:  # first every changed page out, wherever it was
         state.pages.pop(key, None)
         for thread in state.stm.values():

@@ -78,6 +78,8 @@ class UserState:
     snapshot_due: bool = False
     #: the chain windows' gap, to build them for a snapshot when no read has (``None``: not in the snapshot)
     chain_gap: float | None = None
+    #: a new snapshot after this many journal rows (0: neither journal nor snapshots; see :mod:`~.snapshot`)
+    snapshot_every: int = SNAPSHOT_EVERY
     indices: DerivedIndices = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -196,7 +198,9 @@ class UserState:
             )
         )
         self._put(self.ns("version"), "v", {"v": self.version})
-        if (self.snapshot_due or len(self.journal) >= SNAPSHOT_EVERY) and not self.load_problems:
+        if self.snapshot_every <= 0:
+            return
+        if (self.snapshot_due or len(self.journal) + 1 >= self.snapshot_every) and not self.load_problems:
             if self.chain_gap is not None:
                 self.chain(self.chain_gap)
             self._put(self.ns(SNAPSHOT), "state", encode_snapshot(self))
