@@ -41,8 +41,8 @@ def check(runtime: Runtime, user_id: Any, *, repair: bool) -> Locked[list[str]]:
     repository, config = runtime.repository, runtime.config
 
     def step() -> Step[list[str]]:
-        repository.invalidate(user)  # judge what the store holds, not this process's cache
-        state = yield from repository.load(user)
+        # judge what the store holds: its records, not this process's cache nor the user's index snapshot
+        state = yield from repository.load(user, from_records=True)
         if not repair:
             return check_state(state, config)
         fixes = repair_state(state, config)

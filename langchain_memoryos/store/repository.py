@@ -150,6 +150,8 @@ class MemoryRepository:
         self._locks: dict[str, threading.Lock] = {}
         self._alocks: dict[tuple[int, str], asyncio.Lock] = {}
         self._guard = threading.Lock()
+        #: users whose next load rebuilds them from their records (:meth:`invalidate`)
+        self._from_records: set[str] = set()
 
     def namespace(self, user_id: str, *parts: str) -> tuple[str, ...]:
         """The namespace ``("memoryos", <encoded user>, *parts)``.
@@ -250,7 +252,7 @@ class MemoryRepository:
         return UserLease(release, self._invalidator(user_id))
 
     def _invalidator(self, user_id: str) -> Callable[[], None]:
-        return lambda: self.invalidate(user_id)
+        return lambda: self.evict(user_id)
 
     @contextmanager
     def locked(self, user_id: str) -> Iterator[None]:
@@ -302,7 +304,9 @@ class MemoryRepository:
         return self._states.get(user_id)
 
     def invalidate(self, user_id: str) -> None:
-        """Forget the cached state of a user (it is reloaded from the store).
+        """Forget the cached state of a user: the next load rebuilds it from its records (not from its snapshot).
+
+        For a store changed under the memory (an import, rows written by hand).
 
         Example:
             >>> repo = MemoryRepository(2); repo.install(UserState(user_id="u", label="u", dimension=2))
@@ -310,15 +314,31 @@ class MemoryRepository:
             True
         """
         self._states.pop(user_id, None)
+        self._from_records.add(user_id)
 
-    def load(self, user_id: str) -> Step[UserState]:
+    def evict(self, user_id: str) -> None:
+        """Forget the cached state of a user: the next load takes the usual way (snapshot and journal, or records).
+
+        What a failed write does: its half-changed state is dropped.
+
+        Example:
+            >>> repo = MemoryRepository(2); repo.install(UserState(user_id="u", label="u", dimension=2))
+            >>> repo.evict("u"); repo.cached("u") is None
+            True
+        """
+        self._states.pop(user_id, None)
+
+    def load(self, user_id: str, *, from_records: bool = False) -> Step[UserState]:
         """Step: the user's state, loaded from the store on first use.
 
         A user whose deletion was interrupted (its tombstone is there) is not
         loaded: the deletion is finished first and the user starts empty
         (``state.completed_deletion`` counts the rows it deleted). In a store
         shared by processes, a cached state is used only while the user's
-        version stamp is unchanged.
+        version stamp is unchanged, and a new process loads the user from its
+        index snapshot and the journal since (:mod:`~langchain_memoryos.store.snapshot`);
+        ``from_records=True`` rebuilds it from its records whatever the cache
+        and the snapshot hold (``check`` and ``repair`` judge what the store holds).
 
         Example:
             >>> from langchain_memoryos.pipeline.effects import run_sync, Services
@@ -328,7 +348,8 @@ class MemoryRepository:
             >>> st.user_id
             'u'
         """
-        state = self._states.get(user_id)
+        from_records = from_records or user_id in self._from_records
+        state = None if from_records else self._states.get(user_id)
         if state is not None:
             if not self.shared:
                 return state
@@ -347,7 +368,7 @@ class MemoryRepository:
             self._states[user_id] = state
             return state
         state.version = _version(head[1])
-        if snapshots and state.version is not None:
+        if snapshots and state.version is not None and not from_records:
             restored = yield from self._restore(state, head[2])
             if restored is not None:
                 self._states[user_id] = restored
@@ -401,6 +422,7 @@ class MemoryRepository:
         if singles[1]:
             state.meta = dict(singles[1][0].value)
         self._states[user_id] = state
+        self._from_records.discard(user_id)
         return state
 
     def _restore(self, state: UserState, item: Item | None) -> Step[UserState | None]:
