@@ -81,13 +81,23 @@ def build(path: Path, pages: int) -> float:
             for n, (turn, vec) in enumerate(zip(batch, embedded, strict=True)):
                 vector = np.asarray(vec, dtype=np.float32)
                 seg = segments.setdefault(
-                    turn.topic, Segment(id=f"s_{turn.topic:04d}", summary=TOPICS[turn.topic][0],
-                                        keywords=list(TOPICS[turn.topic][1][:5]), created_at=turn.timestamp)
+                    turn.topic,
+                    Segment(
+                        id=f"s_{turn.topic:04d}",
+                        summary=TOPICS[turn.topic][0],
+                        keywords=list(TOPICS[turn.topic][1][:5]),
+                        created_at=turn.timestamp,
+                    ),
                 )
                 page = DialoguePage(
-                    id=f"p_{done + n:08d}", user_input=turn.user_input, agent_response=turn.agent_response,
-                    timestamp=turn.timestamp, thread_id=THREAD, segment_id=seg.id,
-                    keywords=list(TOPICS[turn.topic][1][:3]), metadata={"_seq": done + n + 1, "turn_id": turn.turn_id},
+                    id=f"p_{done + n:08d}",
+                    user_input=turn.user_input,
+                    agent_response=turn.agent_response,
+                    timestamp=turn.timestamp,
+                    thread_id=THREAD,
+                    segment_id=seg.id,
+                    keywords=list(TOPICS[turn.topic][1][:3]),
+                    metadata={"_seq": done + n + 1, "turn_id": turn.turn_id},
                 )
                 seg.page_ids.append(page.id)
                 seg.last_access = turn.timestamp
@@ -130,7 +140,9 @@ def cold(path: Path, snapshots: bool, query: str, runs: int) -> dict[str, float]
     for _ in range(runs):
         res = subprocess.run(
             [sys.executable, __file__, "--cold-child", str(path), "1" if snapshots else "0", query],
-            capture_output=True, text=True, check=True,
+            capture_output=True,
+            text=True,
+            check=True,
         )
         out.append(json.loads(res.stdout.strip().splitlines()[-1]))
     return {
@@ -164,8 +176,14 @@ def measure(path: Path, pages: int, turns: int, n_queries: int, runs: int) -> di
         add, embed = [], []
         for turn in batch:
             t = time.perf_counter()
-            memory.add_turn(turn.user_input, turn.agent_response, user_id=USER, thread_id=THREAD,
-                            timestamp=turn.timestamp, turn_id=turn.turn_id)
+            memory.add_turn(
+                turn.user_input,
+                turn.agent_response,
+                user_id=USER,
+                thread_id=THREAD,
+                timestamp=turn.timestamp,
+                turn_id=turn.turn_id,
+            )
             add.append(time.perf_counter() - t)
         for turn in batch:
             t = time.perf_counter()
@@ -181,19 +199,23 @@ def _snapshot_bytes(path: Path) -> int:
     import sqlite3
 
     with sqlite3.connect(path) as conn:
-        found = conn.execute("SELECT length(value) FROM store WHERE prefix = ? AND key = 'state'",
-                             (f"memoryos.{USER}.snapshot",)).fetchone()
+        found = conn.execute(
+            "SELECT length(value) FROM store WHERE prefix = ? AND key = 'state'", (f"memoryos.{USER}.snapshot",)
+        ).fetchone()
     return int(found[0]) if found else 0
 
 
 def print_table(rows: Sequence[dict[str, Any]]) -> None:
-    head = ("| pages | cold retrieve, snapshot | cold retrieve, rebuilt | RSS of the user, snapshot / rebuilt "
-            "| snapshot row | retrieve p50 warm | add_turn median / mean | embed alone (median) |")
+    head = (
+        "| pages | cold retrieve, snapshot | cold retrieve, rebuilt | RSS of the user, snapshot / rebuilt "
+        "| snapshot row | retrieve p50 warm | add_turn median / mean | embed alone (median) |"
+    )
     print(head)
     print("|---:" * 8 + "|")
     for r in rows:
         print(
-            f"| {r['pages']:,} | {r['cold_snapshot']['seconds'] * 1e3:.0f} ms | {r['cold_rebuild']['seconds'] * 1e3:.0f} ms "
+            f"| {r['pages']:,} | {r['cold_snapshot']['seconds'] * 1e3:.0f} ms "
+            f"| {r['cold_rebuild']['seconds'] * 1e3:.0f} ms "
             f"| {r['cold_snapshot']['rss_mb']:.0f} / {r['cold_rebuild']['rss_mb']:.0f} MB | {r['snapshot_mb']:.1f} MB "
             f"| {r['retrieve_p50_ms']:.1f} ms | {r['add_turn_median_ms']:.1f} / {r['add_turn_mean_ms']:.1f} ms "
             f"| {r['embed_median_ms']:.1f} ms |"

@@ -8,7 +8,6 @@ read and ``repair`` first finish an interrupted ``delete_user``.
 from __future__ import annotations
 
 import uuid
-
 from collections.abc import Mapping
 from typing import Any
 

@@ -164,8 +164,8 @@ class ChainWindows:
             threads.setdefault(thread, []).append((order, pid))
         if not nodes.keys() <= bag_rows.keys():
             raise KeyError("a page of the chain has no bag of words")
-        for order in chain._order.values():
-            order.sort()
+        for chain_of_thread in threads.values():
+            chain_of_thread.sort()
         for size in WINDOW_SIZES:
             windows = {row[0]: tuple(row[1:]) for row in data["members"][str(size)]}
             if not windows:

@@ -101,6 +101,7 @@ class Bags:
         ptr = np.concatenate(([0], np.cumsum(per_row))).astype(np.int64)
         return Bags(list(keys), self.terms, ptr, ids[starts_u].astype(np.int64), sums.astype(np.int64))
 
+
 #: English function words left out of lexical matching.
 STOPWORDS: frozenset[str] = frozenset(
     """a about above after again against all am an and any are aren't as at be because been before being
@@ -205,7 +206,7 @@ class LexicalIndex:
         rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(bags.ptr))
         lengths = np.bincount(rows, weights=bags.tfs, minlength=n).astype(np.int64)
         ix._lengths = lengths.tolist()
-        ix._terms = [None] * n  # type: ignore[list-item]  # held by the bags
+        ix._terms = [None] * n  # held by the bags
         ix._total_length = int(lengths.sum())
         size = max(64, 1 << max(n - 1, 0).bit_length())
         ix._alive = np.zeros(size, dtype=bool)
@@ -242,7 +243,10 @@ class LexicalIndex:
                 tfs.append(tf)
             ptr.append(len(ids))
         return Bags(
-            keys, list(vocab), np.asarray(ptr, dtype=np.int64), np.asarray(ids, dtype=np.int64),
+            keys,
+            list(vocab),
+            np.asarray(ptr, dtype=np.int64),
+            np.asarray(ids, dtype=np.int64),
             np.asarray(tfs, dtype=np.int64),
         )
 

@@ -92,7 +92,8 @@ class DerivedIndices:
         """Use a restored BM25 index (from a snapshot) as the lexicon.
 
         Example:
-            >>> ix = DerivedIndices(2); ix.restore(LexicalIndex()); ix.lexicon([DialoguePage(id="p", user_input="x", agent_response="")]).bags().keys
+            >>> ix = DerivedIndices(2); ix.restore(LexicalIndex())
+            >>> ix.lexicon([DialoguePage(id="p", user_input="x", agent_response="")]).bags().keys  # the restored one
             []
         """
         self._lexicon = lexicon

@@ -43,7 +43,7 @@ from langchain_memoryos.store.snapshot import (
     apply_changes,
     decode_snapshot,
 )
-from langchain_memoryos.store.state import UserState
+from langchain_memoryos.store.state import UserState, next_revision
 from langchain_memoryos.store.vector_index import Vector, VectorIndex, decode_vector
 
 __all__ = [
@@ -354,8 +354,14 @@ class MemoryRepository:
             if not self.shared:
                 return state
             stamp = yield StoreBatch((GetOp(state.ns("version"), "v"),))
-            if _version(stamp[0]) == state.version:
+            current = _version(stamp[0])
+            if current == state.version:
                 return state  # no other process wrote since this cache was built
+            if self.snapshots and current is not None and not state.pending:
+                # another process wrote: apply what its flushes changed, if the journal links the two versions
+                if (yield from self._replay(state, current, state)):
+                    state.revision = next_revision()  # a writer working on a copy of the old state must run again
+                    return state
         label = encode_label(user_id)
         state = UserState(user_id=user_id, label=label, dimension=self.dimension, shared=self.shared)
         state.chain_gap = self.chain_gap_seconds
@@ -443,32 +449,47 @@ class MemoryRepository:
         restored.chain_gap, restored.snapshot_every = state.chain_gap, state.snapshot_every
         if restored.version == state.version:
             return restored
-        rows = yield from self.search_all(state.ns(JOURNAL))
+        assert state.version is not None
+        if (yield from self._replay(restored, state.version, state)):
+            return restored
+        return None
+
+    def _replay(self, target: UserState, stamp: str, note: UserState) -> Step[bool]:
+        """Step: bring ``target`` from its version to ``stamp`` with the journal (``False``: no way; rebuild).
+
+        The records the flushes on the journal path changed are read again and
+        applied. When there is no path (or a change cannot be applied), the
+        journal rows found are noted in ``note.journal`` for the next snapshot
+        to delete, and ``target`` must not be used (it may be half changed).
+        """
+        rows = yield from self.search_all(target.ns(JOURNAL))
         links: dict[str, tuple[str, list[Any]]] = {}
         for row in rows:
             prev, keys = row.value.get("prev"), row.value.get("keys")
             if isinstance(prev, str) and isinstance(keys, list):
                 links[prev] = (row.key, keys)
         path: list[tuple[str, list[Any]]] = []
-        version = restored.version
-        while version != state.version:
-            step = links.get(version)
+        version = target.version
+        while version != stamp:
+            step = links.get(version) if version is not None else None
             if step is None or len(path) > len(rows):
-                logger.info("user %r: no journal path from the snapshot to the stamp: rebuilt", state.user_id)
-                state.journal = [row.key for row in rows]
-                return None
+                logger.info("user %r: no journal path from %s to the stamp: rebuilt", target.user_id, version)
+                note.journal = [row.key for row in rows]
+                return False
             path.append(step)
             version = step[0]
         changed = list(dict.fromkeys((tuple(str(x) for x in c[:-1]), str(c[-1])) for _, keys in path for c in keys))
-        current = yield StoreBatch(tuple(GetOp(state.ns(*tail), key) for tail, key in changed))
-        values = [(tail, key, it.value if it is not None else None) for (tail, key), it in zip(changed, current, strict=True)]
-        if not apply_changes(restored, values):
-            state.journal = [row.key for row in rows]
-            return None
-        restored.version = state.version
-        restored.journal = [key for key, _ in path]
-        restored.snapshot_due = len(path) > REPLAY_LIMIT
-        return restored
+        current = yield StoreBatch(tuple(GetOp(target.ns(*tail), key) for tail, key in changed))
+        values = [
+            (tail, key, it.value if it is not None else None) for (tail, key), it in zip(changed, current, strict=True)
+        ]
+        if not apply_changes(target, values):
+            note.journal = [row.key for row in rows]
+            return False
+        target.version = stamp
+        target.journal += [key for key, _ in path]
+        target.snapshot_due = target.snapshot_due or len(path) > REPLAY_LIMIT
+        return True
 
     def _heal(self, state: UserState) -> Step[None]:
         """Step: give every record stored without a usable vector a new one, and buffer its rewrite.

@@ -55,7 +55,7 @@ from langchain_memoryos.store.layout import decode_label
 
 if TYPE_CHECKING:
     from langchain_memoryos.store.state import UserState
-    from langchain_memoryos.store.vector_index import Vector
+    from langchain_memoryos.store.vector_index import Vector, VectorIndex
 
 __all__ = [
     "FORMAT",
@@ -196,8 +196,7 @@ def encode_snapshot(state: UserState) -> dict[str, Any]:
         "stm": {thread: [p.to_dict() for p in pages] for thread, pages in state.stm.items()},
         "vectors": {},
     }
-    indices = {"pages": ix.pages, "segments": ix.segments, "stm": ix.stm, **{f"facts/{k}": v for k, v in ix.facts.items()}}
-    for name, index in indices.items():
+    for name, index in _indices(state).items():
         keys, mat = index.arrays()
         header["vectors"][name] = keys
         arrays[f"v:{name}"] = mat
@@ -216,6 +215,12 @@ def encode_snapshot(state: UserState) -> dict[str, Any]:
         "crc32": zlib.crc32(body),
         "data": base64.b64encode(body).decode("ascii"),
     }
+
+
+def _indices(state: UserState) -> dict[str, VectorIndex]:
+    """The state's FAISS indices by their name in a snapshot."""
+    ix = state.indices
+    return {"pages": ix.pages, "segments": ix.segments, "stm": ix.stm, **{f"facts/{k}": v for k, v in ix.facts.items()}}
 
 
 def _pack(header: dict[str, Any], arrays: dict[str, np.ndarray[Any, Any]]) -> bytes:
@@ -255,7 +260,7 @@ def _unpack(body: bytes) -> tuple[dict[str, Any], dict[str, np.ndarray[Any, Any]
 
 
 def decode_snapshot(value: Any, like: UserState) -> UserState | None:
-    """The state saved in a snapshot row, for the user of ``like`` (its ids, dimension and version); ``None`` if unusable.
+    """The state saved in a snapshot row, for the user of ``like`` (its ids and dimension); ``None`` if unusable.
 
     Unusable: not a snapshot of this format, another dimension, a body that
     fails its checksum (a torn or altered row), or contents that do not hold
@@ -300,8 +305,7 @@ def decode_snapshot(value: Any, like: UserState) -> UserState | None:
         ix = state.indices
         page_keys: list[str] = []
         page_mats: list[Vector] = []
-        targets = {"pages": ix.pages, "segments": ix.segments, "stm": ix.stm, **{f"facts/{k}": v for k, v in ix.facts.items()}}
-        for name, index in targets.items():
+        for name, index in _indices(state).items():
             keys, mat = header["vectors"][name], arrays[f"v:{name}"]
             if keys:
                 index.add_many(keys, mat)

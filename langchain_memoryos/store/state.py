@@ -29,7 +29,7 @@ from langchain_memoryos.store.layout import ROOT, encode_label
 from langchain_memoryos.store.snapshot import JOURNAL, SNAPSHOT, SNAPSHOT_EVERY, STATE_PARTS, encode_snapshot
 from langchain_memoryos.store.vector_index import Vector, VectorIndex, encode_vector
 
-__all__ = ["UserState"]
+__all__ = ["UserState", "next_revision"]
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +38,13 @@ logger = logging.getLogger(__name__)
 _revisions = itertools.count(1)
 
 
-def _next_revision() -> int:
+def next_revision() -> int:
+    """A new revision number (see :attr:`UserState.revision`).
+
+    Example:
+        >>> next_revision() < next_revision()
+        True
+    """
     return next(_revisions)
 
 
@@ -69,7 +75,7 @@ class UserState:
     shared: bool = False
     version: str | None = None
     load_problems: list[str] = field(default_factory=list)
-    revision: int = field(default_factory=_next_revision)
+    revision: int = field(default_factory=next_revision)
     #: rows of an interrupted deletion that loading this user deleted (0 normally)
     completed_deletion: int = 0
     #: the journal rows (versions) written since the user's snapshot: a new snapshot deletes them
@@ -183,7 +189,7 @@ class UserState:
             self._stamp()
         if self.pending:
             self.load_problems.clear()  # the rewrites of records loaded without a usable vector go with this flush
-            self.revision = _next_revision()
+            self.revision = next_revision()
         ops, self.pending = tuple(self.pending), []
         return ops
 

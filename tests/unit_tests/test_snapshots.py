@@ -92,15 +92,24 @@ def fingerprint(state: UserState, memory: MemoryOS) -> dict[str, Any]:
         "meta": state.meta,
         "vectors": {
             name: vectors(index)
-            for name, index in [("pages", state.page_index), ("segments", state.segment_index),
-                                ("stm", state.stm_index), *[(f"facts/{k}", v) for k, v in state.fact_index.items()]]
+            for name, index in [
+                ("pages", state.page_index),
+                ("segments", state.segment_index),
+                ("stm", state.stm_index),
+                *[(f"facts/{k}", v) for k, v in state.fact_index.items()],
+            ]
         },
         "stm_vectors": {k: v.tobytes() for k, v in state.stm_vectors.items()},
         "bm25": [scored(state.lexicon.search(tokenize(q), 1000)) for q in QUERIES],
         # each window's cosine and BM25 score (the fused ranks would also compare how ties are ordered)
         "chain": [
-            {size: (scored(chain._vectors[size].search(qv, 100_000)),
-                    scored(chain._lexicons[size].search(tokenize(q), 100_000))) for size in (2, 3)}
+            {
+                size: (
+                    scored(chain._vectors[size].search(qv, 100_000)),
+                    scored(chain._lexicons[size].search(tokenize(q), 100_000)),
+                )
+                for size in (2, 3)
+            }
             for q, qv in zip(QUERIES, qvecs, strict=True)
         ],
         "windows": {size: dict(chain._members[size]) for size in (2, 3)},
@@ -140,13 +149,19 @@ def check_a_snapshot_behind_the_stamp_is_brought_up_to_date(open_memory: Callabl
     with open_memory() as writer:
         build(writer, 12)  # the first flush wrote a snapshot; the next ones journal rows
         writer.retrieve("Where did I go hiking?", user_id=USER, thread_id="t")  # a read's visits are journaled too
-    with open_memory() as other:
-        build(other, 20, start=12)  # another process goes on writing
-        other.set_agent_profile(USER, "A patient coach.")
-        expected = contexts(other)
-    with open_memory() as memory:
+    with open_memory() as reader:
+        cached = loaded(reader)
+        with open_memory() as other:
+            build(other, 20, start=12)  # another process goes on writing
+            other.set_agent_profile(USER, "A patient coach.")
+            expected = contexts(other)
+        # a process that holds the user brings its cache up to date with the journal
+        with reader.repository.locked(USER):
+            state = run_sync(reader.repository.load(USER), reader._services)
+            assert state is cached and fingerprint(state, reader) == fingerprint(rebuilt(reader), reader)
+    with open_memory() as memory:  # a new process: the snapshot, then the journal
         state = assert_as_rebuilt(memory)
-        assert isinstance(state.pages, LazyRecords) and len(state.journal) > 20  # the snapshot, then the journal
+        assert isinstance(state.pages, LazyRecords) and len(state.journal) > 20
         assert contexts(memory) == expected
 
 
@@ -186,8 +201,12 @@ def check_a_torn_or_altered_snapshot_is_never_read(open_memory: Callable[[], Mem
     data = good.value["data"]
     middle = len(data) // 2
     flipped = data[:middle] + ("A" if data[middle] != "A" else "B") + data[middle + 1 :]
-    for broken in ({**good.value, "data": data[: len(data) // 2]}, {**good.value, "data": flipped},
-                   {**good.value, "format": 99}, {"nothing": "here"}):
+    for broken in (
+        {**good.value, "data": data[: len(data) // 2]},
+        {**good.value, "data": flipped},
+        {**good.value, "format": 99},
+        {"nothing": "here"},
+    ):
         with open_memory() as memory:
             memory.store.put(ns, "state", broken)
         with open_memory() as memory:
@@ -195,13 +214,19 @@ def check_a_torn_or_altered_snapshot_is_never_read(open_memory: Callable[[], Mem
             assert not isinstance(state.pages, LazyRecords)
 
 
-def check_reads_beside_a_writer_process_never_use_a_stale_snapshot(target: str, backend: str,
-                                                                   open_memory: Callable[[], MemoryOS]) -> None:
+def check_reads_beside_a_writer_process_never_use_a_stale_snapshot(
+    target: str, backend: str, open_memory: Callable[[], MemoryOS]
+) -> None:
     with open_memory() as first:
         build(first, 6, thread="t")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "MEMORYOS_TEST_SNAPSHOT_EVERY": "4"}
-    writer = subprocess.Popen([sys.executable, str(WRITER), backend, target, USER, "w", "100", "40"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    writer = subprocess.Popen(
+        [sys.executable, str(WRITER), backend, target, USER, "w", "100", "40"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     seen: set[str | None] = set()
     try:
         while writer.poll() is None and len(seen) < 6:
@@ -216,14 +241,20 @@ def check_reads_beside_a_writer_process_never_use_a_stale_snapshot(target: str, 
         assert memory.check(USER) == []
 
 
-def check_kill_9_mid_write_never_leaves_a_torn_snapshot(target: str, backend: str,
-                                                        open_memory: Callable[[], MemoryOS]) -> None:
+def check_kill_9_mid_write_never_leaves_a_torn_snapshot(
+    target: str, backend: str, open_memory: Callable[[], MemoryOS]
+) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "MEMORYOS_TEST_SNAPSHOT_EVERY": "1"}  # a snapshot every flush
     rng = random.Random(7)
     start = 0
     for _ in range(3):
-        writer = subprocess.Popen([sys.executable, str(WRITER), backend, target, USER, "t", str(start), "400"],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        writer = subprocess.Popen(
+            [sys.executable, str(WRITER), backend, target, USER, "t", str(start), "400"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
         assert writer.stdout is not None
         acks = 0
         while acks < 5:
@@ -274,9 +305,7 @@ def test_reads_beside_a_writer_process_never_use_a_stale_snapshot(
     check_reads_beside_a_writer_process_never_use_a_stale_snapshot(sqlite_target, "sqlite", open_sqlite)
 
 
-def test_kill_9_mid_write_never_leaves_a_torn_snapshot(
-    sqlite_target: str, open_sqlite: Callable[[], MemoryOS]
-) -> None:
+def test_kill_9_mid_write_never_leaves_a_torn_snapshot(sqlite_target: str, open_sqlite: Callable[[], MemoryOS]) -> None:
     check_kill_9_mid_write_never_leaves_a_torn_snapshot(sqlite_target, "sqlite", open_sqlite)
 
 
@@ -329,8 +358,14 @@ def test_a_restored_bm25_index_scores_adds_and_removes_as_the_built_one() -> Non
 def test_restored_chain_windows_score_and_change_as_the_built_ones() -> None:
     rng = np.random.default_rng(5)
     pages = [
-        DialoguePage(id=f"p{i}", user_input=f"{TOPICS[i % 5]} {i}", agent_response="ok", thread_id=f"t{i % 2}",
-                     timestamp=T0 + dt.timedelta(minutes=10 * i + (600 if i % 7 == 0 else 0)), metadata={"_seq": i})
+        DialoguePage(
+            id=f"p{i}",
+            user_input=f"{TOPICS[i % 5]} {i}",
+            agent_response="ok",
+            thread_id=f"t{i % 2}",
+            timestamp=T0 + dt.timedelta(minutes=10 * i + (600 if i % 7 == 0 else 0)),
+            metadata={"_seq": i},
+        )
         for i in range(60)
     ]
     vectors = rng.standard_normal((60, 8)).astype(np.float32)
@@ -349,8 +384,14 @@ def test_restored_chain_windows_score_and_change_as_the_built_ones() -> None:
         assert built._members == restored._members
 
     same()
-    extra = DialoguePage(id="px", user_input="more sourdough", agent_response="", thread_id="t0",
-                         timestamp=T0 + dt.timedelta(minutes=601), metadata={"_seq": 100})
+    extra = DialoguePage(
+        id="px",
+        user_input="more sourdough",
+        agent_response="",
+        thread_id="t0",
+        timestamp=T0 + dt.timedelta(minutes=601),
+        metadata={"_seq": 100},
+    )
     for chain in (built, restored):
         chain.remove(["p10", "p11", "p30"])
         chain.add(extra, vectors[0])
