@@ -7,7 +7,6 @@ read and ``repair`` first finish an interrupted ``delete_user``.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping
 from typing import Any
 
@@ -133,10 +132,9 @@ def import_user(runtime: Runtime, data: Mapping[str, Any], user_id: str | None) 
             # never a tombstone (an export has none), nor an index snapshot or journal (derived, rebuilt)
             if list(row["namespace"])[:1] not in (["deleting"], ["snapshot"], ["journal"])
         )
-        # a new version stamp: every process's cache and the user's snapshot are then out of date
-        version = (ROOT, encode_label(user), "version")
-        stamp = (PutOp(version, "v", {"v": uuid.uuid4().hex}, index=False),) if repository.shared else ()
-        yield StoreBatch((*ops, *stamp))
+        # the user's index snapshot no longer holds what is stored: the next load rebuilds it from the records
+        drop = PutOp((ROOT, encode_label(user), "snapshot"), "state", None)
+        yield StoreBatch((*ops, drop))
         repository.invalidate(user)
         return len(ops)
 

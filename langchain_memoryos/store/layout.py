@@ -11,6 +11,8 @@ Namespaces (``<u>`` is the reversibly encoded user id, ``<t>`` the thread id)::
     ("memoryos", <u>, "log")           AMU write events
     ("memoryos", <u>, "meta")          conversation clock and counters (key "state")
     ("memoryos", <u>, "version")       the version stamp (stores shared by processes)
+    ("memoryos", <u>, "snapshot")      the index snapshot of the user's state (key "state"; shared stores)
+    ("memoryos", <u>, "journal")       one row per flush since the snapshot: what it changed (shared stores)
     ("memoryos", <u>, "deleting")      the tombstone of a deletion under way
 """
 

@@ -639,7 +639,7 @@ class MemoryRepository:
         return (yield from self._erase(user_id))
 
     def _erase(self, user_id: str) -> Step[int]:
-        """Step: delete the user's rows, then the tombstone and the stamp; returns the rows deleted.
+        """Step: delete the user's rows, then the tombstone and the stamp; returns the records deleted.
 
         Each round deletes the rows of the first page of the user's prefix
         (never an offset: a store that pages rows written together in an
@@ -664,4 +664,5 @@ class MemoryRepository:
         yield StoreBatch((PutOp(tombstone, _TOMBSTONE, None), PutOp(version, "v", None)))
         self.invalidate(user_id)
         yield Purge()
-        return len(done)
+        # the rows counted are the user's records: not the index snapshot and journal derived from them
+        return sum(1 for ns, _ in done if ns[2:3] not in ((SNAPSHOT,), (JOURNAL,)))
