@@ -173,8 +173,10 @@ class ChainWindows:
             keys = list(windows)
             chain._members[size] = windows
             members = [pid for key in keys for pid in windows[key]]
-            at = np.fromiter((rows[pid] for pid in members), dtype=np.int64, count=len(members))
-            summed = vectors[at].reshape(len(keys), size, dimension).sum(axis=1)
+            at = np.fromiter((rows[pid] for pid in members), dtype=np.int64, count=len(members)).reshape(-1, size)
+            summed = vectors[at[:, 0]].copy()
+            for col in range(1, size):
+                summed += vectors[at[:, col]]
             summed = (summed / np.maximum(np.linalg.norm(summed, axis=1, keepdims=True), 1e-12)).astype(np.float32)
             chain._vectors[size].add_many(keys, summed)
             words = np.fromiter((bag_rows[pid] for pid in members), dtype=np.int64, count=len(members))

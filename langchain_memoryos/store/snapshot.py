@@ -193,7 +193,7 @@ def encode_snapshot(state: UserState) -> dict[str, Any]:
         "segments": [s.to_dict() for s in state.segments.values()],
         "pages": list(state.pages),
         "facts": {kind: list(state.facts[kind]) for kind in ("user", "agent")},
-        "stm": {thread: [p.to_dict() for p in pages] for thread, pages in state.stm.items()},
+        "stm": {thread: [p.to_dict() for p in pages] for thread, pages in state.stm.items() if pages},
         "vectors": {},
     }
     for name, index in _indices(state).items():
