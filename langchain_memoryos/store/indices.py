@@ -1,8 +1,9 @@
-"""The derived index cache of one user: FAISS indices and BM25, rebuilt from the records, never stored.
+"""The derived index cache of one user: FAISS indices, BM25 and the chain windows, derived from the records.
 
 The records (:class:`~langchain_memoryos.store.state.UserState`) are the truth;
 these indices are what retrieval and the write stages search, kept in step by
-the state's mutations and rebuilt when a user is loaded.
+the state's mutations, and built when a user is loaded: from the records, or
+restored from the user's index snapshot (:mod:`~langchain_memoryos.store.snapshot`).
 """
 
 from __future__ import annotations
