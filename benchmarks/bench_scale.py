@@ -4,6 +4,7 @@ Run from the repository root::
 
     .venv/bin/python benchmarks/bench_scale.py                       # 1k, 5k, 20k pages (about 15 min)
     .venv/bin/python benchmarks/bench_scale.py --sizes 1000,5000 --dir /tmp/scale --reuse
+    .venv/bin/python benchmarks/bench_scale.py --build-turns 5000   # add_turn median, mean, p95 of a build
 
 For each size it
 
@@ -205,6 +206,49 @@ def _snapshot_bytes(path: Path) -> int:
     return int(found[0]) if found else 0
 
 
+def build_turns(path: Path, turns: int) -> dict[str, Any]:
+    """A user built turn by turn through ``add_turn`` (the heavy tail of slow turns at that size)."""
+    times: list[float] = []
+    kinds: dict[str, list[float]] = {}
+    with MemoryOS.from_sqlite(path) as memory:
+        stream = dialogue(SEED, threads=1, prefix="t")
+        for _ in range(turns):
+            turn = next(stream)
+            t = time.perf_counter()
+            report = memory.add_turn(
+                turn.user_input,
+                turn.agent_response,
+                user_id=USER,
+                thread_id=THREAD,
+                timestamp=turn.timestamp,
+                turn_id=turn.turn_id,
+            )
+            times.append(time.perf_counter() - t)
+            kind = "+".join(
+                k
+                for k, hit in (
+                    ("segment", report.segments_created),
+                    ("evict", report.segments_evicted),
+                    ("promote", report.segments_promoted),
+                    ("facts", report.events),
+                )
+                if hit
+            )
+            kinds.setdefault(kind or "plain", []).append(times[-1])
+    ms = 1e3 * np.asarray(times)
+    return {
+        "turns": turns,
+        "median_ms": float(np.median(ms)),
+        "mean_ms": float(ms.mean()),
+        "p95_ms": float(np.percentile(ms, 95)),
+        "mean_over_median": float(ms.mean() / np.median(ms)),
+        "by_kind": {
+            k: {"turns": len(v), "median_ms": 1e3 * statistics.median(v), "mean_ms": 1e3 * statistics.fmean(v)}
+            for k, v in sorted(kinds.items())
+        },
+    }
+
+
 def print_table(rows: Sequence[dict[str, Any]]) -> None:
     head = (
         "| pages | cold retrieve, snapshot | cold retrieve, rebuilt | RSS of the user, snapshot / rebuilt "
@@ -231,8 +275,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--queries", type=int, default=50, help="timed warm retrievals per size")
     ap.add_argument("--runs", type=int, default=3, help="new processes per cold measurement")
     ap.add_argument("--json", help="write the rows here")
+    ap.add_argument(
+        "--build-turns",
+        type=int,
+        help="instead: build a user of this many turns with add_turn and "
+        "print the per-turn median, mean and p95 (and by kind of turn)",
+    )
     ap.add_argument("--cold-child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.build_turns:
+        os.makedirs(args.dir, exist_ok=True)
+        path = Path(args.dir) / f"turns-{args.build_turns}.sqlite"
+        for suffix in ("", "-wal", "-shm", ".locks"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        print(json.dumps(build_turns(path, args.build_turns), indent=2))
+        return 0
     if args.cold_child:
         path, snapshots, query = args.cold_child
         cold_child(path, snapshots == "1", query)
