@@ -62,7 +62,7 @@ def chain_order(page: DialoguePage) -> _OrderKey:
     return (int(seq) if isinstance(seq, int) and not isinstance(seq, bool) else -1, page.timestamp.isoformat(), page.id)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Node:
     thread_id: str
     order: _OrderKey
@@ -115,13 +115,14 @@ class ChainWindows:
             >>> w = ChainWindows(2, gap_seconds=60)
             >>> for i in "ab":
             ...     w.add(DialoguePage(id=i, user_input="x", agent_response=""), np.ones(2, dtype=np.float32))
-            >>> w.snapshot()["members"]
-            {'2': [['b', 'a', 'b']], '3': []}
+            >>> w.snapshot()["windows"]  # the last page of each window
+            {'2': ['b'], '3': []}
         """
         return {
             "gap_seconds": self.gap_seconds,
             "nodes": [[pid, n.thread_id, *n.order[:2]] for pid, n in self._nodes.items()],
-            "members": {str(size): [[last, *m] for last, m in self._members[size].items()] for size in WINDOW_SIZES},
+            # a window is the run of pages of its thread that ends at its last page: the last page says it all
+            "windows": {str(size): list(self._members[size]) for size in WINDOW_SIZES},
         }
 
     @classmethod
@@ -164,19 +165,27 @@ class ChainWindows:
             threads.setdefault(thread, []).append((order, pid))
         if not nodes.keys() <= bag_rows.keys():
             raise KeyError("a page of the chain has no bag of words")
+        where: dict[str, tuple[list[str], int]] = {}
         for chain_of_thread in threads.values():
             chain_of_thread.sort()
+            ids = [pid for _, pid in chain_of_thread]
+            where.update((pid, (ids, at)) for at, pid in enumerate(ids))
         for size in WINDOW_SIZES:
-            windows = {row[0]: tuple(row[1:]) for row in data["members"][str(size)]}
+            windows: dict[str, tuple[str, ...]] = {}
+            for last in data["windows"][str(size)]:
+                ids, at = where[last]
+                if at < size - 1:
+                    raise KeyError(f"window of {size} pages ending at {last}: not in its thread's chain")
+                windows[last] = tuple(ids[at - size + 1 : at + 1])
             if not windows:
                 continue
             keys = list(windows)
             chain._members[size] = windows
             members = [pid for key in keys for pid in windows[key]]
-            at = np.fromiter((rows[pid] for pid in members), dtype=np.int64, count=len(members)).reshape(-1, size)
-            summed = vectors[at[:, 0]].copy()
+            cols = np.fromiter((rows[pid] for pid in members), dtype=np.int64, count=len(members)).reshape(-1, size)
+            summed = vectors[cols[:, 0]].copy()
             for col in range(1, size):
-                summed += vectors[at[:, col]]
+                summed += vectors[cols[:, col]]
             summed = (summed / np.maximum(np.linalg.norm(summed, axis=1, keepdims=True), 1e-12)).astype(np.float32)
             chain._vectors[size].add_many(keys, summed)
             words = np.fromiter((bag_rows[pid] for pid in members), dtype=np.int64, count=len(members))

@@ -5,8 +5,9 @@ The namespaces are those of :mod:`~langchain_memoryos.store.layout`.
 Vectors live inside the item values (base64 float32). Each user's vectors are
 also held in FAISS indices (:class:`UserState`), a cache built on first use: from
 the records, or in a store shared by processes from the user's index snapshot
-and write journal (:mod:`~langchain_memoryos.store.snapshot`). Writes are buffered as ``PutOp``s and flushed in one batch per
-operation, so on SQL stores a turn is one transaction.
+and write journal (:mod:`~langchain_memoryos.store.snapshot`). Writes are
+buffered as ``PutOp``s and flushed in one batch per operation, so on SQL stores
+a turn is one transaction.
 
 A user's deletion is all or nothing in effect: its first transaction stores a
 tombstone, and until the last row is gone every access to the user finishes

@@ -41,6 +41,7 @@ Example:
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 import zlib
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
@@ -277,7 +278,7 @@ def decode_snapshot(value: Any, like: UserState) -> UserState | None:
     if not isinstance(value, dict) or value.get("format") != FORMAT or not isinstance(value.get("data"), str):
         return None
     try:
-        body = base64.b64decode(value["data"])
+        body = binascii.a2b_base64(value["data"])  # a str of ASCII: no copy to bytes first
         if zlib.crc32(body) != value.get("crc32"):
             return None
         header, arrays = _unpack(body)
