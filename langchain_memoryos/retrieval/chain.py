@@ -248,8 +248,8 @@ class ChainWindows:
             chain.sort()
             self._refresh(thread, range(len(chain)))
 
-    def add(self, page: DialoguePage, vector: Vector) -> None:
-        """Add a page to its thread's chain (nothing if it is already there).
+    def add(self, page: DialoguePage, vector: Vector, tokens: list[str] | None = None) -> None:
+        """Add a page to its thread's chain (nothing if it is already there); ``tokens``: its :func:`page_tokens`.
 
         Example:
             >>> import numpy as np
@@ -261,7 +261,7 @@ class ChainWindows:
         """
         if page.id in self._nodes:
             return
-        node = self._node(page, vector)
+        node = self._node(page, vector, tokens)
         self._nodes[page.id] = node
         chain = self._order.setdefault(node.thread_id, [])
         at = bisect.bisect(chain, (node.order, page.id))
@@ -306,8 +306,9 @@ class ChainWindows:
         for pid in gone:
             del self._nodes[pid]
 
-    def _node(self, page: DialoguePage, vector: Vector) -> _Node:
-        return _Node(page.thread_id, chain_order(page), page.timestamp, page_tokens(page), np.asarray(vector))
+    def _node(self, page: DialoguePage, vector: Vector, tokens: list[str] | None = None) -> _Node:
+        words = page_tokens(page) if tokens is None else tokens
+        return _Node(page.thread_id, chain_order(page), page.timestamp, words, np.asarray(vector))
 
     def _refresh(self, thread: str, ends: Sequence[int]) -> None:
         """Recompute the windows that end at the chain positions ``ends`` of one thread."""

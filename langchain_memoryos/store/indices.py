@@ -138,10 +138,13 @@ class DerivedIndices:
     def page_added(self, page: DialoguePage, vector: Vector) -> None:
         """Keep BM25 and the chain windows in step with a page added (nothing while they are not built)."""
         self._words.pop(page.id, None)
+        if self._lexicon is None and self._chain is None:
+            return
+        tokens = page_tokens(page)  # once for both
         if self._lexicon is not None:
-            self._lexicon.add(page.id, page_tokens(page))
+            self._lexicon.add(page.id, tokens)
         if self._chain is not None:
-            self._chain.add(page, vector)
+            self._chain.add(page, vector, tokens)
 
     def pages_removed(self, page_ids: list[str]) -> None:
         """Keep BM25 and the chain windows in step with pages removed (nothing while they are not built)."""
