@@ -88,8 +88,8 @@ def run_kb(path: str) -> dict[str, Any]:
         start = time.perf_counter()
         pages = ingest_conversation(memory, sample, user_id=user)
         seconds = time.perf_counter() - start
-        facts = memory.list_facts(user)
-        actions = Counter(e.action for e in memory.write_log(user))
+        facts = memory.list_facts(user_id=user)
+        actions = Counter(e.action for e in memory.write_log(user_id=user))
         close, pairs, worst = 0, 0, 0.0
         if len(facts) > 1:
             vectors = np.asarray(memory.embeddings.embed_documents([f.summary for f in facts]), dtype=np.float32)

@@ -53,7 +53,7 @@ def run(mode: str, turns: int, delay: float) -> dict[str, float]:
     start = time.perf_counter()
     memory.flush()
     flush_ms = (time.perf_counter() - start) * 1000
-    stored = memory.stats("u").mtm_pages + memory.stats("u").stm_pages
+    stored = memory.stats(user_id="u").mtm_pages + memory.stats(user_id="u").stm_pages
     memory.close()
     return {
         "p50": statistics.median(times),

@@ -548,7 +548,7 @@ def feed(
     while res.turns < limit:
         # the exact count is checked only once the planned turns are in (stats() is not free)
         if res.turns >= planned:
-            st = memory.stats(user_id)
+            st = memory.stats(user_id=user_id)
             if st.mtm_pages >= target_pages:
                 break
         turn = next(turns)
@@ -572,7 +572,7 @@ def feed(
         if progress and res.turns >= next_report:
             next_report += PROGRESS_EVERY
             elapsed = time.perf_counter() - start
-            st = memory.stats(user_id)
+            st = memory.stats(user_id=user_id)
             recent = res.per_turn[-PROGRESS_EVERY:]
             log(
                 f"  {res.turns:>6} turns  mtm_pages={st.mtm_pages:>6}  segments={st.segments:>3}  "
@@ -624,7 +624,7 @@ def measure_ingest(store_name: str, memory: MemoryOS, profiler: Profiler) -> tup
     """
     user = f"ingest-{store_name}"
     res = feed(memory, user, dialogue(SEED, threads=1, prefix="i"), target_pages=SMALL_PAGES, threads=1)
-    st = memory.stats(user)
+    st = memory.stats(user_id=user)
     if profiler.enabled:
         profiler.run(
             f"ingest[{store_name}] (separate untimed pass, {SMALL_PAGES + STM_CAPACITY} turns)",
@@ -646,7 +646,7 @@ def measure_retrieval(
     profiler: Profiler,
 ) -> dict[str, Any]:
     """Retrieval latency over ``n_queries`` queries (after ``warmup``), with same-process baselines."""
-    st = memory.stats(user)
+    st = memory.stats(user_id=user)
     qs = queries(SEED + zlib.crc32(label.encode()) % 1000, warmup + n_queries, topics)
     warm, timed = qs[:warmup], qs[warmup:]
     for q in warm:
@@ -996,10 +996,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             results["large_build"] = info
             if args.save_large:
                 args.save_large.write_text(
-                    json.dumps({"export": memory.export_user(user), "topics": topics, "build": info}, default=str)
+                    json.dumps(
+                        {"export": memory.export_user(user_id=user), "topics": topics, "build": info}, default=str
+                    )
                 )
                 log(f"  saved {user} to {args.save_large} (export_user)")
-        st = memory.stats(user)
+        st = memory.stats(user_id=user)
         results["large_build"]["stats"] = vars(st)
         log(
             f"  stats(): segments={st.segments} mtm_pages={st.mtm_pages} stm_pages={st.stm_pages} "

@@ -79,7 +79,7 @@ def main() -> int:
         else:
             direct_ms.append(run_direct())
             graph_ms.append(run_graph())
-    same = [p.id for p in via_graph.list_pages("u")] == [p.id for p in direct.list_pages("u")]
+    same = [p.id for p in via_graph.list_pages(user_id="u")] == [p.id for p in direct.list_pages(user_id="u")]
     diffs = [g - d for g, d in zip(graph_ms, direct_ms, strict=True)]
     result = {
         "turns": args.turns,

@@ -159,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for q in load_questions(sample)[: args.questions]:
         memory.retrieve(q.question, user_id="u", thread_id="questions")
     retrieval_calls = sum(model.calls.values()) - total_calls
-    stats = memory.stats("u")
+    stats = memory.stats(user_id="u")
     result = {
         "sample": args.sample,
         "turns": turns,

@@ -10,7 +10,7 @@ Example:
     >>> from langchain_memoryos import MemoryOS
     >>> memory = MemoryOS()
     >>> _ = memory.add_turn("I moved to Denver.", "Nice!", user_id="u1")
-    >>> memory.stats("u1").stm_pages
+    >>> memory.stats(user_id="u1").stm_pages
     1
 """
 
@@ -30,14 +30,17 @@ if TYPE_CHECKING:
     from langchain_memoryos.embeddings.files import EmbeddingsNotAvailableError
     from langchain_memoryos.embeddings.minilm import MiniLMEmbeddings
     from langchain_memoryos.integrations.history import MemoryOSChatMessageHistory, RunnableWithMemoryOS
+    from langchain_memoryos.integrations.messages import pair_messages
     from langchain_memoryos.memory import MemoryOS
     from langchain_memoryos.schema import (
         DialoguePage,
+        FactHistory,
         MemoryContext,
         MemoryRecord,
         MemoryStats,
         Persona,
         Relation,
+        SearchHit,
         Segment,
         WriteEvent,
         WriteReport,
@@ -52,6 +55,7 @@ _EXPORTS: dict[str, str] = {
     "ControllerUsage": "langchain_memoryos.controllers.base",
     "DialoguePage": "langchain_memoryos.schema",
     "EmbeddingsNotAvailableError": "langchain_memoryos.embeddings.files",
+    "FactHistory": "langchain_memoryos.schema",
     "FactNotFoundError": "langchain_memoryos.amu.corrections",
     "HeuristicController": "langchain_memoryos.controllers.heuristic",
     "LLMController": "langchain_memoryos.controllers.llm",
@@ -69,9 +73,11 @@ _EXPORTS: dict[str, str] = {
     "Prompts": "langchain_memoryos.controllers.prompts",
     "Relation": "langchain_memoryos.schema",
     "RunnableWithMemoryOS": "langchain_memoryos.integrations.history",
+    "SearchHit": "langchain_memoryos.schema",
     "Segment": "langchain_memoryos.schema",
     "WriteEvent": "langchain_memoryos.schema",
     "WriteReport": "langchain_memoryos.schema",
+    "pair_messages": "langchain_memoryos.integrations.messages",
     "resolve_embeddings": "langchain_memoryos.embeddings.encode",
 }
 
@@ -141,6 +147,7 @@ __all__ = [
     "ControllerUsage",
     "DialoguePage",
     "EmbeddingsNotAvailableError",
+    "FactHistory",
     "FactNotFoundError",
     "HeuristicController",
     "LLMController",
@@ -158,9 +165,11 @@ __all__ = [
     "Prompts",
     "Relation",
     "RunnableWithMemoryOS",
+    "SearchHit",
     "Segment",
     "WriteEvent",
     "WriteReport",
     "__version__",
+    "pair_messages",
     "resolve_embeddings",
 ]

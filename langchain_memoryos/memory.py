@@ -12,12 +12,13 @@ its methods on ``batch`` and ``abatch``. The methods are grouped by concern
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
@@ -36,6 +37,7 @@ from langchain_memoryos.operations.validation import clean_metadata, clean_text
 from langchain_memoryos.pipeline.effects import Services
 from langchain_memoryos.pipeline.settings import EngineSettings
 from langchain_memoryos.schema import MemoryContext, WriteReport
+from langchain_memoryos.store.layout import scope_root
 from langchain_memoryos.store.repository import MemoryRepository, ProcessLocks
 
 __all__ = ["MemoryOS", "clean_metadata", "clean_text"]
@@ -68,11 +70,21 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             write of a user first waits for that user's queue; ``flush()``
             waits for all and reports failures; ``close()`` drains the queue.
         background_workers: users written in parallel in background mode.
+        namespace_prefix: the labels every namespace of this memory starts with
+            in the store (default ``("memoryos",)``), e.g. ``("myapp", "memory")``
+            to keep it beside an application's own items. Memories sharing one
+            store must not use prefixes of which one starts the other.
+        agent_id: keep each user's memory apart per agent, as mem0 and langmem
+            allow: what is written under one ``agent_id`` is invisible under
+            another and without one (``None``, the default: one memory per user).
+            :meth:`for_agent` gives the memory of another agent on the same store.
+        process_locks: per-user locks between processes (set by
+            :meth:`from_sqlite` and :meth:`from_postgres`).
 
     Example:
         >>> memory = MemoryOS()
         >>> report = memory.add_turn("I moved to Denver.", "Nice!", user_id="u1")
-        >>> [p.user_input for p in memory.get_stm("u1")]
+        >>> [p.user_input for p in memory.get_stm(user_id="u1")]
         ['I moved to Denver.']
         >>> "Denver" in memory.retrieve("Where do I live?", user_id="u1").to_prompt()
         True
@@ -89,7 +101,10 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         write_mode: str = "sync",
         background_workers: int = 4,
         process_locks: ProcessLocks | None = None,
+        namespace_prefix: tuple[str, ...] | None = None,
+        agent_id: str | None = None,
     ) -> None:
+        root = scope_root(namespace_prefix, agent_id)  # checked first: nothing is built for a bad scope
         if store is not None and not isinstance(store, BaseStore):
             raise TypeError(
                 f"store must be a LangGraph BaseStore (InMemoryStore, SqliteStore, PostgresStore …), "
@@ -118,10 +133,16 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
                 "langchain_memoryos.controllers.base), e.g. HeuristicController()."
             )
         self.controller: MemoryController = controller
+        #: the scope: every namespace of this memory starts with ``scope_root(namespace_prefix, agent_id)``
+        self.namespace_prefix: tuple[str, ...] = root[: len(root) - 2] if agent_id is not None else root
+        self.agent_id = agent_id
+        self._write_mode_args = (write_mode, background_workers)
+        self._agents: dict[str, MemoryOS] = {}
         self.repository = MemoryRepository(
             _dimension(self.embeddings),
             locks=process_locks,
             embed_chars=self.config.max_embedding_chars,
+            root=root,
             chain_gap_seconds=self.config.chain_gap_seconds,
         )
         #: judgements made under the user's lock are never model calls: the controller itself when it is local
@@ -148,6 +169,49 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         self._backend: Any = None
 
     # -- construction ----------------------------------------------------------
+    def for_agent(self, agent_id: str) -> MemoryOS:
+        """The memory of one agent on the same store: each user's memory kept apart per agent.
+
+        The view shares this memory's store, embeddings, controller, config and
+        namespace prefix; what it stores is invisible to this memory and to
+        every other agent's view (``MemoryOS(..., agent_id=...)`` builds the
+        same scope). The same view is returned for the same id, and
+        :meth:`close` closes the views.
+
+        Args:
+            agent_id: the agent (a non-empty string).
+
+        Returns:
+            The agent's memory.
+
+        Example:
+            >>> memory = MemoryOS()
+            >>> coach = memory.for_agent("coach")
+            >>> _ = coach.add_turn("I play chess.", "Nice!", user_id="ana")
+            >>> len(coach.get_stm(user_id="ana")), len(memory.get_stm(user_id="ana"))
+            (1, 0)
+            >>> coach is memory.for_agent("coach"), coach.agent_id
+            (True, 'coach')
+        """
+        scope_root(self.namespace_prefix, agent_id)  # the id checked before anything is built
+        view = self._agents.get(agent_id)
+        if view is None:
+            write_mode, workers = self._write_mode_args
+            view = type(self)(
+                self.store,
+                embeddings=self.embeddings,
+                controller=self.controller,
+                config=self.config,
+                write_mode=write_mode,
+                background_workers=workers,
+                process_locks=self.repository._process_locks,
+                namespace_prefix=self.namespace_prefix,
+                agent_id=agent_id,
+            )
+            view._backend = self._backend
+            self._agents[agent_id] = view
+        return view
+
     @classmethod
     def from_sqlite(cls, path: str | Path, **kwargs: Any) -> MemoryOS:
         """A memory persisted in an SQLite file (LangGraph's ``SqliteStore``).
@@ -167,7 +231,7 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             >>> with MemoryOS.from_sqlite(path) as memory:
             ...     _ = memory.add_turn("I love chess.", "Great!", user_id="u")
             >>> with MemoryOS.from_sqlite(path) as memory:
-            ...     len(memory.get_stm("u"))
+            ...     len(memory.get_stm(user_id="u"))
             1
         """
         return backends.from_sqlite(cls, path, **kwargs)
@@ -257,6 +321,8 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         Example:
             >>> MemoryOS().close()
         """
+        while self._agents:
+            self._agents.popitem()[1].close()  # the agents' views (they own no connection)
         if self._runtime.writer is not None:
             self._runtime.writer.close()  # drains the queue first
         while self._closers:
@@ -301,7 +367,7 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         return turns.read_graph(self._runtime)
 
     # -- background writes -------------------------------------------------------
-    def flush(self, user_id: str | None = None) -> None:
+    def flush(self, *, user_id: str | None = None) -> None:
         """Wait until queued background writes are stored (all users, or one).
 
         Raises:
@@ -311,13 +377,13 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             >>> m = MemoryOS(write_mode="background")
             >>> m.add_turn("I moved to Oslo.", "Nice!", user_id="u").queued
             True
-            >>> m.flush(); len(m.get_stm("u"))
+            >>> m.flush(); len(m.get_stm(user_id="u"))
             1
             >>> m.close()
         """
         self._runtime.flush(user_id)
 
-    async def aflush(self, user_id: str | None = None) -> None:
+    async def aflush(self, *, user_id: str | None = None) -> None:
         """Async twin of :meth:`flush`.
 
         Example:
@@ -329,8 +395,8 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
     # -- turns in, context out ---------------------------------------------------
     def add_turn(
         self,
-        user_input: str,
-        agent_response: str = "",
+        user_input: str | HumanMessage,
+        agent_response: str | AIMessage = "",
         *,
         user_id: str,
         thread_id: str = "default",
@@ -341,8 +407,12 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         """Store one exchange and run everything it triggers (STM→MTM, evict, promote).
 
         Args:
-            user_input: what the user said.
-            agent_response: what the agent answered ("" for an unpaired turn).
+            user_input: what the user said (a string or a ``HumanMessage``).
+            agent_response: what the agent answered ("" for an unpaired turn;
+                a string or an ``AIMessage`` without tool calls). When both are
+                messages with ids and no ``turn_id`` is given, the turn id is
+                ``"lg:<human id>:<ai id>"``: the same exchange is stored once.
+                :meth:`add_messages` takes a whole list of messages.
             user_id: whose memory.
             thread_id: the conversation thread (STM is per thread).
             timestamp: when it happened (``datetime``, ISO string or POSIX seconds;
@@ -371,6 +441,9 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         Example:
             >>> MemoryOS().add_turn("Hi", "Hello", user_id="u", turn_id="t1").added
             True
+            >>> from langchain_core.messages import AIMessage, HumanMessage
+            >>> MemoryOS().add_turn(HumanMessage("Hi", id="h1"), AIMessage("Hello", id="a1"), user_id="u").page_id
+            'p_...'
             >>> MemoryOS().add_turn("Hi", "Hello", user_id="u", timestamp="9999-12-31T23:59:59")  # doctest: +ELLIPSIS
             Traceback (most recent call last):
             ValueError: timestamp 9999-12-31T23:59:59+00:00 lies ... max_clock_skew_seconds ...
@@ -381,8 +454,8 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
 
     async def aadd_turn(
         self,
-        user_input: str,
-        agent_response: str = "",
+        user_input: str | HumanMessage,
+        agent_response: str | AIMessage = "",
         *,
         user_id: str,
         thread_id: str = "default",
@@ -399,6 +472,100 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         """
         return await self._async(
             turns.add_turn(self._runtime, user_input, agent_response, user_id, thread_id, timestamp, metadata, turn_id)
+        )
+
+    def add_messages(
+        self,
+        messages: Iterable[BaseMessage | Mapping[str, Any]],
+        *,
+        user_id: str,
+        thread_id: str = "default",
+        timestamp: Any = None,
+        metadata: Mapping[str, Any] | None = None,
+        store_unanswered: bool = False,
+    ) -> list[WriteReport]:
+        """Store a list of messages as turns, as LangGraph's message state and mem0's ``add`` hold them.
+
+        The messages are paired into turns
+        (:func:`~langchain_memoryos.integrations.messages.pair_messages`): the
+        human message(s), then the final AI answer (an ``AIMessage`` without
+        tool calls). Tool calls and tool results are kept out of the pages (the
+        answer is what is stored); system messages are ignored; consecutive
+        human messages form one turn's input; an AI answer with no human
+        message before it is a turn of its own. Each turn is written as by
+        :meth:`add_turn` (every one checked before the first is written); with
+        message ids (LangGraph's ``add_messages`` reducer gives every message
+        one) a turn's id derives from them, so passing the whole conversation
+        again stores only its new turns.
+
+        The trailing human message(s) still waiting for an answer are not
+        stored by default: pass them again with the answer (as a chat history
+        keeps them pending). ``store_unanswered=True`` stores them now, as a
+        turn without an answer (a later call with the answer then stores the
+        answered turn as well).
+
+        Args:
+            messages: LangChain messages, or ``{"role": ..., "content": ...}``
+                dicts (``user`` / ``assistant`` / ``system`` / ``tool``), oldest first.
+            user_id: whose memory.
+            thread_id: the conversation thread.
+            timestamp: the time of every turn (default: now, per turn).
+            metadata: kept on every page (see :meth:`add_turn`).
+            store_unanswered: store the trailing unanswered human message(s) too.
+
+        Returns:
+            One report per stored turn, in order.
+
+        Raises:
+            TypeError: ``messages`` is not a list of messages or role dicts.
+            ValueError: as :meth:`add_turn`; nothing is written then.
+
+        Example:
+            >>> from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+            >>> memory = MemoryOS()
+            >>> messages = [
+            ...     SystemMessage("You are helpful."),
+            ...     HumanMessage("What's the weather in Oslo? I live there.", id="h1"),
+            ...     AIMessage("", tool_calls=[{"name": "weather", "args": {"city": "Oslo"}, "id": "c1"}], id="a1"),
+            ...     ToolMessage("-3C, snow", tool_call_id="c1"),
+            ...     AIMessage("It's -3C and snowing in Oslo.", id="a2"),
+            ...     HumanMessage("Thanks!", id="h2"),
+            ... ]
+            >>> [r.added for r in memory.add_messages(messages, user_id="ana")]
+            [True]
+            >>> [(p.user_input, p.agent_response) for p in memory.get_stm(user_id="ana")]
+            [("What's the weather in Oslo? I live there.", "It's -3C and snowing in Oslo.")]
+            >>> [r.added for r in memory.add_messages(messages, user_id="ana")]  # the same turn: stored once
+            [False]
+            >>> as_dicts = [{"role": "user", "content": "I'm vegan."}, {"role": "assistant", "content": "Noted."}]
+            >>> memory.add_messages(as_dicts, user_id="bob")[0].added
+            True
+        """
+        return self._sync(
+            turns.add_messages(self._runtime, messages, user_id, thread_id, timestamp, metadata, store_unanswered)
+        )
+
+    async def aadd_messages(
+        self,
+        messages: Iterable[BaseMessage | Mapping[str, Any]],
+        *,
+        user_id: str,
+        thread_id: str = "default",
+        timestamp: Any = None,
+        metadata: Mapping[str, Any] | None = None,
+        store_unanswered: bool = False,
+    ) -> list[WriteReport]:
+        """Async twin of :meth:`add_messages`.
+
+        Example:
+            >>> import asyncio
+            >>> from langchain_core.messages import AIMessage, HumanMessage
+            >>> reports = asyncio.run(MemoryOS().aadd_messages([HumanMessage("hi"), AIMessage("hello")], user_id="u"))
+            >>> [r.added for r in reports]
+            [True]
+        """
+        return await self._async(
+            turns.add_messages(self._runtime, messages, user_id, thread_id, timestamp, metadata, store_unanswered)
         )
 
     def retrieve(

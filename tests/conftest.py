@@ -54,7 +54,7 @@ def bulky_export(rows: int, marker: str, *, user_id: str = "bulky") -> dict[str,
     for i in range(5):
         memory.add_turn(f"{marker}: I keep bees, hive {i}.", "Lovely.", user_id=user_id, timestamp=at(0, i))
     memory.add_fact(f"I'm allergic to {marker} pollen.", user_id=user_id)
-    data = memory.export_user(user_id)
+    data = memory.export_user(user_id=user_id)
     items: list[dict[str, Any]] = data["items"]
     page = next(r for r in items if r["namespace"] == ["pages"])
     segment = next(r for r in items if r["namespace"] == ["segments"] and r["key"] == page["value"]["segment_id"])

@@ -34,7 +34,8 @@ class ScriptedToolModel(BaseChatModel):
     last one repeats. An entry is the tool arguments (a dict: the reply is one
     tool call of that name), a text reply (a str, e.g. an agent's answer or
     malformed JSON), an exception to raise (an HTTP error, a timeout), or a
-    function of the prompt messages returning one of those.
+    function of the prompt messages returning one of those or an ``AIMessage``
+    (used as it is: e.g. a call of another tool than the first).
 
     Every call is recorded in ``calls`` as ``(key, prompt text)`` and in
     ``prompts`` as its messages. ``tokens_per_call`` is the usage reported per
@@ -91,6 +92,8 @@ class ScriptedToolModel(BaseChatModel):
             answer = answer(messages)
         if isinstance(answer, Exception):
             raise answer
+        if isinstance(answer, AIMessage):
+            return answer
         usage: UsageMetadata | None = None
         if self.tokens_per_call is not None:
             total = self.tokens_per_call

@@ -26,11 +26,11 @@ class FactNotFoundError(LookupError):
 
     Example:
         >>> str(FactNotFoundError("f_1", "u"))
-        "no fact 'f_1' for user 'u'; list_facts(user_id, kind=...) shows the ids"
+        "no fact 'f_1' for user 'u'; list_facts(user_id=..., kind=...) shows the ids"
     """
 
     def __init__(self, fact_id: str, user_id: str) -> None:
-        super().__init__(f"no fact {fact_id!r} for user {user_id!r}; list_facts(user_id, kind=...) shows the ids")
+        super().__init__(f"no fact {fact_id!r} for user {user_id!r}; list_facts(user_id=..., kind=...) shows the ids")
         self.fact_id = fact_id
         self.user_id = user_id
 
@@ -141,9 +141,9 @@ def forget_fact(repo: MemoryRepository, state: UserState, fact_id: str, *, now: 
         ...     yield StoreBatch(state.take_ops())
         ...     return event
         >>> event = run_sync(forget(), m._services)
-        >>> event.action, event.record.summary, m.list_facts("u")
+        >>> event.action, event.record.summary, m.list_facts(user_id="u")
         ('deleted', '[deleted]', [])
-        >>> [e.record.summary for e in m.write_log("u")]
+        >>> [e.record.summary for e in m.write_log(user_id="u")]
         ['[deleted]', '[deleted]']
     """
     kind, old = find_fact(state, fact_id)

@@ -21,7 +21,7 @@ def export(
 ) -> None:
     """Print (or write) everything stored for a user as JSON ('memoryos import' reads it back)."""
     with _errors(), _open_memory(db, postgres, must_exist=True) as memory:
-        data = memory.export_user(user)
+        data = memory.export_user(user_id=user)
         text = json.dumps(data, ensure_ascii=False, indent=2, default=str)
         count = len(data.get("items", []))
         if not count:
@@ -89,7 +89,7 @@ def delete(
         if not yes and not typer.confirm(f"Delete all memory of user {user!r} in {_where(db, postgres)}?"):
             typer.echo("aborted: nothing was deleted", err=True)
             raise typer.Exit(1)
-        count = memory.delete_user(user)
+        count = memory.delete_user(user_id=user)
         typer.echo(f"deleted {count} items of user {user!r}")
         if vacuum or vacuum_full:
             statement = memory.vacuum(full=vacuum_full)

@@ -15,7 +15,7 @@ from langchain_memoryos.cli.bench import bench_locomo
 from langchain_memoryos.cli.chat import chat, demo
 from langchain_memoryos.cli.common import _echo_error, _message
 from langchain_memoryos.cli.ingest import ingest
-from langchain_memoryos.cli.read import inspect, recall
+from langchain_memoryos.cli.read import inspect, recall, users
 
 __all__ = ["app", "bench_app", "main"]
 
@@ -84,6 +84,7 @@ app.command()(chat)
 app.command()(ingest)
 app.command()(recall)
 app.command()(inspect)
+app.command()(users)
 app.command()(export)
 app.command("import")(import_)
 app.command()(delete)

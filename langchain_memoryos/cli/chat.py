@@ -52,13 +52,18 @@ def demo(
     db: Annotated[
         Path | None, typer.Option("--db", help="Keep the demo memory in this SQLite file (default: in memory).")
     ] = None,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Every tier in full (segments, persona, facts, write log).")
+    ] = False,
 ) -> None:
-    """Ingest a built-in multi-session conversation offline and show every memory tier.
+    """Ingest a built-in multi-session conversation offline and show each memory tier doing its job.
 
-    Shows the STM, the MTM segments with heat, the persona, the facts, every AMU
-    decision with its reason, the updates that fused an old fact with a new one,
-    and what retrieval finds for questions about the first sessions. With a
-    model (--model or $MEMORYOS_MODEL) the model also answers those questions.
+    On one screen: the live thread's STM, a first-session page recalled through
+    its MTM segment, a fact updated by AMU and its recall, with the ranking's
+    scores. --verbose shows every tier in full: the MTM segments with heat, the
+    persona, the facts, every AMU decision with its reason, the fused updates
+    and what retrieval finds for each question. With a model (--model or
+    $MEMORYOS_MODEL) the model also answers the questions.
     """
     from langchain_memoryos.cli.demo import run_demo
     from langchain_memoryos.memory import MemoryOS
@@ -68,7 +73,7 @@ def demo(
         memory = MemoryOS.from_sqlite(db) if db is not None else MemoryOS()
         color = not no_color and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
         with memory:
-            run_demo(out=sys.stdout, memory=memory, model=chat, color=color)
+            run_demo(out=sys.stdout, memory=memory, model=chat, color=color, verbose=verbose)
 
 
 # -- chat ----------------------------------------------------------------------------------------

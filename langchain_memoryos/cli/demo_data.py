@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Final, TypedDict
 
-__all__ = ["PROBES", "SESSIONS", "TURN_GAP_MINUTES", "USER_ID", "Probe", "Session", "Turn"]
+__all__ = ["FACT_PROBE", "PROBES", "SESSIONS", "TURN_GAP_MINUTES", "USER_ID", "Probe", "Session", "Turn"]
 
 #: One exchange: (what the user said, what the assistant answered).
 Turn = tuple[str, str]
@@ -332,3 +332,10 @@ PROBES: Final[list[Probe]] = [
         "about": "S1: favorite spot Smith Rock",
     },
 ]
+
+#: The question about a fact AMU updated (Portland → Denver), asked after the last session.
+FACT_PROBE: Final[Probe] = {
+    "question": "Where do I live now?",
+    "expected": ("Denver",),
+    "about": "S4:1: I moved to Denver",
+}

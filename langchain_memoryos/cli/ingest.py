@@ -266,5 +266,5 @@ def ingest(
             for uid, total, added in results:
                 typer.echo(
                     f"  user {uid!r}: {total} turns, {added} added, {total - added} duplicates skipped; "
-                    f"memory: {_stats_line(memory.stats(uid))}"
+                    f"memory: {_stats_line(memory.stats(user_id=uid))}"
                 )

@@ -27,7 +27,7 @@ from langchain_memoryos.cli.common import (
 if TYPE_CHECKING:
     from langchain_memoryos.schema import MemoryStats
 
-__all__ = ["inspect", "recall"]
+__all__ = ["inspect", "recall", "users"]
 
 
 def recall(
@@ -99,6 +99,19 @@ def _empty_note(question: str, user: str, thread: str, stats: MemoryStats) -> st
     )
 
 
+# -- users --------------------------------------------------------------------------------------------
+
+
+def users(db: DbOpt = None, postgres: PostgresOpt = None) -> None:
+    """List the users with stored memory, one id per line (sorted); 'memoryos inspect --user ID' shows one."""
+    with _errors(), _open_memory(db, postgres, must_exist=True) as memory:
+        found = memory.list_users()
+        for user in found:
+            typer.echo(user)
+        if not found:
+            typer.echo(f"(no users in {_where(db, postgres)})", err=True)
+
+
 # -- inspect ------------------------------------------------------------------------------------------
 
 
@@ -114,15 +127,15 @@ def inspect(
 
     out = _console()
     with _errors(), _open_memory(db, postgres, must_exist=True) as memory:
-        stats = memory.stats(user)
-        log = memory.write_log(user)
+        stats = memory.stats(user_id=user)
+        log = memory.write_log(user_id=user)
         out.print(Text(f"user {user!r} in {_where(db, postgres)}: {_stats_line(stats)}, {len(log)} write events"))
 
-        for thread in memory.list_threads(user):
+        for thread in memory.list_threads(user_id=user):
             table = Table(title=Text(f"Short-term memory: thread {thread!r}"), title_justify="left")
             for col in ("time", "user", "assistant"):
                 table.add_column(col)
-            for page in memory.get_stm(user, thread):
+            for page in memory.get_stm(user_id=user, thread_id=thread):
                 table.add_row(_time(page.timestamp), Text(page.user_input), Text(page.agent_response))
             _show(out, table)
 
@@ -131,7 +144,7 @@ def inspect(
             table.add_column(col, justify=justify)  # type: ignore[arg-type]
         for col in ("last visit", "keywords", "summary"):
             table.add_column(col)
-        for seg in memory.list_segments(user):
+        for seg in memory.list_segments(user_id=user):
             table.add_row(
                 seg.id,
                 str(len(seg.page_ids)),
@@ -143,7 +156,7 @@ def inspect(
             )
         _show(out, table)
 
-        persona = memory.get_persona(user)
+        persona = memory.get_persona(user_id=user)
         table = Table(title=Text("Persona"), title_justify="left")
         table.add_column("part")
         table.add_column("value")
@@ -156,7 +169,7 @@ def inspect(
         _show(out, table)
 
         for kind, title in (("user", "User facts"), ("agent", "Agent traits")):
-            facts = memory.list_facts(user, kind)  # type: ignore[arg-type]
+            facts = memory.list_facts(user_id=user, kind=kind)  # type: ignore[arg-type]
             table = Table(title=Text(f"{title} ({len(facts)})"), title_justify="left")
             for col in ("id", "aspect", "updated", "summary"):
                 table.add_column(col)

@@ -299,7 +299,7 @@ class Protocol:
             ...     {"speaker": "A", "dia_id": "D1:2", "text": "Yo"}]}}
             >>> m = MemoryOS(); PROTOCOLS["plain"].ingest(m, sample, user_id="c")
             1
-            >>> m.get_stm("c", "c")[0].user_input
+            >>> m.get_stm(user_id="c", thread_id="c")[0].user_input
             'B: Hi'
         """
         if self.plain:
@@ -515,7 +515,7 @@ def run_locomo(
                     stats["seconds"] += time.perf_counter() - started
                     stats["embed_seconds"] += cached.seconds - embed_before
                     stats["turns"] += turns
-                    usage = memory.stats(sample_id)
+                    usage = memory.stats(user_id=sample_id)
                     stats["calls"] += usage.llm_calls
                     stats["tokens"] += usage.llm_tokens
                     for row in (r for r in rows if r.system is system):
@@ -644,7 +644,7 @@ def _reader(memory: Any, config: MemoryOSConfig, embeddings: Embeddings, user_id
     from langchain_memoryos.memory import MemoryOS
 
     reader = MemoryOS(store=memory.store, config=config, embeddings=embeddings)
-    reader.get_stm(user_id, thread_id)
+    reader.get_stm(user_id=user_id, thread_id=thread_id)
     return reader
 
 

@@ -54,12 +54,13 @@ __all__ = [
 Grid = Mapping[str, Sequence[Any]]
 
 #: The retrieval's fitted ranking constants and their grid (issue 20): the dialogue-chain window weights (2- and
-#: 3-page windows), the date bonus and the fusion's rank offset.
+#: 3-page windows), the date bonus, the fusion's rank offset and the named speaker's bonus (turn packing).
 DEFAULT_CV_GRID: dict[str, tuple[float, ...]] = {
     "chain_weights[0]": (0.0, 0.5, 1.0, 1.5, 2.0, 3.0),
     "chain_weights[1]": (0.0, 0.5, 1.0, 1.5, 2.0, 3.0),
     "date_weight": (0.0, 0.1, 0.2, 0.5),
     "rrf_k": (10.0, 20.0),
+    "speaker_weight": (0.0, 0.1, 0.2, 0.3),
 }
 
 _KEY = re.compile(r"([A-Za-z_]\w*)(?:\[(\d+)\])?")

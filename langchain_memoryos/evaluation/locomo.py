@@ -421,7 +421,7 @@ def ingest_plain(
         ...     {"speaker": "B", "dia_id": "D1:3", "text": "Nice!"}]}}
         >>> m = MemoryOS(); ingest_plain(m, sample, user_id="conv")
         2
-        >>> [(p.user_input, p.agent_response) for p in m.get_stm("conv", "conv")]
+        >>> [(p.user_input, p.agent_response) for p in m.get_stm(user_id="conv", thread_id="conv")]
         [('B: Hi A', 'A: I moved to Oslo.'), ('B: Nice!', '')]
     """
     added = 0

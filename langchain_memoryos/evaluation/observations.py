@@ -321,8 +321,8 @@ def measure_facts(
         start = time.perf_counter()
         turns += ingest(memory, sample)
         seconds += time.perf_counter() - start
-        facts = memory.list_facts(conv)
-        evicted = any(e.action == "evicted" for e in memory.write_log(conv))
+        facts = memory.list_facts(user_id=conv)
+        evicted = any(e.action == "evicted" for e in memory.write_log(user_id=conv))
         full = evicted or len(facts) >= memory.config.user_kb_capacity
         rows.append(observation_figures(sample, [f.summary for f in facts], emb, capacity_reached=full))
     return rows, seconds / max(1, turns)

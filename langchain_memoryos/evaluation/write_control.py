@@ -281,7 +281,7 @@ def run_write_control(
                 }
             )
         for kind in ("user", "agent"):
-            summaries = [f.summary for f in memory.list_facts(user, kind=kind)]
+            summaries = [f.summary for f in memory.list_facts(user_id=user, kind=kind)]
             result.facts += len(summaries)
             if len(summaries) > 1:
                 vectors = np.asarray(memory.embeddings.embed_documents(summaries), dtype=np.float32)
@@ -289,5 +289,5 @@ def run_write_control(
                 redundant, pairs = redundancy(vectors, similarity)
                 result.redundant_pairs += redundant
                 result.total_pairs += pairs
-        memory.delete_user(user)
+        memory.delete_user(user_id=user)
     return result

@@ -22,8 +22,10 @@ class FactMethods(Facade):
         >>> from langchain_memoryos import MemoryOS
         >>> memory = MemoryOS()
         >>> fid = memory.add_fact("I live in Oslo.", user_id="u")[0].record.id
-        >>> memory.update_fact("u", fid, "The user lives in Bergen.").action, memory.delete_fact("u", fid).action
-        ('edited', 'deleted')
+        >>> memory.update_fact(fid, "The user lives in Bergen.", user_id="u").action
+        'edited'
+        >>> memory.delete_fact(fid, user_id="u").action
+        'deleted'
     """
 
     def add_fact(
@@ -77,7 +79,7 @@ class FactMethods(Facade):
         """
         return await self._async(ops.add_fact(self._runtime, text, user_id, kind, timestamp, source))
 
-    def update_fact(self, user_id: str, fact_id: str, summary: str) -> WriteEvent:
+    def update_fact(self, fact_id: str, summary: str, *, user_id: str) -> WriteEvent:
         """Correct a user fact or agent trait: new summary, re-embedded.
 
         Args:
@@ -95,26 +97,26 @@ class FactMethods(Facade):
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> m = MemoryOS(); fid = m.add_fact("I live in Oslo.", user_id="u")[0].record.id
-            >>> m.update_fact("u", fid, "The user lives in Bergen.").action
+            >>> m.update_fact(fid, "The user lives in Bergen.", user_id="u").action
             'edited'
-            >>> [f.summary for f in m.list_facts("u")]
+            >>> [f.summary for f in m.list_facts(user_id="u")]
             ['The user lives in Bergen.']
         """
         return self._sync(ops.correct_fact(self._runtime, user_id, fact_id, summary))
 
-    async def aupdate_fact(self, user_id: str, fact_id: str, summary: str) -> WriteEvent:
+    async def aupdate_fact(self, fact_id: str, summary: str, *, user_id: str) -> WriteEvent:
         """Async twin of :meth:`update_fact`.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
             >>> m = MemoryOS(); fid = m.add_fact("I'm vegan.", user_id="u")[0].record.id
-            >>> asyncio.run(m.aupdate_fact("u", fid, "The user is vegetarian.")).record.summary
+            >>> asyncio.run(m.aupdate_fact(fid, "The user is vegetarian.", user_id="u")).record.summary
             'The user is vegetarian.'
         """
         return await self._async(ops.correct_fact(self._runtime, user_id, fact_id, summary))
 
-    def delete_fact(self, user_id: str, fact_id: str) -> WriteEvent:
+    def delete_fact(self, fact_id: str, *, user_id: str) -> WriteEvent:
         """Forget a user fact or agent trait, and scrub its text from the write log.
 
         Args:
@@ -130,42 +132,42 @@ class FactMethods(Facade):
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> m = MemoryOS(); fid = m.add_fact("I'm vegan.", user_id="u")[0].record.id
-            >>> m.delete_fact("u", fid).action, m.list_facts("u")
+            >>> m.delete_fact(fid, user_id="u").action, m.list_facts(user_id="u")
             ('deleted', [])
-            >>> [e.record.summary for e in m.write_log("u")]
+            >>> [e.record.summary for e in m.write_log(user_id="u")]
             ['[deleted]', '[deleted]']
         """
         return self._sync(ops.correct_fact(self._runtime, user_id, fact_id, None))
 
-    async def adelete_fact(self, user_id: str, fact_id: str) -> WriteEvent:
+    async def adelete_fact(self, fact_id: str, *, user_id: str) -> WriteEvent:
         """Async twin of :meth:`delete_fact`.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
             >>> m = MemoryOS(); fid = m.add_fact("I'm vegan.", user_id="u")[0].record.id
-            >>> asyncio.run(m.adelete_fact("u", fid)).action
+            >>> asyncio.run(m.adelete_fact(fid, user_id="u")).action
             'deleted'
         """
         return await self._async(ops.correct_fact(self._runtime, user_id, fact_id, None))
 
-    def set_agent_profile(self, user_id: str, profile: str) -> None:
+    def set_agent_profile(self, profile: str, *, user_id: str) -> None:
         """Set the agent profile (the assistant's role and character) for one user.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
-            >>> m = MemoryOS(); m.set_agent_profile("u", "A terse chess coach.")
-            >>> m.get_persona("u").agent_profile
+            >>> m = MemoryOS(); m.set_agent_profile("A terse chess coach.", user_id="u")
+            >>> m.get_persona(user_id="u").agent_profile
             'A terse chess coach.'
         """
         self._sync(ops.set_agent_profile(self._runtime, user_id, profile))
 
-    async def aset_agent_profile(self, user_id: str, profile: str) -> None:
+    async def aset_agent_profile(self, profile: str, *, user_id: str) -> None:
         """Async twin of :meth:`set_agent_profile`.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
-            >>> asyncio.run(MemoryOS().aset_agent_profile("u", "A coach."))
+            >>> asyncio.run(MemoryOS().aset_agent_profile("A coach.", user_id="u"))
         """
         await self._async(ops.set_agent_profile(self._runtime, user_id, profile))

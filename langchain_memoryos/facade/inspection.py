@@ -1,4 +1,4 @@
-"""Inspection, the methods of ``MemoryOS``: STM, threads, segments, pages, facts, persona, write log, stats.
+"""Inspection, the methods of ``MemoryOS``: users, STM, threads, segments, pages, facts, search, persona, log, stats.
 
 Each sync/async pair runs one operation of :mod:`langchain_memoryos.operations.inspection`.
 """
@@ -7,8 +7,18 @@ from __future__ import annotations
 
 from langchain_memoryos.facade import Facade
 from langchain_memoryos.operations import inspection as ops
+from langchain_memoryos.operations.search import search as search_op
 from langchain_memoryos.operations.validation import FactKindArg
-from langchain_memoryos.schema import DialoguePage, MemoryRecord, MemoryStats, Persona, Segment, WriteEvent
+from langchain_memoryos.schema import (
+    DialoguePage,
+    FactHistory,
+    MemoryRecord,
+    MemoryStats,
+    Persona,
+    SearchHit,
+    Segment,
+    WriteEvent,
+)
 
 __all__ = ["InspectionMethods"]
 
@@ -19,166 +29,291 @@ class InspectionMethods(Facade):
     Example:
         >>> from langchain_memoryos import MemoryOS
         >>> memory = MemoryOS(); _ = memory.add_turn("I'm vegan.", "Noted.", user_id="u", thread_id="a")
-        >>> memory.list_threads("u"), memory.stats("u").stm_pages
+        >>> memory.list_threads(user_id="u"), memory.stats(user_id="u").stm_pages
         (['a'], 1)
     """
 
-    def get_stm(self, user_id: str, thread_id: str = "default") -> list[DialoguePage]:
+    def list_users(self) -> list[str]:
+        """The users with stored memory in this memory's scope (its namespace prefix and agent), sorted.
+
+        Example:
+            >>> from langchain_memoryos import MemoryOS
+            >>> m = MemoryOS()
+            >>> for user in ("bob", "ana.b@x.com"):
+            ...     _ = m.add_turn("hi", "hello", user_id=user)
+            >>> m.list_users()
+            ['ana.b@x.com', 'bob']
+            >>> _ = m.delete_user(user_id="bob"); m.list_users()
+            ['ana.b@x.com']
+        """
+        return self._sync(ops.list_users(self._runtime))
+
+    async def alist_users(self) -> list[str]:
+        """Async twin of :meth:`list_users`.
+
+        Example:
+            >>> from langchain_memoryos import MemoryOS
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().alist_users())
+            []
+        """
+        return await self._async(ops.list_users(self._runtime))
+
+    def get_fact(self, fact_id: str, *, user_id: str) -> FactHistory:
+        """A user fact or agent trait by id, with its history: the write events of its lineage, oldest first.
+
+        Args:
+            fact_id: an id from :meth:`list_facts`, :meth:`search` or a write event.
+            user_id: whose memory.
+
+        Returns:
+            The fact as stored and the events that stored, fused or edited it
+            (and those of the facts it replaced).
+
+        Raises:
+            FactNotFoundError: when the user has no such fact (a deleted or replaced one included).
+
+        Example:
+            >>> from langchain_memoryos import MemoryOS
+            >>> m = MemoryOS(); fid = m.add_fact("I live in Oslo.", user_id="u")[0].record.id
+            >>> _ = m.update_fact(fid, "The user lives in Bergen.", user_id="u")
+            >>> found = m.get_fact(fid, user_id="u")
+            >>> found.fact.summary, [e.action for e in found.history]
+            ('The user lives in Bergen.', ['stored', 'edited'])
+        """
+        return self._sync(ops.get_fact(self._runtime, fact_id, user_id))
+
+    async def aget_fact(self, fact_id: str, *, user_id: str) -> FactHistory:
+        """Async twin of :meth:`get_fact`.
+
+        Example:
+            >>> from langchain_memoryos import MemoryOS
+            >>> import asyncio
+            >>> m = MemoryOS(); fid = m.add_fact("I'm vegan.", user_id="u")[0].record.id
+            >>> asyncio.run(m.aget_fact(fid, user_id="u")).fact.summary
+            'The user is vegan.'
+        """
+        return await self._async(ops.get_fact(self._runtime, fact_id, user_id))
+
+    def search(self, query: str, *, user_id: str, limit: int = 10, thread_id: str | None = None) -> list[SearchHit]:
+        """Search a user's memory: scored pages and facts, ranked as :meth:`retrieve` ranks them.
+
+        Read-only (as ``retrieve(..., touch=False)``: no visit is counted,
+        nothing is written). Each item carries its id, score, timestamp and
+        sources, like LangGraph's ``BaseStore.search`` (``SearchItem``) and
+        mem0's ``search``. The pages come in the retrieval's page ranking
+        (before the context's word budget), the facts in its fact ranking
+        (those above ``MemoryOSConfig``'s fact threshold); the list alternates
+        them, a fact first, so the best of each comes first. A score is
+        comparable within its kind only.
+
+        Args:
+            query: what to look for (non-empty).
+            user_id: whose memory.
+            limit: at most this many items.
+            thread_id: leave out this thread's short-term pages (the turns a
+                caller already has, as ``retrieve`` shows them apart); ``None``
+                ranks every page.
+
+        Returns:
+            The items, best first (see above).
+
+        Raises:
+            ValueError: an empty query or a ``limit`` below 1.
+
+        Example:
+            >>> from langchain_memoryos import MemoryOS
+            >>> m = MemoryOS()
+            >>> _ = m.add_turn("I adopted a cat named Miso.", "Lovely!", user_id="u", metadata={"source_id": "D1"})
+            >>> _ = m.add_fact("I'm vegan.", user_id="u")
+            >>> hits = m.search("my cat", user_id="u")
+            >>> [(h.kind, h.page.user_input, h.sources) for h in hits if h.kind == "page"]
+            [('page', 'I adopted a cat named Miso.', ['D1'])]
+            >>> [(h.kind, h.text) for h in hits if h.kind == "fact"], hits[0].id == hits[0].fact.id
+            ([('fact', 'The user is vegan.')], True)
+        """
+        return self._sync(search_op(self._runtime, query, user_id, limit, thread_id))
+
+    async def asearch(
+        self, query: str, *, user_id: str, limit: int = 10, thread_id: str | None = None
+    ) -> list[SearchHit]:
+        """Async twin of :meth:`search`.
+
+        Example:
+            >>> from langchain_memoryos import MemoryOS
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().asearch("anything", user_id="u"))
+            []
+        """
+        return await self._async(search_op(self._runtime, query, user_id, limit, thread_id))
+
+    def get_stm(self, *, user_id: str, thread_id: str = "default") -> list[DialoguePage]:
         """The thread's short-term pages, oldest first.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
-            >>> MemoryOS().get_stm("u")
+            >>> MemoryOS().get_stm(user_id="u")
             []
         """
         return self._sync(ops.get_stm(self._runtime, user_id, thread_id))
 
-    async def aget_stm(self, user_id: str, thread_id: str = "default") -> list[DialoguePage]:
+    async def aget_stm(self, *, user_id: str, thread_id: str = "default") -> list[DialoguePage]:
         """Async twin of :meth:`get_stm`.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
-            >>> asyncio.run(MemoryOS().aget_stm("u"))
+            >>> asyncio.run(MemoryOS().aget_stm(user_id="u"))
             []
         """
         return await self._async(ops.get_stm(self._runtime, user_id, thread_id))
 
-    def list_threads(self, user_id: str) -> list[str]:
+    def list_threads(self, *, user_id: str) -> list[str]:
         """The user's threads that have short-term pages, sorted.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> m = MemoryOS(); _ = m.add_turn("hi", "hello", user_id="u", thread_id="b")
-            >>> m.list_threads("u")
+            >>> m.list_threads(user_id="u")
             ['b']
         """
         return self._sync(ops.list_threads(self._runtime, user_id))
 
-    async def alist_threads(self, user_id: str) -> list[str]:
+    async def alist_threads(self, *, user_id: str) -> list[str]:
         """Async twin of :meth:`list_threads`.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
-            >>> asyncio.run(MemoryOS().alist_threads("u"))
+            >>> asyncio.run(MemoryOS().alist_threads(user_id="u"))
             []
         """
         return await self._async(ops.list_threads(self._runtime, user_id))
 
-    def list_segments(self, user_id: str) -> list[Segment]:
+    def list_segments(self, *, user_id: str) -> list[Segment]:
         """Mid-term segments with heat at the conversation clock, hottest first.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
-            >>> MemoryOS().list_segments("u")
+            >>> MemoryOS().list_segments(user_id="u")
             []
         """
         return self._sync(ops.list_segments(self._runtime, user_id))
 
-    async def alist_segments(self, user_id: str) -> list[Segment]:
+    async def alist_segments(self, *, user_id: str) -> list[Segment]:
         """Async twin of :meth:`list_segments`.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
-            >>> asyncio.run(MemoryOS().alist_segments("u"))
+            >>> asyncio.run(MemoryOS().alist_segments(user_id="u"))
             []
         """
         return await self._async(ops.list_segments(self._runtime, user_id))
 
-    def list_pages(self, user_id: str, segment_id: str | None = None) -> list[DialoguePage]:
+    def list_pages(self, *, user_id: str, segment_id: str | None = None) -> list[DialoguePage]:
         """Mid-term pages (of one segment, or all), oldest first.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
-            >>> MemoryOS().list_pages("u")
+            >>> MemoryOS().list_pages(user_id="u")
             []
         """
         return self._sync(ops.list_pages(self._runtime, user_id, segment_id))
 
-    def list_facts(self, user_id: str, kind: FactKindArg = "user") -> list[MemoryRecord]:
+    async def alist_pages(self, *, user_id: str, segment_id: str | None = None) -> list[DialoguePage]:
+        """Async twin of :meth:`list_pages`.
+
+        Example:
+            >>> from langchain_memoryos import MemoryOS
+            >>> import asyncio
+            >>> asyncio.run(MemoryOS().alist_pages(user_id="u"))
+            []
+        """
+        return await self._async(ops.list_pages(self._runtime, user_id, segment_id))
+
+    def list_facts(self, *, user_id: str, kind: FactKindArg = "user") -> list[MemoryRecord]:
         """User facts (``kind="user"``) or agent traits (``kind="agent"``), oldest first.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> m = MemoryOS(); _ = m.add_fact("I'm vegan.", user_id="u")
-            >>> [f.summary for f in m.list_facts("u")]
+            >>> [f.summary for f in m.list_facts(user_id="u")]
             ['The user is vegan.']
         """
         return self._sync(ops.list_facts(self._runtime, user_id, kind))
 
-    async def alist_facts(self, user_id: str, kind: FactKindArg = "user") -> list[MemoryRecord]:
+    async def alist_facts(self, *, user_id: str, kind: FactKindArg = "user") -> list[MemoryRecord]:
         """Async twin of :meth:`list_facts`.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
-            >>> asyncio.run(MemoryOS().alist_facts("u"))
+            >>> asyncio.run(MemoryOS().alist_facts(user_id="u"))
             []
         """
         return await self._async(ops.list_facts(self._runtime, user_id, kind))
 
-    def get_persona(self, user_id: str) -> Persona:
+    def get_persona(self, *, user_id: str) -> Persona:
         """The user's persona (profile, traits, agent profile).
 
         Example:
             >>> from langchain_memoryos import MemoryOS
-            >>> MemoryOS().get_persona("u").user_profile
+            >>> MemoryOS().get_persona(user_id="u").user_profile
             {}
         """
         return self._sync(ops.get_persona(self._runtime, user_id))
 
-    async def aget_persona(self, user_id: str) -> Persona:
+    async def aget_persona(self, *, user_id: str) -> Persona:
         """Async twin of :meth:`get_persona`.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
-            >>> asyncio.run(MemoryOS().aget_persona("u")).user_traits
+            >>> asyncio.run(MemoryOS().aget_persona(user_id="u")).user_traits
             {}
         """
         return await self._async(ops.get_persona(self._runtime, user_id))
 
-    def write_log(self, user_id: str, limit: int | None = None) -> list[WriteEvent]:
+    def write_log(self, *, user_id: str, limit: int | None = None) -> list[WriteEvent]:
         """The AMU write events of a user, oldest first (the last ``limit`` if given).
 
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> m = MemoryOS(); _ = m.add_fact("Book a table.", user_id="u")
-            >>> [e.action for e in m.write_log("u")]
+            >>> [e.action for e in m.write_log(user_id="u")]
             ['filtered']
         """
         return self._sync(ops.write_log(self._runtime, user_id, limit))
 
-    async def awrite_log(self, user_id: str, limit: int | None = None) -> list[WriteEvent]:
+    async def awrite_log(self, *, user_id: str, limit: int | None = None) -> list[WriteEvent]:
         """Async twin of :meth:`write_log`.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
-            >>> asyncio.run(MemoryOS().awrite_log("u"))
+            >>> asyncio.run(MemoryOS().awrite_log(user_id="u"))
             []
         """
         return await self._async(ops.write_log(self._runtime, user_id, limit))
 
-    def stats(self, user_id: str) -> MemoryStats:
+    def stats(self, *, user_id: str) -> MemoryStats:
         """Counts over all of the user's threads.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
-            >>> MemoryOS().stats("u").stm_pages
+            >>> MemoryOS().stats(user_id="u").stm_pages
             0
         """
         return self._sync(ops.stats(self._runtime, user_id))
 
-    async def astats(self, user_id: str) -> MemoryStats:
+    async def astats(self, *, user_id: str) -> MemoryStats:
         """Async twin of :meth:`stats`.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
-            >>> asyncio.run(MemoryOS().astats("u")).segments
+            >>> asyncio.run(MemoryOS().astats(user_id="u")).segments
             0
         """
         return await self._async(ops.stats(self._runtime, user_id))

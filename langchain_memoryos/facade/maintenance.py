@@ -25,15 +25,15 @@ class MaintenanceMethods(Facade):
     Example:
         >>> from langchain_memoryos import MemoryOS
         >>> a = MemoryOS(); _ = a.add_turn("Hi", "Hello", user_id="u")
-        >>> b = MemoryOS(); _ = b.import_user(a.export_user("u"), user_id="v")
-        >>> b.check("v"), a.delete_user("u") > 0, a.stats("u").stm_pages
+        >>> b = MemoryOS(); _ = b.import_user(a.export_user(user_id="u"), user_id="v")
+        >>> b.check(user_id="v"), a.delete_user(user_id="u") > 0, a.stats(user_id="u").stm_pages
         ([], True, 0)
     """
 
     store: BaseStore
     _backend: Any
 
-    def clear_stm(self, user_id: str, thread_id: str = "default") -> int:
+    def clear_stm(self, *, user_id: str, thread_id: str = "default") -> int:
         """Forget one thread's short-term pages; other threads, MTM and LPM are kept.
 
         What earlier turns of the thread already gave MTM and LPM stays there;
@@ -46,23 +46,23 @@ class MaintenanceMethods(Facade):
             >>> from langchain_memoryos import MemoryOS
             >>> m = MemoryOS()
             >>> _ = m.add_turn("hi", "hello", user_id="u", thread_id="a")
-            >>> m.clear_stm("u", "a"), m.get_stm("u", "a")
+            >>> m.clear_stm(user_id="u", thread_id="a"), m.get_stm(user_id="u", thread_id="a")
             (1, [])
         """
         return self._sync(ops.clear_stm(self._runtime, user_id, thread_id))
 
-    async def aclear_stm(self, user_id: str, thread_id: str = "default") -> int:
+    async def aclear_stm(self, *, user_id: str, thread_id: str = "default") -> int:
         """Async twin of :meth:`clear_stm`.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
-            >>> asyncio.run(MemoryOS().aclear_stm("u"))
+            >>> asyncio.run(MemoryOS().aclear_stm(user_id="u"))
             0
         """
         return await self._async(ops.clear_stm(self._runtime, user_id, thread_id))
 
-    def check(self, user_id: str) -> list[str]:
+    def check(self, *, user_id: str) -> list[str]:
         """The problems in a user's stored memory (an empty list when every invariant holds).
 
         Checks that every MTM page belongs to exactly one segment, that segment
@@ -72,61 +72,61 @@ class MaintenanceMethods(Facade):
 
         Example:
             >>> from langchain_memoryos import MemoryOS
-            >>> MemoryOS().check("u")
+            >>> MemoryOS().check(user_id="u")
             []
         """
         return self._sync(ops.check(self._runtime, user_id, repair=False))
 
-    async def acheck(self, user_id: str) -> list[str]:
+    async def acheck(self, *, user_id: str) -> list[str]:
         """Async twin of :meth:`check`.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
-            >>> asyncio.run(MemoryOS().acheck("u"))
+            >>> asyncio.run(MemoryOS().acheck(user_id="u"))
             []
         """
         return await self._async(ops.check(self._runtime, user_id, repair=False))
 
-    def repair(self, user_id: str) -> list[str]:
+    def repair(self, *, user_id: str) -> list[str]:
         """Fix what :meth:`check` reports that can be fixed; returns what was done.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
-            >>> MemoryOS().repair("u")
+            >>> MemoryOS().repair(user_id="u")
             []
         """
         return self._sync(ops.check(self._runtime, user_id, repair=True))
 
-    async def arepair(self, user_id: str) -> list[str]:
+    async def arepair(self, *, user_id: str) -> list[str]:
         """Async twin of :meth:`repair`.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
-            >>> asyncio.run(MemoryOS().arepair("u"))
+            >>> asyncio.run(MemoryOS().arepair(user_id="u"))
             []
         """
         return await self._async(ops.check(self._runtime, user_id, repair=True))
 
-    def export_user(self, user_id: str) -> dict[str, Any]:
+    def export_user(self, *, user_id: str) -> dict[str, Any]:
         """Everything stored for a user, as JSON-compatible data.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> m = MemoryOS(); _ = m.add_turn("Hi", "Hello", user_id="u")
-            >>> len(m.export_user("u")["items"]) > 0
+            >>> len(m.export_user(user_id="u")["items"]) > 0
             True
         """
         return self._sync(ops.export_user(self._runtime, user_id))
 
-    async def aexport_user(self, user_id: str) -> dict[str, Any]:
+    async def aexport_user(self, *, user_id: str) -> dict[str, Any]:
         """Async twin of :meth:`export_user`.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
-            >>> asyncio.run(MemoryOS().aexport_user("u"))["items"]
+            >>> asyncio.run(MemoryOS().aexport_user(user_id="u"))["items"]
             []
         """
         return await self._async(ops.export_user(self._runtime, user_id))
@@ -148,13 +148,17 @@ class MaintenanceMethods(Facade):
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> a = MemoryOS(); _ = a.add_turn("Hi", "Hello", user_id="u")
-            >>> b = MemoryOS(); b.import_user(a.export_user("u")) > 0
+            >>> b = MemoryOS(); b.import_user(a.export_user(user_id="u")) > 0
             True
         """
         return self._sync(ops.import_user(self._runtime, data, user_id))
 
-    def delete_user(self, user_id: str) -> int:
-        """Delete every item of a user in every namespace.
+    def delete_user(self, *, user_id: str) -> int:
+        """Delete every item of a user in every namespace of this memory's scope.
+
+        A memory with an ``agent_id`` (or a ``namespace_prefix``) deletes the
+        user's memory of that scope only: delete it in every scope you use
+        (``memory.for_agent(a).delete_user(user_id=...)`` for each agent).
 
         A deletion that has started always finishes. Its first transaction
         marks the user with a tombstone (and a new version stamp, so every
@@ -178,19 +182,19 @@ class MaintenanceMethods(Facade):
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> m = MemoryOS(); _ = m.add_turn("Hi", "Hello", user_id="u")
-            >>> m.delete_user("u") > 0, m.stats("u").stm_pages, m.export_user("u")["items"]
+            >>> m.delete_user(user_id="u") > 0, m.stats(user_id="u").stm_pages, m.export_user(user_id="u")["items"]
             (True, 0, [])
         """
         return self._sync(ops.delete_user(self._runtime, user_id))
 
-    async def adelete_user(self, user_id: str) -> int:
+    async def adelete_user(self, *, user_id: str) -> int:
         """Async twin of :meth:`delete_user`.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
             >>> m = MemoryOS(); _ = m.add_turn("Hi", "Hello", user_id="u")
-            >>> asyncio.run(m.adelete_user("u")) > 0, m.get_stm("u")
+            >>> asyncio.run(m.adelete_user(user_id="u")) > 0, m.get_stm(user_id="u")
             (True, [])
         """
         return await self._async(ops.delete_user(self._runtime, user_id))

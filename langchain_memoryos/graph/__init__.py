@@ -18,17 +18,29 @@ Example:
 """
 
 from langchain_memoryos.graph.agent import create_memoryos_agent, create_recall_node, create_remember_node
-from langchain_memoryos.graph.runtime import MissingUserIdError, resolve_thread_id, resolve_user_id
+from langchain_memoryos.graph.runtime import (
+    MissingStoreError,
+    MissingUserIdError,
+    memory_for_store,
+    resolve_agent_id,
+    resolve_memory,
+    resolve_thread_id,
+    resolve_user_id,
+)
 from langchain_memoryos.graph.tools import create_manage_memory_tool, create_search_memory_tool
 
 __all__ = [
     "MemoryOSMiddleware",
+    "MissingStoreError",
     "MissingUserIdError",
     "create_manage_memory_tool",
     "create_memoryos_agent",
     "create_recall_node",
     "create_remember_node",
     "create_search_memory_tool",
+    "memory_for_store",
+    "resolve_agent_id",
+    "resolve_memory",
     "resolve_thread_id",
     "resolve_user_id",
 ]

@@ -21,26 +21,36 @@ Example:
     >>> cfg = {"configurable": {"user_id": "ana", "thread_id": "t1"}}
     >>> agent.invoke({"messages": [("user", "I moved to Oslo.")]}, cfg)["messages"][-1].content
     'Nice!'
-    >>> [(p.user_input, p.agent_response) for p in memory.get_stm("ana", "t1")]
+    >>> [(p.user_input, p.agent_response) for p in memory.get_stm(user_id="ana", thread_id="t1")]
     [('I moved to Oslo.', 'Nice!')]
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langgraph.graph import END, START, MessagesState, StateGraph
 
-from langchain_memoryos.graph.runtime import resolve_thread_id, resolve_user_id
+from langchain_memoryos.graph.runtime import (
+    MemoryFactory,
+    memory_for_store,
+    resolve_memory,
+    resolve_thread_id,
+    resolve_user_id,
+    share_memory,
+)
 from langchain_memoryos.integrations.messages import last_human_index, message_text, turn_from_messages
+from langchain_memoryos.schema import DialoguePage, MemoryContext
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
     from langchain_core.tools import BaseTool
     from langgraph.graph.state import CompiledStateGraph
+    from langgraph.store.base import BaseStore
 
     from langchain_memoryos.memory import MemoryOS
 
@@ -49,8 +59,10 @@ __all__ = [
     "create_memoryos_agent",
     "create_recall_node",
     "create_remember_node",
+    "recall_prompt",
     "recall_request",
     "remember_request",
+    "turns_in_messages",
 ]
 
 #: The prebuilt agent's system prompt when none is given.
@@ -63,21 +75,93 @@ def _query(state: Mapping[str, Any], key: str) -> str:
     return message_text(messages[i]).strip() if i is not None else ""
 
 
+def turns_in_messages(messages: Sequence[BaseMessage]) -> frozenset[str]:
+    """Keys of the complete turns in ``messages`` (their turn ids and their texts), for :func:`recall_prompt`.
+
+    A turn is a human message and the final AI answer after it (tool calls and
+    results in between), as :func:`create_remember_node` stores it; the pages
+    it stored carry the same turn id in ``metadata["turn_id"]``.
+
+    Example:
+        >>> from langchain_core.messages import AIMessage, HumanMessage
+        >>> keys = turns_in_messages([HumanMessage("hi", id="h1"), AIMessage("hello", id="a1"), HumanMessage("and?")])
+        >>> "lg:h1:a1" in keys, len(keys)  # the turn's id and its texts; "and?" has no answer yet
+        (True, 2)
+    """
+    keys: set[str] = set()
+    starts = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
+    for start, end in zip(starts, [*starts[1:], len(messages)], strict=True):
+        turn = turn_from_messages(messages[start:end])
+        if turn is not None:
+            keys.add(f"text:{turn.user_input}\x1f{turn.agent_response}")
+            if turn.turn_id:
+                keys.add(turn.turn_id)
+    return frozenset(keys)
+
+
+def _in_messages(page: DialoguePage, keys: frozenset[str]) -> bool:
+    turn_id = page.metadata.get("turn_id") if isinstance(page.metadata, Mapping) else None
+    return turn_id in keys or f"text:{page.user_input}\x1f{page.agent_response}" in keys
+
+
 def recall_request(
     state: Mapping[str, Any], messages_key: str, config: RunnableConfig | None = None, context: Any = None
 ) -> dict[str, Any] | None:
     """``retrieve`` arguments for the last human message of the state, or ``None`` when there is none.
 
-    Shared by the recall node and the middleware (sync and async).
+    Shared by the recall node and the middleware (sync and async). When the
+    messages already hold earlier turns of the thread (a checkpointer keeps
+    them), the STM is asked for apart (``stm_view="messages"``: it spends no
+    word budget and none of its pages is ranked), so that :func:`recall_prompt`
+    can show only the STM pages the model does not get as messages.
 
     Example:
+        >>> from langchain_core.messages import AIMessage, HumanMessage
         >>> recall_request({"messages": []}, "messages") is None
         True
+        >>> cfg = {"configurable": {"user_id": "ana", "thread_id": "t1"}}
+        >>> recall_request({"messages": [HumanMessage("hi")]}, "messages", cfg)
+        {'query': 'hi', 'user_id': 'ana', 'thread_id': 't1'}
+        >>> history = [HumanMessage("hi"), AIMessage("hello"), HumanMessage("and now?")]
+        >>> recall_request({"messages": history}, "messages", cfg)["stm_view"]
+        'messages'
     """
     query = _query(state, messages_key)
     if not query:
         return None
-    return {"query": query, "user_id": resolve_user_id(config, context=context), "thread_id": resolve_thread_id(config)}
+    request = {
+        "query": query,
+        "user_id": resolve_user_id(config, context=context),
+        "thread_id": resolve_thread_id(config),
+    }
+    if turns_in_messages(list(state.get(messages_key) or [])):
+        request["stm_view"] = "messages"
+    return request
+
+
+def recall_prompt(ctx: MemoryContext, state: Mapping[str, Any], messages_key: str) -> str:
+    """The memory block for a model that also gets ``state[messages_key]``: no STM page shown twice.
+
+    The thread's STM pages whose turn is in the messages are left out of the
+    block's "Recent conversation" (the model reads them as messages); the
+    others (e.g. turns a trimmed or fresh thread state no longer holds) stay.
+
+    Example:
+        >>> from langchain_core.messages import AIMessage, HumanMessage
+        >>> from langchain_memoryos import MemoryOS
+        >>> memory = MemoryOS()
+        >>> _ = memory.add_turn("I paint.", "Nice!", user_id="ana", thread_id="t1")
+        >>> _ = memory.add_turn("I skate.", "Cool!", user_id="ana", thread_id="t1")
+        >>> state = {"messages": [HumanMessage("I skate."), AIMessage("Cool!"), HumanMessage("Hobbies?")]}
+        >>> ctx = memory.retrieve("Hobbies?", user_id="ana", thread_id="t1", stm_view="messages")
+        >>> text = recall_prompt(ctx, state, "messages")
+        >>> "User: I paint." in text, "I skate." in text
+        (True, False)
+    """
+    keys = turns_in_messages(list(state.get(messages_key) or []))
+    if keys and ctx.stm:
+        ctx = replace(ctx, stm=[page for page in ctx.stm if not _in_messages(page, keys)])
+    return ctx.to_prompt()
 
 
 def remember_request(
@@ -105,12 +189,16 @@ def remember_request(
 
 
 def create_recall_node(
-    memory: MemoryOS, *, messages_key: str = "messages", output_key: str = "memory_context"
+    memory: MemoryOS | MemoryFactory | None = None,
+    *,
+    messages_key: str = "messages",
+    output_key: str = "memory_context",
 ) -> RunnableLambda[Any, dict[str, Any]]:
     """A node that retrieves the memory for the last human message into ``state[output_key]``.
 
     Args:
-        memory: the memory.
+        memory: the memory; ``None`` (or a factory): the memory over the store
+            the graph runs with (see :func:`~langchain_memoryos.graph.runtime.resolve_memory`).
         messages_key: where the conversation's messages are in the state.
         output_key: where to write the rendered memory context (a string, "" when empty).
 
@@ -132,16 +220,22 @@ def create_recall_node(
 
     def recall(state: Mapping[str, Any], config: RunnableConfig) -> dict[str, Any]:
         request = recall_request(state, messages_key, config)
-        return {output_key: memory.retrieve(**request).to_prompt() if request else ""}
+        if request is None:
+            return {output_key: ""}
+        return {output_key: recall_prompt(resolve_memory(memory).retrieve(**request), state, messages_key)}
 
     async def arecall(state: Mapping[str, Any], config: RunnableConfig) -> dict[str, Any]:
         request = recall_request(state, messages_key, config)
-        return {output_key: (await memory.aretrieve(**request)).to_prompt() if request else ""}
+        if request is None:
+            return {output_key: ""}
+        return {output_key: recall_prompt(await resolve_memory(memory).aretrieve(**request), state, messages_key)}
 
     return RunnableLambda(recall, afunc=arecall, name="memoryos_recall")
 
 
-def create_remember_node(memory: MemoryOS, *, messages_key: str = "messages") -> RunnableLambda[Any, dict[str, Any]]:
+def create_remember_node(
+    memory: MemoryOS | MemoryFactory | None = None, *, messages_key: str = "messages"
+) -> RunnableLambda[Any, dict[str, Any]]:
     """A node that stores the turn that just ended (idempotent under replay, resume and retry).
 
     The page is the last human message and the final AI message after it; the
@@ -149,7 +243,8 @@ def create_remember_node(memory: MemoryOS, *, messages_key: str = "messages") ->
     still waiting for its final answer is not stored.
 
     Args:
-        memory: the memory.
+        memory: the memory; ``None`` (or a factory): the memory over the store
+            the graph runs with (see :func:`~langchain_memoryos.graph.runtime.resolve_memory`).
         messages_key: where the conversation's messages are in the state.
 
     Returns:
@@ -164,20 +259,20 @@ def create_remember_node(memory: MemoryOS, *, messages_key: str = "messages") ->
         >>> turn = [HumanMessage("I play the cello.", id="h1"), AIMessage("Lovely.", id="a1")]
         >>> node.invoke({"messages": turn}, cfg), node.invoke({"messages": turn}, cfg)  # e.g. a replay
         ({}, {})
-        >>> [p.user_input for p in memory.get_stm("ana", "t1")]  # stored once
+        >>> [p.user_input for p in memory.get_stm(user_id="ana", thread_id="t1")]  # stored once
         ['I play the cello.']
     """
 
     def remember(state: Mapping[str, Any], config: RunnableConfig) -> dict[str, Any]:
         request = remember_request(state, messages_key, config)
         if request is not None:
-            memory.add_turn(**request)
+            resolve_memory(memory).add_turn(**request)
         return {}
 
     async def aremember(state: Mapping[str, Any], config: RunnableConfig) -> dict[str, Any]:
         request = remember_request(state, messages_key, config)
         if request is not None:
-            await memory.aadd_turn(**request)
+            await resolve_memory(memory).aadd_turn(**request)
         return {}
 
     return RunnableLambda(remember, afunc=aremember, name="memoryos_remember")
@@ -193,26 +288,37 @@ def create_memoryos_agent(
     model: BaseChatModel | str,
     tools: Sequence[BaseTool] = (),
     *,
-    memory: MemoryOS,
+    memory: MemoryOS | MemoryFactory | None = None,
     system_prompt: str | None = None,
     checkpointer: Any = None,
-    store: Any = None,
+    store: BaseStore | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """A compiled agent: recall → model (and tools, in a loop) → remember.
 
     The recalled memory is given to the model as a system message, after
-    ``system_prompt``.
+    ``system_prompt``; the thread's turns already in the messages (with a
+    checkpointer) are not repeated in it.
+
+    One store: the graph and the memory share it. With ``memory``, the graph
+    is compiled with ``memory.store``; with ``store``, the memory is
+    ``MemoryOS(store)`` (or ``memory(store)`` for a factory), so
+    ``MemoryOS(store)`` elsewhere reads what the agent wrote; with neither, the
+    memory is built over the store the graph runs with (LangGraph Platform
+    provides one). Memory tools made without a memory use the same one.
 
     Args:
         model: a chat model or an ``init_chat_model`` name.
         tools: tools the model may call.
-        memory: the memory.
+        memory: the memory, a factory of it (``lambda store: MemoryOS(store, config=...)``) or ``None``.
         system_prompt: the agent's instructions (default :data:`DEFAULT_AGENT_SYSTEM_PROMPT`).
         checkpointer: a LangGraph checkpointer for the conversation state.
-        store: a LangGraph store for the graph (the memory has its own).
+        store: the LangGraph store of the graph and the memory.
 
     Returns:
         The compiled graph (``invoke`` / ``ainvoke`` / ``stream`` / ``astream``).
+
+    Raises:
+        ValueError: ``memory`` is over another store than ``store``.
 
     Example:
         >>> from langchain_core.language_models import GenericFakeChatModel
@@ -222,7 +328,18 @@ def create_memoryos_agent(
         ['agent', 'recall', 'remember']
     """
     from langchain_memoryos.controllers.chat_models import resolve_chat_model
+    from langchain_memoryos.memory import MemoryOS
 
+    if isinstance(memory, MemoryOS):
+        if store is not None and store is not memory.store:
+            raise ValueError(
+                "create_memoryos_agent: memory= uses another store than store=; pass memory=MemoryOS(store) "
+                "or only one of them (the graph and the memory share one store)."
+            )
+        store = memory.store
+        share_memory(memory)
+    elif store is not None:
+        memory = memory_for_store(store, memory)
     chat = resolve_chat_model(model)
     bound: Any = chat.bind_tools(list(tools)) if tools else chat
     instructions = system_prompt or DEFAULT_AGENT_SYSTEM_PROMPT

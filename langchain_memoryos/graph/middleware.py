@@ -21,7 +21,7 @@ Example:
     >>> agent = create_agent(model, middleware=[MemoryOSMiddleware(memory)])
     >>> out = agent.invoke({"messages": [("user", "I moved to Oslo.")]}, {"configurable": {"thread_id": "t1"}},
     ...                    context={"user_id": "ana"})
-    >>> sorted(out), [(p.user_input, p.agent_response) for p in memory.get_stm("ana", "t1")]
+    >>> sorted(out), [(p.user_input, p.agent_response) for p in memory.get_stm(user_id="ana", thread_id="t1")]
     (['messages'], [('I moved to Oslo.', 'Nice!')])
 """
 
@@ -41,7 +41,8 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
         "pip install 'langchain-memoryos[agents]'"
     ) from exc
 
-from langchain_memoryos.graph.agent import recall_request, remember_request
+from langchain_memoryos.graph.agent import recall_prompt, recall_request, remember_request
+from langchain_memoryos.graph.runtime import MemoryFactory, resolve_memory, share_memory
 
 if TYPE_CHECKING:
     from langgraph.runtime import Runtime
@@ -68,7 +69,9 @@ class MemoryOSMiddleware(AgentMiddleware[MemoryOSState, Any]):
     """Recall before the run, inject into every model call, remember after the run.
 
     Args:
-        memory: the memory.
+        memory: the memory; ``None`` (or a factory): the memory over the store
+            the agent runs with (``create_agent(..., store=...)``, or LangGraph
+            Platform's), see :func:`~langchain_memoryos.graph.runtime.resolve_memory`.
 
     Example:
         >>> from types import SimpleNamespace
@@ -76,7 +79,7 @@ class MemoryOSMiddleware(AgentMiddleware[MemoryOSState, Any]):
         >>> from langchain_memoryos import MemoryOS
         >>> memory = MemoryOS()
         >>> _ = memory.add_turn("I moved to Oslo.", "Nice!", user_id="ana", thread_id="t1")
-        >>> runtime = SimpleNamespace(context={"user_id": "ana"})
+        >>> runtime = SimpleNamespace(context={"user_id": "ana"}, store=None)
         >>> update = MemoryOSMiddleware(memory).before_agent({"messages": [HumanMessage("Where do I live?")]}, runtime)
         >>> "User: I moved to Oslo." in update["memoryos_context"]
         True
@@ -84,19 +87,37 @@ class MemoryOSMiddleware(AgentMiddleware[MemoryOSState, Any]):
 
     state_schema = MemoryOSState
 
-    def __init__(self, memory: MemoryOS) -> None:
+    def __init__(self, memory: MemoryOS | MemoryFactory | None = None) -> None:
         super().__init__()
         self.memory = memory
+        if memory is not None and not callable(memory):
+            share_memory(memory)
 
     def before_agent(self, state: MemoryOSState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Recall once per run for the last human message."""
         request = recall_request(state, "messages", context=runtime.context)
-        return {"memoryos_context": self.memory.retrieve(**request).to_prompt() if request else ""}
+        if request is None:
+            return {"memoryos_context": ""}
+        return {
+            "memoryos_context": recall_prompt(
+                resolve_memory(self.memory, runtime.store, context=runtime.context).retrieve(**request),
+                state,
+                "messages",
+            )
+        }
 
     async def abefore_agent(self, state: MemoryOSState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Async twin of :meth:`before_agent`."""
         request = recall_request(state, "messages", context=runtime.context)
-        return {"memoryos_context": (await self.memory.aretrieve(**request)).to_prompt() if request else ""}
+        if request is None:
+            return {"memoryos_context": ""}
+        return {
+            "memoryos_context": recall_prompt(
+                await resolve_memory(self.memory, runtime.store, context=runtime.context).aretrieve(**request),
+                state,
+                "messages",
+            )
+        }
 
     def _request(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
         memory_text = str((request.state or {}).get("memoryos_context") or "")
@@ -120,12 +141,12 @@ class MemoryOSMiddleware(AgentMiddleware[MemoryOSState, Any]):
         """Store the turn that just ended (idempotent under replay and retry)."""
         request = remember_request(state, "messages", context=runtime.context)
         if request is not None:
-            self.memory.add_turn(**request)
+            resolve_memory(self.memory, runtime.store, context=runtime.context).add_turn(**request)
         return None
 
     async def aafter_agent(self, state: MemoryOSState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Async twin of :meth:`after_agent`."""
         request = remember_request(state, "messages", context=runtime.context)
         if request is not None:
-            await self.memory.aadd_turn(**request)
+            await resolve_memory(self.memory, runtime.store, context=runtime.context).aadd_turn(**request)
         return None

@@ -1,4 +1,10 @@
-"""Whose memory: the user id of a LangGraph run, resolved the same way in every node and tool.
+"""Whose memory and which: the user id of a LangGraph run and the memory over the run's store.
+
+The memory of a node, tool or middleware is the ``MemoryOS`` it was given, or,
+when it was given none (or a factory), the one over the store the graph runs
+with (``compile(store=...)``, or the store LangGraph Platform provides):
+:func:`resolve_memory`, one ``MemoryOS`` per store in a process
+(:func:`memory_for_store`), so every node of a graph shares its caches.
 
 Order: the run's ``Runtime`` context (a ``context_schema`` with ``user_id``),
 then ``config["configurable"]["user_id"]``, then ``langgraph_user_id``, then the
@@ -12,10 +18,28 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import threading
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-__all__ = ["MissingUserIdError", "resolve_user_id", "resolve_thread_id"]
+if TYPE_CHECKING:
+    from langgraph.store.base import BaseStore
+
+    from langchain_memoryos.memory import MemoryOS
+
+__all__ = [
+    "MemoryFactory",
+    "MissingStoreError",
+    "MissingUserIdError",
+    "memory_for_store",
+    "resolve_agent_id",
+    "resolve_memory",
+    "resolve_thread_id",
+    "resolve_user_id",
+]
+
+#: Builds the memory over a store, e.g. ``lambda store: MemoryOS(store, config=MemoryOSConfig(...))``.
+MemoryFactory: TypeAlias = "Callable[[BaseStore], MemoryOS]"
 
 _HOW = (
     "pass it as the run's context (context_schema with a 'user_id' field: "
@@ -97,6 +121,28 @@ def resolve_user_id(config: Mapping[str, Any] | None = None, *, context: Any = N
     raise MissingUserIdError(f"memoryos: no user id for this run; {_HOW}.")
 
 
+def resolve_agent_id(config: Mapping[str, Any] | None = None, *, context: Any = None) -> str | None:
+    """The agent whose memory scope this run uses: ``agent_id`` in the run's context or config, else ``None``.
+
+    With an agent id the nodes, tools and middleware use ``memory.for_agent(agent_id)``:
+    each user's memory kept apart per agent (see ``MemoryOS(..., agent_id=...)``).
+
+    Example:
+        >>> resolve_agent_id({"configurable": {"agent_id": "coach"}}), resolve_agent_id({"configurable": {}})
+        ('coach', None)
+        >>> resolve_agent_id(context={"agent_id": "tutor"})
+        'tutor'
+    """
+    ctx = context if context is not None else _current_runtime_context()
+    if ctx is not None:
+        value = ctx.get("agent_id") if isinstance(ctx, Mapping) else getattr(ctx, "agent_id", None)
+        if value not in (None, ""):
+            return str(value)
+    cfg = config if config is not None else _current_config()
+    value = ((cfg or {}).get("configurable", {}) or {}).get("agent_id")
+    return str(value) if value not in (None, "") else None
+
+
 def resolve_thread_id(config: Mapping[str, Any] | None = None, default: str = "default") -> str:
     """The run's thread (``config["configurable"]["thread_id"]``), else ``default``.
 
@@ -107,3 +153,133 @@ def resolve_thread_id(config: Mapping[str, Any] | None = None, default: str = "d
     cfg = config if config is not None else _current_config()
     value = ((cfg or {}).get("configurable", {}) or {}).get("thread_id")
     return str(value) if value not in (None, "") else default
+
+
+class MissingStoreError(ValueError):
+    """A node, tool or middleware without a memory ran in a graph without a store.
+
+    Example:
+        >>> resolve_memory(None)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        langchain_memoryos.graph.runtime.MissingStoreError: memoryos: no memory for this run; ...
+    """
+
+
+_LOCK = threading.Lock()
+_ATTRIBUTE = "_memoryos_memories"
+#: memories of stores that take no attribute (kept for the life of the process)
+_NO_ATTRIBUTE: dict[int, tuple[Any, dict[Any, Any]]] = {}
+
+
+def _memories(store: BaseStore) -> dict[Any, MemoryOS]:
+    """The memories built over ``store`` (by factory; ``None``: the default), kept with the store itself."""
+    try:
+        found: dict[Any, MemoryOS] = vars(store).setdefault(_ATTRIBUTE, {})
+        return found
+    except TypeError:  # a store without __dict__
+        return _NO_ATTRIBUTE.setdefault(id(store), (store, {}))[1]
+
+
+def memory_for_store(store: BaseStore, factory: MemoryFactory | None = None) -> MemoryOS:
+    """The ``MemoryOS`` over ``store`` that this process's graphs use: built once per store (and factory).
+
+    ``MemoryOS(store)`` by default. A memory given explicitly to
+    ``create_memoryos_agent`` or ``MemoryOSMiddleware`` becomes its store's
+    default, so nodes and tools that find the store through the run share it.
+
+    Args:
+        store: the LangGraph store.
+        factory: builds the memory over the store (default ``MemoryOS(store)``).
+
+    Returns:
+        The memory.
+
+    Raises:
+        ValueError: the factory built a memory over another store.
+
+    Example:
+        >>> from langgraph.store.memory import InMemoryStore
+        >>> store = InMemoryStore()
+        >>> memory = memory_for_store(store)
+        >>> memory.store is store, memory_for_store(store) is memory
+        (True, True)
+    """
+    with _LOCK:
+        memories = _memories(store)
+        memory = memories.get(factory)
+        if memory is None:
+            from langchain_memoryos.memory import MemoryOS
+
+            memory = factory(store) if factory is not None else MemoryOS(store)
+            if memory.store is not store:
+                raise ValueError(
+                    "the memory factory must build the memory over the store it is given: "
+                    "lambda store: MemoryOS(store, config=...)."
+                )
+            memories[factory] = memory
+        return memory
+
+
+def share_memory(memory: MemoryOS) -> None:
+    """Make ``memory`` the default memory of its store (unless the store has one already)."""
+    with _LOCK:
+        _memories(memory.store).setdefault(None, memory)
+
+
+def _current_store() -> BaseStore | None:
+    try:
+        from langgraph.config import get_store
+
+        return get_store()
+    except Exception:  # noqa: BLE001 - outside a run: no store
+        return None
+
+
+def resolve_memory(
+    memory: MemoryOS | MemoryFactory | None,
+    store: BaseStore | None = None,
+    *,
+    config: Mapping[str, Any] | None = None,
+    context: Any = None,
+) -> MemoryOS:
+    """The memory a node, tool or middleware uses for this run.
+
+    Args:
+        memory: a ``MemoryOS`` (used as it is), a factory, or ``None``: then the
+            memory over ``store`` (see :func:`memory_for_store`).
+        store: the run's store (default: the current run's, ``langgraph.config.get_store()``).
+        config: the run's config (default: the current one), for ``agent_id``.
+        context: the run's context (default: the current ``Runtime`` context), for ``agent_id``.
+
+    When the run names an agent (:func:`resolve_agent_id`), the memory is that
+    agent's scope of it (``memory.for_agent(agent_id)``).
+
+    Returns:
+        The memory.
+
+    Raises:
+        MissingStoreError: no memory was given and the run has no store; the message says how to fix it.
+
+    Example:
+        >>> from langgraph.store.memory import InMemoryStore
+        >>> store = InMemoryStore()
+        >>> resolve_memory(None, store) is memory_for_store(store)
+        True
+    """
+    from langchain_memoryos.memory import MemoryOS
+
+    agent = resolve_agent_id(config, context=context)
+    if isinstance(memory, MemoryOS):
+        return _scoped(memory, agent)
+    store = store if store is not None else _current_store()
+    if store is None:
+        raise MissingStoreError(
+            "memoryos: no memory for this run; pass memory=MemoryOS(...), or compile the graph with a store "
+            "(graph.compile(store=...), create_memoryos_agent(model, store=...)); LangGraph Platform provides one."
+        )
+    return _scoped(memory_for_store(store, memory), agent)
+
+
+def _scoped(memory: MemoryOS, agent: str | None) -> MemoryOS:
+    return memory if agent is None or agent == memory.agent_id else memory.for_agent(agent)

@@ -263,7 +263,7 @@ def build_write_graph(
         ...     pass
         >>> graph = build_write_graph(m.repository, m.settings, m._services, make_turn, lambda turn: None, asettle)
         >>> out = graph.invoke({"user_input": "I play the cello.", "agent_response": "Lovely."})
-        >>> out["report"].added, [p.user_input for p in m.get_stm("ana", "t1")]
+        >>> out["report"].added, [p.user_input for p in m.get_stm(user_id="ana", thread_id="t1")]
         (True, ['I play the cello.'])
     """
     graph = StateGraph(WriteState)

@@ -204,7 +204,7 @@ class MemoryOSMemory(BaseMemory):
             >>> from langchain_memoryos import MemoryOS
             >>> chat = MemoryOSMemory(memory=MemoryOS(), user_id="u", session_id="s")
             >>> chat.save_context({"input": "I paint."}, {"text": "Nice!"})
-            >>> [(p.user_input, p.agent_response) for p in chat.memory.get_stm("u", "s")]
+            >>> [(p.user_input, p.agent_response) for p in chat.memory.get_stm(user_id="u", thread_id="s")]
             [('I paint.', 'Nice!')]
         """
         turn = self._turn(inputs, outputs)
@@ -219,10 +219,10 @@ class MemoryOSMemory(BaseMemory):
             >>> chat = MemoryOSMemory(memory=MemoryOS(), user_id="u", session_id="s")
             >>> chat.save_context({"input": "hi"}, {"output": "hello"})
             >>> chat.clear()
-            >>> chat.memory.get_stm("u", "s")
+            >>> chat.memory.get_stm(user_id="u", thread_id="s")
             []
         """
-        self.memory.clear_stm(self.user_id, self.session_id)
+        self.memory.clear_stm(user_id=self.user_id, thread_id=self.session_id)
 
     # -- async -----------------------------------------------------------------------
     async def aload_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
@@ -247,7 +247,7 @@ class MemoryOSMemory(BaseMemory):
             >>> from langchain_memoryos import MemoryOS
             >>> chat = MemoryOSMemory(memory=MemoryOS(), user_id="u")
             >>> asyncio.run(chat.asave_context({"input": "hi"}, {"output": "hello"}))
-            >>> len(chat.memory.get_stm("u"))
+            >>> len(chat.memory.get_stm(user_id="u"))
             1
         """
         turn = self._turn(inputs, outputs)
@@ -263,7 +263,7 @@ class MemoryOSMemory(BaseMemory):
             >>> chat = MemoryOSMemory(memory=MemoryOS(), user_id="u")
             >>> chat.save_context({"input": "hi"}, {"output": "hello"})
             >>> asyncio.run(chat.aclear())
-            >>> chat.memory.get_stm("u")
+            >>> chat.memory.get_stm(user_id="u")
             []
         """
-        await self.memory.aclear_stm(self.user_id, self.session_id)
+        await self.memory.aclear_stm(user_id=self.user_id, thread_id=self.session_id)

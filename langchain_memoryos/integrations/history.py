@@ -17,7 +17,7 @@ Example:
     >>> chain = RunnableWithMemoryOS(GenericFakeChatModel(messages=iter([AIMessage("Hi Ana!")])), memory)
     >>> chain.invoke("Hi, I'm Ana.", {"configurable": {"user_id": "ana", "session_id": "s1"}}).content
     'Hi Ana!'
-    >>> [p.user_input for p in memory.get_stm("ana", "s1")]
+    >>> [p.user_input for p in memory.get_stm(user_id="ana", thread_id="s1")]
     ["Hi, I'm Ana."]
 """
 
@@ -30,17 +30,23 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.chat_history import BaseChatMessageHistory
-from langchain_core.messages import AIMessage, BaseMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import Runnable, RunnableConfig, ensure_config
 from langchain_core.runnables.utils import ConfigurableFieldSpec, get_unique_config_specs
 
-from langchain_memoryos.integrations.messages import MessageTurn, message_text, page_messages, turn_from_messages
+from langchain_memoryos.integrations.messages import (
+    MessageTurn,
+    message_text,
+    page_messages,
+    pair_messages,
+    turn_from_messages,
+)
 from langchain_memoryos.schema import MemoryContext
 
 if TYPE_CHECKING:
     from langchain_memoryos.memory import MemoryOS
 
-__all__ = ["MemoryOSChatMessageHistory", "RunnableWithMemoryOS", "pair_messages"]
+__all__ = ["MemoryOSChatMessageHistory", "RunnableWithMemoryOS", "pair_messages"]  # pair_messages: re-exported
 
 #: The default ``configurable`` fields: who the user is and which session (STM thread) the turn belongs to.
 DEFAULT_HISTORY_FACTORY_CONFIG: tuple[ConfigurableFieldSpec, ...] = (
@@ -314,7 +320,7 @@ class RunnableWithMemoryOS(Runnable[Any, Any]):
             'system human'
             >>> chain.invoke("Where do I live?", cfg).content  # now also the first turn, as history
             'system human ai human'
-            >>> [p.user_input for p in memory.get_stm("ana", "s1")]
+            >>> [p.user_input for p in memory.get_stm(user_id="ana", thread_id="s1")]
             ['I live in Oslo.', 'Where do I live?']
         """
         config, session, request = self._enter(input, config)
@@ -335,7 +341,7 @@ class RunnableWithMemoryOS(Runnable[Any, Any]):
             >>> cfg = {"configurable": {"user_id": "ana", "session_id": "s1"}}
             >>> [c.content for c in chain.stream("Hi, I'm Ana.", cfg)]
             ['Hello', ' ', 'there', ' ', 'Ana']
-            >>> [(p.user_input, p.agent_response) for p in memory.get_stm("ana", "s1")]  # the chunks merged
+            >>> [(p.user_input, p.agent_response) for p in memory.get_stm(user_id="ana", thread_id="s1")]  # merged
             [("Hi, I'm Ana.", 'Hello there Ana')]
         """
         config, session, request = self._enter(input, config)
@@ -389,7 +395,7 @@ class RunnableWithMemoryOS(Runnable[Any, Any]):
             ...     return [c.content async for c in chain.astream("Hi, I'm Ana.", cfg)]
             >>> asyncio.run(chat())
             ['Hello', ' ', 'there', ' ', 'Ana']
-            >>> [(p.user_input, p.agent_response) for p in memory.get_stm("ana", "s1")]
+            >>> [(p.user_input, p.agent_response) for p in memory.get_stm(user_id="ana", thread_id="s1")]
             [("Hi, I'm Ana.", 'Hello there Ana')]
         """
         config, session, request = self._enter(input, config)
@@ -407,70 +413,6 @@ class RunnableWithMemoryOS(Runnable[Any, Any]):
 
 
 # -- the chat message history ------------------------------------------------------------
-def pair_messages(
-    pending: Sequence[BaseMessage], messages: Sequence[BaseMessage]
-) -> tuple[list[MessageTurn], list[BaseMessage]]:
-    """Pair messages into turns: human message(s), then tool traffic, then the final AI answer.
-
-    Consecutive human messages form one turn's input; AI tool calls and tool
-    messages go to the turn's metadata; system messages are ignored; an AI
-    answer without a human message before it is a turn of its own. What has
-    no final answer yet is returned as the new pending messages.
-
-    Args:
-        pending: messages still waiting for their answer.
-        messages: the new messages.
-
-    Returns:
-        The finished turns and the messages still pending.
-
-    Example:
-        >>> from langchain_core.messages import AIMessage, HumanMessage
-        >>> turns, pending = pair_messages([], [HumanMessage("hi"), AIMessage("hello"), HumanMessage("bye")])
-        >>> [(t.user_input, t.agent_response) for t in turns], [m.content for m in pending]
-        ([('hi', 'hello')], ['bye'])
-    """
-    turns: list[MessageTurn] = []
-    buffer: list[BaseMessage] = list(pending)
-    for raw in messages:
-        message = _normalise(raw)
-        if message is None or isinstance(message, SystemMessage):
-            continue
-        if isinstance(message, AIMessage) and not message.tool_calls:
-            turns.append(_turn_of(buffer, message))
-            buffer = []
-            continue
-        if isinstance(message, HumanMessage) and buffer and not isinstance(buffer[-1], HumanMessage):
-            if any(isinstance(m, HumanMessage) for m in buffer):
-                turns.append(_turn_of(buffer, AIMessage("")))  # its tools ran, no final answer came: keep it
-                buffer = []
-        buffer.append(message)  # a human message, an AI tool call, a tool result
-    return turns, buffer
-
-
-def _normalise(message: BaseMessage) -> BaseMessage | None:
-    if isinstance(message, ChatMessage):
-        role = message.role.lower()
-        if role in ("user", "human"):
-            return HumanMessage(message.content, id=message.id)
-        if role in ("assistant", "ai"):
-            return AIMessage(message.content, id=message.id)
-        return None
-    if isinstance(message, (HumanMessage, AIMessage, SystemMessage, ToolMessage)):
-        return message
-    return None
-
-
-def _turn_of(buffer: Sequence[BaseMessage], answer: AIMessage) -> MessageTurn:
-    """One turn: the buffer's human messages (joined) asked, its tool traffic happened, ``answer`` answered."""
-    humans = [m for m in buffer if isinstance(m, HumanMessage)]
-    human = HumanMessage("\n".join(message_text(m) for m in humans), id=humans[-1].id if humans else None)
-    tools = [m for m in buffer if not isinstance(m, HumanMessage)]
-    turn = turn_from_messages([human, *tools, answer], id_from_text=False)
-    assert turn is not None  # a human message, then an answer without tool calls
-    return turn
-
-
 #: Messages waiting for their answer, per memory and (user, session): shared by every history object of a session.
 _PENDING: weakref.WeakKeyDictionary[Any, dict[tuple[str, str], list[BaseMessage]]] = weakref.WeakKeyDictionary()
 _PENDING_LOCK = threading.Lock()
@@ -537,12 +479,12 @@ class MemoryOSChatMessageHistory(BaseChatMessageHistory):
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]
         """The session's STM as messages, then the human message(s) still waiting for an answer."""
-        pages = self.memory.get_stm(self.user_id, self.session_id)
+        pages = self.memory.get_stm(user_id=self.user_id, thread_id=self.session_id)
         return page_messages(pages) + [m for m in self._pending() if isinstance(m, HumanMessage)]
 
     async def aget_messages(self) -> list[BaseMessage]:
         """Async twin of :attr:`messages`."""
-        pages = await self.memory.aget_stm(self.user_id, self.session_id)
+        pages = await self.memory.aget_stm(user_id=self.user_id, thread_id=self.session_id)
         return page_messages(pages) + [m for m in self._pending() if isinstance(m, HumanMessage)]
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
@@ -558,9 +500,9 @@ class MemoryOSChatMessageHistory(BaseChatMessageHistory):
     def clear(self) -> None:
         """Forget this session's STM and its pending messages (other sessions, MTM and LPM stay)."""
         self._pending().clear()
-        self.memory.clear_stm(self.user_id, self.session_id)
+        self.memory.clear_stm(user_id=self.user_id, thread_id=self.session_id)
 
     async def aclear(self) -> None:
         """Async twin of :meth:`clear`."""
         self._pending().clear()
-        await self.memory.aclear_stm(self.user_id, self.session_id)
+        await self.memory.aclear_stm(user_id=self.user_id, thread_id=self.session_id)

@@ -5,6 +5,8 @@
   message and the final AI answer after it, the tool calls and tool results in
   between kept as page metadata, and a turn id derived from the message ids
   (so a replayed turn is recognised);
+* :func:`pair_messages` — a list of messages paired into turns (``MemoryOS.add_messages``
+  and the chat message history use it);
 * :func:`page_messages` — stored pages back as human / AI messages.
 
 Example:
@@ -21,11 +23,20 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage
 
 from langchain_memoryos.schema import DialoguePage
 
-__all__ = ["MessageTurn", "last_human_index", "message_text", "page_messages", "turn_from_messages"]
+__all__ = [
+    "MessageTurn",
+    "last_human_index",
+    "message_text",
+    "page_messages",
+    "pair_messages",
+    "turn_from_messages",
+    "turn_side",
+    "unanswered_turn",
+]
 
 
 def message_text(message: BaseMessage) -> str:
@@ -41,6 +52,50 @@ def message_text(message: BaseMessage) -> str:
         return content
     parts = [p.get("text", "") if isinstance(p, Mapping) else str(p) for p in content]
     return "".join(str(p) for p in parts)
+
+
+def turn_side(name: str, value: Any) -> tuple[Any, str | None]:
+    """One side of a turn given to ``add_turn``: a message becomes its text (and its id); anything else is kept.
+
+    ``user_input`` takes a ``HumanMessage`` (or a ``ChatMessage`` with role
+    ``user``), ``agent_response`` an ``AIMessage`` without tool calls (or role
+    ``assistant``); strings and ``None`` pass through to the text checks.
+
+    Args:
+        name: ``"user_input"`` or ``"agent_response"``.
+        value: what the caller passed.
+
+    Returns:
+        The text (or ``value`` itself when it is not a message) and the message's id.
+
+    Raises:
+        TypeError: a message of the other side's kind (a tool or system message anywhere).
+        ValueError: an ``AIMessage`` that only calls tools (not an answer).
+
+    Example:
+        >>> from langchain_core.messages import AIMessage, HumanMessage
+        >>> turn_side("user_input", HumanMessage("I moved to Oslo.", id="h1")), turn_side("user_input", "hi")
+        (('I moved to Oslo.', 'h1'), ('hi', None))
+        >>> turn_side("user_input", AIMessage("Nice!"))  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        TypeError: user_input must be a str or a HumanMessage, got an AIMessage; ...
+    """
+    if not isinstance(value, BaseMessage):
+        return value, None
+    message = _normalise(value)
+    wanted = HumanMessage if name == "user_input" else AIMessage
+    if not isinstance(message, wanted):
+        raise TypeError(
+            f"{name} must be a str or a{'' if wanted is HumanMessage else 'n'} {wanted.__name__}, got "
+            f"a{'n' if type(value).__name__[0] in 'AEIOU' else ''} {type(value).__name__}; "
+            "add_messages pairs a list of messages of every kind into turns."
+        )
+    if isinstance(message, AIMessage) and message.tool_calls:
+        raise ValueError(
+            f"{name} is an AIMessage that calls tools, not an answer; pass the final AIMessage "
+            "(add_messages keeps tool calls and results out of the pages)."
+        )
+    return message_text(message), message.id
 
 
 def last_human_index(messages: Sequence[BaseMessage]) -> int | None:
@@ -130,3 +185,83 @@ def page_messages(pages: Iterable[DialoguePage]) -> list[BaseMessage]:
         if page.agent_response:
             out.append(AIMessage(page.agent_response))
     return out
+
+
+def pair_messages(
+    pending: Sequence[BaseMessage], messages: Sequence[BaseMessage]
+) -> tuple[list[MessageTurn], list[BaseMessage]]:
+    """Pair messages into turns: human message(s), then tool traffic, then the final AI answer.
+
+    Consecutive human messages form one turn's input; AI tool calls and tool
+    messages go to the turn's metadata; system messages are ignored; an AI
+    answer without a human message before it is a turn of its own. What has
+    no final answer yet is returned as the new pending messages.
+
+    Args:
+        pending: messages still waiting for their answer.
+        messages: the new messages.
+
+    Returns:
+        The finished turns and the messages still pending.
+
+    Example:
+        >>> from langchain_core.messages import AIMessage, HumanMessage
+        >>> turns, pending = pair_messages([], [HumanMessage("hi"), AIMessage("hello"), HumanMessage("bye")])
+        >>> [(t.user_input, t.agent_response) for t in turns], [m.content for m in pending]
+        ([('hi', 'hello')], ['bye'])
+    """
+    turns: list[MessageTurn] = []
+    buffer: list[BaseMessage] = list(pending)
+    for raw in messages:
+        message = _normalise(raw)
+        if message is None or isinstance(message, SystemMessage):
+            continue
+        if isinstance(message, AIMessage) and not message.tool_calls:
+            turns.append(_turn_of(buffer, message))
+            buffer = []
+            continue
+        if isinstance(message, HumanMessage) and buffer and not isinstance(buffer[-1], HumanMessage):
+            if any(isinstance(m, HumanMessage) for m in buffer):
+                turns.append(_turn_of(buffer, AIMessage("")))  # its tools ran, no final answer came: keep it
+                buffer = []
+        buffer.append(message)  # a human message, an AI tool call, a tool result
+    return turns, buffer
+
+
+def _normalise(message: BaseMessage) -> BaseMessage | None:
+    if isinstance(message, ChatMessage):
+        role = message.role.lower()
+        if role in ("user", "human"):
+            return HumanMessage(message.content, id=message.id)
+        if role in ("assistant", "ai"):
+            return AIMessage(message.content, id=message.id)
+        return None
+    if isinstance(message, (HumanMessage, AIMessage, SystemMessage, ToolMessage)):
+        return message
+    return None
+
+
+def _turn_of(buffer: Sequence[BaseMessage], answer: AIMessage) -> MessageTurn:
+    """One turn: the buffer's human messages (joined) asked, its tool traffic happened, ``answer`` answered."""
+    humans = [m for m in buffer if isinstance(m, HumanMessage)]
+    human = HumanMessage("\n".join(message_text(m) for m in humans), id=humans[-1].id if humans else None)
+    tools = [m for m in buffer if not isinstance(m, HumanMessage)]
+    turn = turn_from_messages([human, *tools, answer], id_from_text=False)
+    assert turn is not None  # a human message, then an answer without tool calls
+    return turn
+
+
+def unanswered_turn(pending: Sequence[BaseMessage]) -> MessageTurn | None:
+    """The turn of human messages still waiting for an answer (``pair_messages``'s pending), or ``None``.
+
+    Example:
+        >>> from langchain_core.messages import HumanMessage
+        >>> turn = unanswered_turn([HumanMessage("Are you there?")])
+        >>> turn.user_input, turn.agent_response
+        ('Are you there?', '')
+        >>> unanswered_turn([]) is None
+        True
+    """
+    if not any(isinstance(m, HumanMessage) for m in pending):
+        return None
+    return _turn_of(pending, AIMessage(""))

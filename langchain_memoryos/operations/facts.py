@@ -106,7 +106,7 @@ def set_agent_profile(runtime: Runtime, user_id: Any, profile: Any) -> Locked[No
     Example:
         >>> from langchain_memoryos import MemoryOS
         >>> memory = MemoryOS(); memory._sync(set_agent_profile(memory._runtime, "u", "A chess coach."))
-        >>> memory.get_persona("u").agent_profile
+        >>> memory.get_persona(user_id="u").agent_profile
         'A chess coach.'
     """
     user = check_user(user_id)

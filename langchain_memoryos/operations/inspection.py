@@ -6,25 +6,42 @@ caller never holds the memory's own objects.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from langgraph.store.base import ListNamespacesOp, MatchCondition, SearchOp
+
+from langchain_memoryos.amu.corrections import FactNotFoundError
 from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.operations.runtime import Locked, Runtime
 from langchain_memoryos.operations.validation import FactKindArg, check_kind, check_thread, check_user
-from langchain_memoryos.pipeline.effects import Step
-from langchain_memoryos.schema import DialoguePage, MemoryRecord, MemoryStats, Persona, Segment, WriteEvent
+from langchain_memoryos.pipeline.effects import Step, StoreBatch, run_async, run_sync
+from langchain_memoryos.schema import (
+    DialoguePage,
+    FactHistory,
+    MemoryRecord,
+    MemoryStats,
+    Persona,
+    Segment,
+    WriteEvent,
+)
 from langchain_memoryos.scoring import segment_heat
-from langchain_memoryos.store.repository import UserState
+from langchain_memoryos.store.layout import AGENT_LABEL
+from langchain_memoryos.store.repository import MemoryRepository, UserState, decode_label
 
 __all__ = [
+    "ListUsers",
+    "get_fact",
     "get_persona",
     "get_stm",
     "list_facts",
     "list_pages",
     "list_segments",
     "list_threads",
+    "list_users",
     "stats",
     "write_log",
 ]
@@ -167,11 +184,113 @@ def write_log(runtime: Runtime, user_id: Any, limit: int | None) -> Locked[list[
 
     def step() -> Step[list[WriteEvent]]:
         yield from repository.finish_deletion(user)
-        items = yield from repository.search_all(repository.namespace(user, "log"))
-        events = [WriteEvent.from_dict(it.value) for it in sorted(items, key=lambda it: it.key)]
+        events = yield from _log(repository, user)
         return events[-limit:] if limit else events
 
     return Locked(user, step())
+
+
+def get_fact(runtime: Runtime, fact_id: Any, user_id: Any) -> Locked[FactHistory]:
+    """Operation: ``MemoryOS.get_fact`` (the fact and the write events of its lineage, oldest first).
+
+    Raises:
+        ValueError: a bad fact id (checked now).
+        FactNotFoundError: the user has no such fact (when run).
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> memory = MemoryOS(); fid = memory.add_fact("I live in Oslo.", user_id="u")[0].record.id
+        >>> found = memory._sync(get_fact(memory._runtime, fid, "u"))
+        >>> found.fact.summary, [e.action for e in found.history]
+        ('The user lives in Oslo.', ['stored'])
+    """
+    user = check_user(user_id)
+    if not isinstance(fact_id, str) or not fact_id:
+        raise ValueError(f"fact_id must be a non-empty string (an id from list_facts or search), got {fact_id!r}.")
+    repository = runtime.repository
+
+    def step() -> Step[FactHistory]:
+        state = yield from repository.load(user)
+        record = state.facts["user"].get(fact_id) or state.facts["agent"].get(fact_id)
+        if record is None:
+            raise FactNotFoundError(fact_id, user)
+        events = yield from _log(repository, user)
+        return FactHistory(copy.deepcopy(record), _lineage(events, fact_id))
+
+    return Locked(user, step())
+
+
+def _log(repository: MemoryRepository, user: str) -> Step[list[WriteEvent]]:
+    """Step: the user's write events, oldest first."""
+    items = yield from repository.search_all(repository.namespace(user, "log"))
+    return [WriteEvent.from_dict(it.value) for it in sorted(items, key=lambda it: it.key)]
+
+
+def _lineage(events: list[WriteEvent], fact_id: str) -> list[WriteEvent]:
+    """The events of a fact and of the facts it replaced (fused or edited into it), oldest first."""
+    ids, kept = {fact_id}, []
+    for event in reversed(events):
+        if event.record.id in ids and event.action != "discarded":
+            kept.append(event)
+            ids.update(event.replaced_ids)
+    return kept[::-1]
+
+
+@dataclass(frozen=True)
+class ListUsers:
+    """Operation: ``MemoryOS.list_users`` (the users with stored memory in the memory's scope, sorted).
+
+    Waits for every queued background write first, so a user just written is listed.
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> memory = MemoryOS(); _ = memory.add_turn("hi", "hello", user_id="b.c")
+        >>> memory._sync(ListUsers())
+        ['b.c']
+    """
+
+    def run(self, runtime: Runtime) -> list[str]:
+        """Run with blocking IO."""
+        if runtime.writer is not None:
+            runtime.writer.wait(None)
+        return run_sync(_users(runtime.repository), runtime.services)
+
+    async def arun(self, runtime: Runtime) -> list[str]:
+        """Run with async IO."""
+        if runtime.writer is not None:
+            await asyncio.to_thread(runtime.writer.wait, None)
+        return await run_async(_users(runtime.repository), runtime.services)
+
+
+def list_users(runtime: Runtime) -> ListUsers:
+    """Operation: ``MemoryOS.list_users``.
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> memory = MemoryOS()
+        >>> memory._sync(list_users(memory._runtime))
+        []
+    """
+    return ListUsers()
+
+
+def _users(repository: MemoryRepository) -> Step[list[str]]:
+    """Step: the decoded user labels one level below the scope's root (never an agent scope's marker)."""
+    root = repository.root
+    limit = 10_000
+    while True:  # one listing, its limit doubled when full (never paged by offset)
+        op = ListNamespacesOp(match_conditions=(MatchCondition("prefix", root),), max_depth=len(root) + 1, limit=limit)
+        res = yield StoreBatch((op,))
+        namespaces: list[tuple[str, ...]] = list(res[0])
+        if len(namespaces) < limit:
+            break
+        limit *= 2
+    labels = sorted({ns[len(root)] for ns in namespaces if len(ns) > len(root) and ns[len(root)] != AGENT_LABEL})
+    # a store may keep a namespace whose rows are all deleted (InMemoryStore does): a user is listed with a row
+    if not labels:
+        return []
+    found = yield StoreBatch(tuple(SearchOp((*root, label), limit=1) for label in labels))
+    return sorted(decode_label(label) for label, rows in zip(labels, found, strict=True) if rows)
 
 
 def _threads_of(state: UserState) -> list[str]:

@@ -15,7 +15,7 @@ from langgraph.store.base import PutOp
 from langchain_memoryos.operations.runtime import Locked, Runtime
 from langchain_memoryos.operations.validation import check_import_value, check_thread, check_user
 from langchain_memoryos.pipeline.effects import Step, StoreBatch
-from langchain_memoryos.store.repository import ROOT, decode_label, encode_label
+from langchain_memoryos.store.repository import decode_label, encode_label
 
 __all__ = ["EXPORT_FORMAT", "check", "clear_stm", "delete_user", "export_user", "import_user"]
 
@@ -58,7 +58,7 @@ def clear_stm(runtime: Runtime, user_id: Any, thread_id: Any) -> Locked[int]:
     Example:
         >>> from langchain_memoryos import MemoryOS
         >>> memory = MemoryOS(); _ = memory.add_turn("hi", "hello", user_id="u", thread_id="a")
-        >>> memory._sync(clear_stm(memory._runtime, "u", "a")), memory.list_threads("u")
+        >>> memory._sync(clear_stm(memory._runtime, "u", "a")), memory.list_threads(user_id="u")
         (1, [])
     """
     user = check_user(user_id)
@@ -80,7 +80,7 @@ def export_user(runtime: Runtime, user_id: Any) -> Locked[dict[str, Any]]:
 
     Example:
         >>> from langchain_memoryos import MemoryOS
-        >>> memory = MemoryOS(); _ = memory.set_agent_profile("u", "A coach.")
+        >>> memory = MemoryOS(); _ = memory.set_agent_profile("A coach.", user_id="u")
         >>> [row["namespace"] for row in memory._sync(export_user(memory._runtime, "u"))["items"]]
         [['persona']]
     """
@@ -90,10 +90,11 @@ def export_user(runtime: Runtime, user_id: Any) -> Locked[dict[str, Any]]:
     def step() -> Step[dict[str, Any]]:
         yield from repository.finish_deletion(user)
         items = yield from repository.all_items(user)
+        depth = len(repository.namespace(user))  # rows are exported relative to the user's namespace
         rows = [
-            {"namespace": [decode_label(x) for x in it.namespace[2:]], "key": it.key, "value": it.value}
+            {"namespace": [decode_label(x) for x in it.namespace[depth:]], "key": it.key, "value": it.value}
             for it in sorted(items, key=lambda it: (it.namespace, it.key))
-            if it.namespace[2:3] not in (("snapshot",), ("journal",))  # derived from the rest: never exported
+            if it.namespace[depth : depth + 1] not in (("snapshot",), ("journal",))  # derived: never exported
         ]
         return {"format": EXPORT_FORMAT, "user_id": user, "items": rows}
 
@@ -123,7 +124,7 @@ def import_user(runtime: Runtime, data: Mapping[str, Any], user_id: str | None) 
         yield from repository.finish_deletion(user)  # never import next to a half-deleted user's rows
         ops = tuple(
             PutOp(
-                (ROOT, encode_label(user), *(encode_label(x) for x in row["namespace"])),
+                repository.namespace(user, *(encode_label(x) for x in row["namespace"])),
                 str(row["key"]),
                 value,
                 index=False,
@@ -133,7 +134,7 @@ def import_user(runtime: Runtime, data: Mapping[str, Any], user_id: str | None) 
             if list(row["namespace"])[:1] not in (["deleting"], ["snapshot"], ["journal"])
         )
         # the user's index snapshot no longer holds what is stored: the next load rebuilds it from the records
-        drop = PutOp((ROOT, encode_label(user), "snapshot"), "state", None)
+        drop = PutOp(repository.namespace(user, "snapshot"), "state", None)
         yield StoreBatch((*ops, drop))
         repository.invalidate(user)
         return len(ops)
@@ -147,7 +148,7 @@ def delete_user(runtime: Runtime, user_id: Any) -> Locked[int]:
     Example:
         >>> from langchain_memoryos import MemoryOS
         >>> memory = MemoryOS(); _ = memory.add_turn("hi", "hello", user_id="u")
-        >>> memory._sync(delete_user(memory._runtime, "u")) > 0, memory.get_stm("u")
+        >>> memory._sync(delete_user(memory._runtime, "u")) > 0, memory.get_stm(user_id="u")
         (True, [])
     """
     user = check_user(user_id)

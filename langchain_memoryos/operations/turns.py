@@ -11,12 +11,15 @@ memory, on first use.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from langchain_core.messages import BaseMessage, convert_to_messages
+
 from langchain_memoryos.config import STM_VIEWS
+from langchain_memoryos.integrations.messages import pair_messages, turn_side, unanswered_turn
 from langchain_memoryos.operations.runtime import Runtime
 from langchain_memoryos.operations.validation import check_query, check_text, check_thread, check_user, clean_metadata
 from langchain_memoryos.pipeline.effects import run_async, run_sync
@@ -24,7 +27,17 @@ from langchain_memoryos.pipeline.turn import TurnWrite, embed_turn, turn_page
 from langchain_memoryos.retrieval.recall import ReadRun, read
 from langchain_memoryos.schema import MemoryContext, WriteReport
 
-__all__ = ["Retrieve", "WriteTurn", "add_turn", "read_graph", "retrieve", "turn_input", "write_graph"]
+__all__ = [
+    "Retrieve",
+    "WriteTurn",
+    "WriteTurns",
+    "add_messages",
+    "add_turn",
+    "read_graph",
+    "retrieve",
+    "turn_input",
+    "write_graph",
+]
 
 #: How the memory's own graphs are run: many stages per turn are normal; never in a user's message stream;
 #: one node at a time (their nodes run in sequence), which also spares LangGraph sizing a thread pool per run.
@@ -43,6 +56,12 @@ def turn_input(
 ) -> TurnWrite:
     """A turn to write, from the caller's arguments, checked before anything is written.
 
+    Either side may be a message (a ``HumanMessage`` asked, an ``AIMessage``
+    answered: see :func:`~langchain_memoryos.integrations.messages.turn_side`);
+    when both carry ids and no ``turn_id`` is given, the turn id derives from
+    them (``"lg:<human id>:<ai id>"``, as the middleware's), so the same
+    exchange given twice is stored once.
+
     Raises:
         ValueError: a missing user id, an empty turn, a timestamp out of range
             or too far ahead, metadata that is not JSON.
@@ -59,6 +78,10 @@ def turn_input(
     """
     user = check_user(user_id)
     thread = check_thread(thread_id)
+    user_input, human_id = turn_side("user_input", user_input)
+    agent_response, ai_id = turn_side("agent_response", agent_response)
+    if turn_id is None and human_id and ai_id:
+        turn_id = f"lg:{human_id}:{ai_id}"
     ui = check_text("user_input", user_input)
     ar = check_text("agent_response", agent_response)
     if not ui.strip() and not ar.strip():
@@ -178,7 +201,7 @@ class WriteTurn:
         >>> from langchain_memoryos import MemoryOS
         >>> memory = MemoryOS()
         >>> turn = turn_input(memory._runtime, "I moved to Oslo.", "Nice!", "u", "t", None, None, "t1")
-        >>> WriteTurn(turn).run(memory._runtime).page_id == memory.get_stm("u", "t")[0].id
+        >>> WriteTurn(turn).run(memory._runtime).page_id == memory.get_stm(user_id="u", thread_id="t")[0].id
         True
     """
 
@@ -260,6 +283,79 @@ def add_turn(
         True
     """
     return WriteTurn(turn_input(runtime, user_input, agent_response, user_id, thread_id, timestamp, metadata, turn_id))
+
+
+@dataclass(frozen=True)
+class WriteTurns:
+    """Store turns one after the other, every one checked before the first is written (``add_messages``).
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> memory = MemoryOS()
+        >>> turns = [turn_input(memory._runtime, f"Turn {i}", "ok", "u", "t", None, None, None) for i in (1, 2)]
+        >>> [r.added for r in WriteTurns(tuple(WriteTurn(t) for t in turns)).run(memory._runtime)]
+        [True, True]
+    """
+
+    writes: tuple[WriteTurn, ...]
+
+    def run(self, runtime: Runtime) -> list[WriteReport]:
+        """Run with blocking IO."""
+        return [write.run(runtime) for write in self.writes]
+
+    async def arun(self, runtime: Runtime) -> list[WriteReport]:
+        """Run with async IO."""
+        return [await write.arun(runtime) for write in self.writes]
+
+
+def add_messages(
+    runtime: Runtime,
+    messages: Any,
+    user_id: Any,
+    thread_id: Any,
+    timestamp: Any,
+    metadata: Mapping[str, Any] | None,
+    store_unanswered: Any,
+) -> WriteTurns:
+    """Operation: ``MemoryOS.add_messages`` (the messages paired into turns and every turn checked now).
+
+    Raises:
+        TypeError: ``messages`` is not a list of messages (or of ``{"role", "content"}`` dicts).
+
+    Example:
+        >>> from langchain_core.messages import AIMessage, HumanMessage
+        >>> from langchain_memoryos import MemoryOS
+        >>> memory = MemoryOS()
+        >>> op = add_messages(memory._runtime, [HumanMessage("hi"), AIMessage("hello")], "u", "t", None, None, False)
+        >>> [r.added for r in memory._sync(op)]
+        [True]
+    """
+    user = check_user(user_id)  # the user first: a missing user id is the first thing to fix
+    if isinstance(messages, (str, BaseMessage, Mapping)) or not isinstance(messages, Iterable):
+        raise TypeError(
+            "messages must be a list of messages (HumanMessage, AIMessage, ToolMessage, SystemMessage) or of "
+            f"{{'role': ..., 'content': ...}} dicts, got {type(messages).__name__}; add_turn takes one exchange."
+        )
+    if not isinstance(store_unanswered, bool):
+        raise TypeError(f"store_unanswered must be True or False, got {store_unanswered!r}.")
+    try:
+        converted = convert_to_messages(list(messages))
+    except (ValueError, TypeError, NotImplementedError) as exc:
+        raise TypeError(
+            f"messages: {exc} (pass LangChain messages or {{'role': ..., 'content': ...}} dicts)."
+        ) from None
+    turns, pending = pair_messages([], converted)
+    last = unanswered_turn(pending) if store_unanswered else None
+    if last is not None:
+        turns.append(last)
+    writes = tuple(
+        WriteTurn(turn_input(runtime, t.user_input, t.agent_response, user, thread_id, timestamp, metadata, t.turn_id))
+        for t in turns
+        if t.user_input.strip() or t.agent_response.strip()
+    )
+    if not writes:
+        check_thread(thread_id)  # still refuse a bad thread id when there is nothing to write
+    return WriteTurns(writes)
 
 
 def retrieve(

@@ -1,6 +1,6 @@
 """Invariants of a user's stored memory: check them, and repair what can be repaired.
 
-``MemoryOS.check(user)`` and ``MemoryOS.repair(user)`` load the user's state
+``MemoryOS.check(user_id=...)`` and ``MemoryOS.repair(user_id=...)`` load the user's state
 fresh from the store and call :func:`check_state` / :func:`repair_state`.
 
 The invariants are those the write path keeps after every operation:

@@ -105,7 +105,7 @@ def run_stage(repo: MemoryRepository, settings: EngineSettings, t: TurnWrite) ->
         >>> t = TurnWrite("u", "t", "I live in Oslo.", "Nice!", "2024-01-01", None, None)
         >>> run_sync(run_stage(m.repository, m.settings, t), m._services)
         StageResult(stage='stm_append', next='done', events=())
-        >>> [p.user_input for p in m.get_stm("u", "t")]
+        >>> [p.user_input for p in m.get_stm(user_id="u", thread_id="t")]
         ['I live in Oslo.']
     """
     spec = WRITE_TABLE.get(t.next)

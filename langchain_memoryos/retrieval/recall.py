@@ -44,6 +44,7 @@ from langchain_memoryos.retrieval.dates import named_dates, on_named_date
 from langchain_memoryos.retrieval.facts import evidence_facts
 from langchain_memoryos.retrieval.keywords import extract_keywords
 from langchain_memoryos.retrieval.lexical import rrf_scores, tokenize
+from langchain_memoryos.retrieval.turns import pack_turns
 from langchain_memoryos.schema import (
     PAST_CONVERSATION_TITLE,
     RECENT_CONVERSATION_TITLE,
@@ -189,6 +190,7 @@ def stage_retrieve_mtm(settings: EngineSettings, r: ReadRun) -> None:
         config.context_words,
         count_stm=r.stm_view != "messages",
         words_of=r.state.indices.page_words,
+        config=config,
     )
     r.next = "assemble_context"
 
@@ -207,8 +209,9 @@ def stage_assemble_context(settings: EngineSettings, r: ReadRun) -> Step[None]:
             keep=ctx.pages,
             count_stm=r.stm_view != "messages",
             words_of=r.state.indices.page_words,
+            config=config,
         )
-    ctx.pages = [ScoredPage(_copy_page(hit.page), hit.score) for hit in ctx.pages]
+    ctx.pages = [ScoredPage(_copy_page(hit.page), hit.score, hit.side) for hit in ctx.pages]
     _visit_segments(r.state, settings, ctx, touch=r.touch)
     if r.touch:
         yield StoreBatch(r.state.take_ops())
@@ -438,6 +441,7 @@ def _fill(
     keep: Sequence[ScoredPage] = (),
     count_stm: bool = True,
     words_of: Callable[[DialoguePage], int] = page_words,
+    config: MemoryOSConfig | None = None,
 ) -> list[ScoredPage]:
     """The ranked pages that fit: at most ``top``, and within the word budget.
 
@@ -463,10 +467,19 @@ def _fill(
     # the rest of the context; or, when it is empty, just the fence and its preamble (a blank body)
     used = context_words(without_pages.to_prompt() if without_pages.sections() else fence_memory(" "))
     used += context_words(f"## {PAST_CONVERSATION_TITLE}")
-    days: set[object] = set()
-    chosen: dict[str, ScoredPage] = {}
     # a page further down than this, or once no page could fit, is not looked at
     scan = len(keep) + _SCAN_PER_PAGE * top
+    if config is not None and config.page_units == "turns":
+        return pack_turns(
+            ranked[:scan],
+            query=ctx.query,
+            room=budget - used,
+            max_units=2 * top,
+            speaker_weight=config.speaker_weight,
+            keep=keep,
+        )
+    days: set[object] = set()
+    chosen: dict[str, ScoredPage] = {}
     for hit in [*keep, *ranked][:scan]:
         if len(chosen) >= top or budget - used < _MIN_PAGE_WORDS:
             break
@@ -538,9 +551,10 @@ def _drop_covered_facts(ctx: MemoryContext) -> bool:
 
     A fact distilled from a page says nothing the page itself does not, so
     when that page is shown the fact only costs words. Facts without
-    provenance (``add_fact``, fused from several pages not all shown) stay.
+    provenance (``add_fact``, fused from several pages not all shown) stay, as do
+    facts of a page shown by one turn only.
     """
-    shown = {p.id for p in ctx.stm} | {hit.page.id for hit in ctx.pages}
+    shown = {p.id for p in ctx.stm} | {hit.page.id for hit in ctx.pages if hit.side is None}
     dropped = False
     for facts in (ctx.user_facts, ctx.agent_facts):
         kept = [h for h in facts if not (h.record.source_page_ids and set(h.record.source_page_ids) <= shown)]

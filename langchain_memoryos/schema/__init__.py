@@ -53,6 +53,7 @@ from langchain_memoryos.schema.records import (
     WriteEvent,
     WriteReport,
 )
+from langchain_memoryos.schema.search import FactHistory, SearchHit
 from langchain_memoryos.schema.timestamps import check_timestamp, ensure_utc
 
 __all__ = [
@@ -63,6 +64,7 @@ __all__ = [
     "TRAIT_DIMENSIONS",
     "Aspect",
     "DialoguePage",
+    "FactHistory",
     "FactKind",
     "Intent",
     "MemoryContext",
@@ -76,6 +78,7 @@ __all__ = [
     "ScoredPage",
     "ScoredRecord",
     "ScoredSegment",
+    "SearchHit",
     "Segment",
     "Sentiment",
     "WriteAction",

@@ -7,7 +7,7 @@ import functools
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from langchain_memoryos.schema.pages import DialoguePage, Segment, _quote
 from langchain_memoryos.schema.persona import Persona
@@ -24,6 +24,8 @@ __all__ = [
     "ScoredRecord",
     "ScoredSegment",
     "cut_page",
+    "fact_id_from_ref",
+    "fact_ref",
     "fence_memory",
     "page_words",
     "past_conversation",
@@ -50,7 +52,12 @@ class ScoredSegment:
 
 @dataclass
 class ScoredPage:
-    """A mid-term page hit at retrieval with its cosine similarity.
+    """A mid-term page hit at retrieval with its ranking score.
+
+    ``side`` is ``None`` when the whole page is shown; ``"user"`` or ``"agent"``
+    when the budget showed only that turn of it (turn packing,
+    :mod:`langchain_memoryos.retrieval.turns`): ``page`` is then a display copy
+    whose other side is blank.
 
     Example:
         >>> from langchain_memoryos import MemoryOS, MemoryOSConfig
@@ -64,6 +71,7 @@ class ScoredPage:
 
     page: DialoguePage
     score: float
+    side: Literal["user", "agent"] | None = None
 
 
 @dataclass
@@ -90,6 +98,34 @@ RECENT_CONVERSATION_TITLE = "Recent conversation"
 
 #: Words the marker of a cut text costs: ``… [cut: N more words]``.
 CUT_MARKER_WORDS = 5
+
+
+def fact_ref(fact_id: str) -> str:
+    """A fact's id as the memory context shows it: ``f_000000000042`` as ``f:42`` (other ids as they are).
+
+    A model reads the id here and gives it back to the ``manage_memory`` tool,
+    which takes either form (:func:`fact_id_from_ref`).
+
+    Example:
+        >>> fact_ref("f_000000000042"), fact_ref("custom-id")
+        ('f:42', 'custom-id')
+    """
+    if fact_id.startswith("f_") and fact_id[2:].isdigit():
+        return f"f:{int(fact_id[2:])}"
+    return fact_id
+
+
+def fact_id_from_ref(ref: str) -> str:
+    """The stored id of a fact from what a model read or wrote (``f:42``, ``[f:42]`` or the id itself).
+
+    Example:
+        >>> fact_id_from_ref("[f:42]"), fact_id_from_ref("f_000000000042"), fact_id_from_ref(" custom-id ")
+        ('f_000000000042', 'f_000000000042', 'custom-id')
+    """
+    text = ref.strip().removeprefix("[").removesuffix("]").strip()
+    if text.startswith("f:") and text[2:].isdigit():
+        return f"f_{int(text[2:]):012d}"
+    return text
 
 
 def stm_line(page: DialoguePage) -> str:
@@ -264,7 +300,7 @@ class MemoryContext:
     Example:
         >>> ctx = MemoryContext(query="hi", user_id="u", thread_id="t")
         >>> ctx.source_ids()
-        set()
+        []
     """
 
     query: str
@@ -288,28 +324,40 @@ class MemoryContext:
         for hit in self.pages:
             yield hit.page
 
-    def source_ids(self) -> set[str]:
-        """The ``metadata["source_id"]`` values of every page in the context.
+    def source_ids(self) -> list[str]:
+        """The ``metadata["source_id"]`` values of every page in the context, distinct and sorted.
+
+        Every ``source_ids()`` returns a ``list[str]``: a page's
+        (:meth:`DialoguePage.source_ids`) in the order stored, a context's
+        sorted, each id once.
 
         Returns:
-            The set of provenance ids (for evaluation).
+            The provenance ids (for evaluation).
 
         Example:
-            >>> p = DialoguePage(id="p", user_input="a", agent_response="b", metadata={"source_id": "D1:3"})
-            >>> MemoryContext(query="q", user_id="u", thread_id="t", stm=[p]).source_ids()
-            {'D1:3'}
+            >>> p = DialoguePage(id="p", user_input="a", agent_response="b", metadata={"source_id": ["D1:3", "D1:1"]})
+            >>> MemoryContext(query="q", user_id="u", thread_id="t", stm=[p, p]).source_ids()
+            ['D1:1', 'D1:3']
         """
         ids: set[str] = set()
         for page in self.all_pages():
             ids.update(page.source_ids())
-        return ids
+        return sorted(ids)
 
     def sections(self) -> dict[str, str]:
         """The prompt's sections by title; empty sections are left out.
 
+        Each fact and agent trait shows its id (``[f:42]``, see :func:`fact_ref`),
+        so a model with the memory tools can correct or delete it.
+
         Example:
             >>> MemoryContext(query="q", user_id="u", thread_id="t").sections()
             {}
+            >>> from langchain_memoryos import MemoryOS
+            >>> m = MemoryOS()
+            >>> _ = m.add_fact("I am vegan.", user_id="u")
+            >>> m.retrieve("What do I eat?", user_id="u").sections()["User facts"]  # doctest: +ELLIPSIS
+            '- [f:1] [...] The user is vegan.'
         """
         out: dict[str, str] = {}
         if self.stm:
@@ -322,12 +370,13 @@ class MemoryContext:
             out["User profile and traits"] = "\n".join(profile_lines)
         if self.user_facts:
             out["User facts"] = "\n".join(
-                f"- [{h.record.updated_at.date().isoformat()}] {_quote(h.record.summary)}" for h in self.user_facts
+                f"- [{fact_ref(h.record.id)}] [{h.record.updated_at.date().isoformat()}] {_quote(h.record.summary)}"
+                for h in self.user_facts
             )
         agent_lines: list[str] = []
         if self.persona.agent_profile:
             agent_lines.append(f"Profile: {_quote(self.persona.agent_profile)}")
-        agent_lines += [f"- {_quote(h.record.summary)}" for h in self.agent_facts]
+        agent_lines += [f"- [{fact_ref(h.record.id)}] {_quote(h.record.summary)}" for h in self.agent_facts]
         if agent_lines:
             out["Agent traits"] = "\n".join(agent_lines)
         return out

@@ -120,7 +120,9 @@ class DialoguePage:
         return f"{self.user_input}\n{self.agent_response}" if self.agent_response else self.user_input
 
     def source_ids(self) -> list[str]:
-        """The page's ``metadata["source_id"]`` values as a list.
+        """The page's ``metadata["source_id"]`` values as a list, in the order stored, each once.
+
+        Like ``MemoryContext.source_ids()`` (which sorts them), it is always a ``list[str]``.
 
         Example:
             >>> DialoguePage(id="p", user_input="a", agent_response="b",
@@ -131,7 +133,7 @@ class DialoguePage:
         if raw is None:
             return []
         if isinstance(raw, (list, tuple, set)):
-            return [str(x) for x in raw]
+            return list(dict.fromkeys(str(x) for x in raw))
         return [str(raw)]
 
     def to_dict(self) -> dict[str, Any]:

@@ -122,11 +122,15 @@ class MemoryRepository:
 
     Args:
         dimension: the embedding dimension.
+        root: the memory's scope, the namespace every user's namespaces start with
+            (:func:`~langchain_memoryos.store.layout.scope_root`).
 
     Example:
         >>> repo = MemoryRepository(384)
         >>> repo.namespace("a.b@x.com", "pages")
         ('memoryos', 'a%2Eb@x%2Ecom', 'pages')
+        >>> MemoryRepository(384, root=("app", "%agent", "coach")).namespace("u")
+        ('app', '%agent', 'coach', 'u')
     """
 
     def __init__(
@@ -136,10 +140,12 @@ class MemoryRepository:
         locks: ProcessLocks | None = None,
         shared: bool = False,
         embed_chars: int = 8000,
+        root: tuple[str, ...] = (ROOT,),
         chain_gap_seconds: float | None = None,
         snapshots: bool = True,
     ) -> None:
         self.dimension = dimension
+        self.root = root
         self.chain_gap_seconds = chain_gap_seconds
         #: in a shared store, load users from their snapshot and journal, and write both (see store/snapshot.py)
         self.snapshots = snapshots
@@ -156,13 +162,13 @@ class MemoryRepository:
         self._from_records: set[str] = set()
 
     def namespace(self, user_id: str, *parts: str) -> tuple[str, ...]:
-        """The namespace ``("memoryos", <encoded user>, *parts)``.
+        """The namespace ``(*root, <encoded user>, *parts)``.
 
         Example:
             >>> MemoryRepository(2).namespace("u")
             ('memoryos', 'u')
         """
-        return (ROOT, encode_label(user_id), *parts)
+        return (*self.root, encode_label(user_id), *parts)
 
     # -- locks ---------------------------------------------------------------
     def _lock(self, user_id: str) -> threading.Lock:
@@ -365,7 +371,7 @@ class MemoryRepository:
                     state.revision = next_revision()  # a writer working on a copy of the old state must run again
                     return state
         label = encode_label(user_id)
-        state = UserState(user_id=user_id, label=label, dimension=self.dimension, shared=self.shared)
+        state = UserState(user_id=user_id, label=label, dimension=self.dimension, shared=self.shared, root=self.root)
         state.chain_gap = self.chain_gap_seconds
         state.snapshot_every = self.snapshot_every if self.snapshots else 0
         marks = (GetOp(state.ns(_DELETING), _TOMBSTONE), GetOp(state.ns("version"), "v"))
@@ -408,7 +414,8 @@ class MemoryRepository:
         for it in stm_items:
             page = DialoguePage.from_dict(it.value)
             page.metadata.setdefault("_seq", int(it.value.get("seq", 0)))
-            thread = decode_label(it.namespace[3]) if len(it.namespace) > 3 else page.thread_id
+            depth = len(self.root) + 2  # (*root, user, "stm", thread)
+            thread = decode_label(it.namespace[depth]) if len(it.namespace) > depth else page.thread_id
             if page.thread_id != thread:  # the namespace is where the row is: it decides
                 state.load_problems.append(
                     f"STM page {it.key}: stored under thread {thread!r} but says {page.thread_id!r} (corrected)"
@@ -667,4 +674,5 @@ class MemoryRepository:
         self.invalidate(user_id)
         yield Purge()
         # the rows counted are the user's records: not the index snapshot and journal derived from them
-        return sum(1 for ns, _ in done if ns[2:3] not in ((SNAPSHOT,), (JOURNAL,)))
+        at = len(self.namespace(user_id))
+        return sum(1 for ns, _ in done if ns[at : at + 1] not in ((SNAPSHOT,), (JOURNAL,)))

@@ -86,6 +86,8 @@ class UserState:
     chain_gap: float | None = None
     #: a new snapshot after this many journal rows (0: neither journal nor snapshots; see :mod:`~.snapshot`)
     snapshot_every: int = SNAPSHOT_EVERY
+    #: the memory's scope (:func:`~langchain_memoryos.store.layout.scope_root`)
+    root: tuple[str, ...] = (ROOT,)
     indices: DerivedIndices = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -154,13 +156,13 @@ class UserState:
 
     # -- namespaces ----------------------------------------------------------
     def ns(self, *parts: str) -> tuple[str, ...]:
-        """The namespace ``("memoryos", <user>, *parts)``.
+        """The namespace ``(*root, <user>, *parts)`` (``root`` is ``("memoryos",)`` by default).
 
         Example:
             >>> UserState(user_id="a.b", label="a%2Eb", dimension=2).ns("pages")
             ('memoryos', 'a%2Eb', 'pages')
         """
-        return (ROOT, self.label, *parts)
+        return (*self.root, self.label, *parts)
 
     def stm_ns(self, thread_id: str) -> tuple[str, ...]:
         """The STM namespace of a thread.
@@ -196,11 +198,12 @@ class UserState:
     def _stamp(self) -> None:
         """A new version stamp, and the journal row or a new snapshot at it (see :mod:`~.snapshot`)."""
         previous, self.version = self.version, uuid.uuid4().hex
+        at = len(self.ns())  # where the part after the user's label starts
         changed = list(
             dict.fromkeys(
-                (*op.namespace[2:], op.key)
+                (*op.namespace[at:], op.key)
                 for op in self.pending
-                if isinstance(op, PutOp) and len(op.namespace) > 2 and op.namespace[2] in STATE_PARTS
+                if isinstance(op, PutOp) and len(op.namespace) > at and op.namespace[at] in STATE_PARTS
             )
         )
         self._put(self.ns("version"), "v", {"v": self.version})

@@ -108,30 +108,30 @@ def _finish_by(name: str, backend: str, target: str, cached: MemoryOS, raw: Raw)
 
     if name == "check (new process)":
         with fresh() as memory:
-            assert memory.check("ana") == []
-            assert memory.list_pages("ana") == [] and memory.list_facts("ana") == []
+            assert memory.check(user_id="ana") == []
+            assert memory.list_pages(user_id="ana") == [] and memory.list_facts(user_id="ana") == []
     elif name == "repair (cached)":
-        fixes = cached.repair("ana")
+        fixes = cached.repair(user_id="ana")
         assert len(fixes) == 1 and fixes[0].startswith("user: finished an interrupted delete_user"), fixes
     elif name == "retrieve (cached)":
         ctx = cached.retrieve(f"What about {MARK} and my bees?", user_id="ana")
         assert ctx.stm == [] and ctx.pages == [] and ctx.user_facts == [] and MARK not in ctx.to_prompt()
-        assert cached.get_stm("ana") == [] and cached.stats("ana").mtm_pages == 0
+        assert cached.get_stm(user_id="ana") == [] and cached.stats(user_id="ana").mtm_pages == 0
     elif name == "add_turn (new process)":
         with fresh() as memory:
             memory.add_turn("A fresh start: I collect stamps.", "Nice.", user_id="ana")
-            stats = memory.stats("ana")
+            stats = memory.stats(user_id="ana")
             assert (stats.stm_pages, stats.mtm_pages, stats.user_facts) == (1, 0, 0)
-            assert [p.user_input for p in memory.get_stm("ana")] == ["A fresh start: I collect stamps."]
-            assert memory.check("ana") == []
+            assert [p.user_input for p in memory.get_stm(user_id="ana")] == ["A fresh start: I collect stamps."]
+            assert memory.check(user_id="ana") == []
         assert raw.marked("ana") == 0 and raw.rows("ana") > 0  # only the new user's rows
-        cached.delete_user("ana")  # the next round starts without it
+        cached.delete_user(user_id="ana")  # the next round starts without it
     elif name == "delete_user again (cached)":
-        cached.delete_user("ana")
+        cached.delete_user(user_id="ana")
     elif name == "aexport_user (new process)":
         with fresh() as memory:
-            assert asyncio.run(memory.aexport_user("ana"))["items"] == []
-            assert asyncio.run(memory.awrite_log("ana")) == []
+            assert asyncio.run(memory.aexport_user(user_id="ana"))["items"] == []
+            assert asyncio.run(memory.awrite_log(user_id="ana")) == []
     else:  # pragma: no cover
         raise AssertionError(name)
     assert raw.rows("ana") == 0 and raw.marked("ana") == 0  # nothing of the user is left in the database
@@ -163,7 +163,7 @@ def test_kill_9_mid_delete_user_then_the_next_access_finishes_the_deletion(backe
         for round_, finisher in enumerate(FINISHERS):
             cached.import_user(data, user_id="ana")
             assert raw.rows("ana") >= ROWS
-            assert len(cached.list_pages("ana")) > ROWS // 3  # this process holds the user in its cache
+            assert len(cached.list_pages(user_id="ana")) > ROWS // 3  # this process holds the user in its cache
             # right after the deletion started, when a random share of the rows is gone, a random time after the start
             trigger = ("after", 0.0) if round_ == 0 else ("after", rng.uniform(0.0, 0.3)) if round_ == 5 else None
             trigger = trigger or ("share", rng.uniform(0.1, 0.9))
@@ -171,8 +171,10 @@ def test_kill_9_mid_delete_user_then_the_next_access_finishes_the_deletion(backe
             left.append(raw.rows("ana"))
             _finish_by(finisher, backend, target, cached, raw)
             assert raw.digest("bob") == bob, f"round {round_}: another user's rows changed"
-        assert [p.user_input for p in cached.get_stm("bob", "b")][-1] == "Bob's note 2: my goat is called Pim."
-        assert cached.check("bob") == []
+        assert [p.user_input for p in cached.get_stm(user_id="bob", thread_id="b")][
+            -1
+        ] == "Bob's note 2: my goat is called Pim."
+        assert cached.check(user_id="bob") == []
     print(f"{backend}: rows left by each kill: {left}")
     assert sum(0 < n for n in left) >= len(FINISHERS) // 2, left  # most kills landed in the middle of a deletion
 

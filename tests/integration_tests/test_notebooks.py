@@ -135,7 +135,7 @@ def _table(markdown: str) -> list[list[str]]:
 def test_01_quickstart(executed: Callable[[str], nbformat.NotebookNode]) -> None:
     nb = executed("01_quickstart.ipynb")
     first = _text(nb, "first-turn")
-    assert "I moved to Denver last spring." in first and "provenance: {'D1:3'}" in first
+    assert "I moved to Denver last spring." in first and "provenance: ['D1:3']" in first
     assert "LLM calls: 0" in _text(nb, "ingest")  # offline: the heuristic controller
     assert "I live in Portland." in _text(nb, "recall")  # "Where did I live before I moved?"
     persona = _text(nb, "persona")
@@ -146,6 +146,10 @@ def test_01_quickstart(executed: Callable[[str], nbformat.NotebookNode]) -> None
     correct = _text(nb, "correct")
     assert "stored -> The user is vegan." in correct and "edited -> The user is vegetarian." in correct
     assert "deleted -> " in correct and "still stored: False" in correct
+    search = _text(nb, "search")  # scored pages with ids and sources; a fact's history; messages in, once
+    assert re.search(r"page 0\.\d+ p_\w+ S\d:\d", search)
+    assert re.search(r"fact: The user lives in Denver\.\s+stored: The user lives in Portland\.\s+updated:", search)
+    assert re.search(r"stored:\s+\[True\]\s+again:\s+\[False\]", search)  # stream chunks may split a line
     assert "I play the cello" in _text(nb, "sqlite")  # reopened from the SQLite file
     assert "Smith Rock" in _text(nb, "async")
 
@@ -168,6 +172,10 @@ def test_02_langgraph_agent(executed: Callable[[str], nbformat.NotebookNode]) ->
     assert re.search(r"\[friday\] agent: From memory: .*peanuts", friday)
     assert "checkpointed messages: monday 10, friday 4" in friday  # each thread keeps its own messages
     assert "facts: ['The user is allergic to peanuts.']" in friday  # stored by the manage_memory tool
+    forget = _text(nb, "agent-forget")
+    assert "[friday] agent: Done: deleted: [deleted] (id f:" in forget  # by the id it read (text scrubbed)
+    assert "facts: []" in forget
+    assert "'Recent conversation' in the memory block: False" in forget  # the thread's turns are its messages
     middleware = _text(nb, "middleware")
     assert "MemoryOSMiddleware.before_agent" in middleware and "MemoryOSMiddleware.after_agent" in middleware
     assert re.search(r"answer: From memory: .*I work as a nurse", middleware)

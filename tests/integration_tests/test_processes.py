@@ -27,8 +27,10 @@ def _spawn(*args: str) -> subprocess.Popen[str]:
 
 def _pages(memory: MemoryOS, user: str) -> list[str]:
     """Every page of the user, STM (all threads) and MTM, by turn id."""
-    mtm = [p.metadata.get("turn_id") for p in memory.list_pages(user)]
-    stm = [p.metadata.get("turn_id") for t in ("t", "a", "b", "c", "d") for p in memory.get_stm(user, t)]
+    mtm = [p.metadata.get("turn_id") for p in memory.list_pages(user_id=user)]
+    stm = [
+        p.metadata.get("turn_id") for t in ("t", "a", "b", "c", "d") for p in memory.get_stm(user_id=user, thread_id=t)
+    ]
     return [str(x) for x in mtm + stm]
 
 
@@ -49,8 +51,8 @@ def test_four_processes_one_user_no_lost_or_duplicate_turn(pg: str) -> None:
         pages = _pages(memory, "ana")
         assert len(pages) == 200
         assert sorted(pages) == sorted(f"ana:{i}" for i in range(200))  # exactly once each
-        assert memory.check("ana") == []
-        stats = memory.stats("ana")
+        assert memory.check(user_id="ana") == []
+        stats = memory.stats(user_id="ana")
         assert stats.stm_pages == 7 and stats.mtm_pages == 193
 
 
@@ -59,7 +61,7 @@ def test_heat_counters_never_lose_an_increment_across_processes(pg: str) -> None
     _, err = writer.communicate(timeout=600)
     assert writer.returncode == 0, err[-2000:]
     with MemoryOS.from_postgres(pg) as memory:
-        before = sum(s.n_visit for s in memory.list_segments("ana"))
+        before = sum(s.n_visit for s in memory.list_segments(user_id="ana"))
     readers = [_spawn("retrieve", pg, "ana", "25") for _ in range(3)]
     visits = 0
     for p in readers:
@@ -68,7 +70,7 @@ def test_heat_counters_never_lose_an_increment_across_processes(pg: str) -> None
         visits += int(out.split()[-1])
     assert visits > 0
     with MemoryOS.from_postgres(pg) as memory:
-        after = sum(s.n_visit for s in memory.list_segments("ana"))
+        after = sum(s.n_visit for s in memory.list_segments(user_id="ana"))
     assert after - before == visits  # every visit of every process counted once
 
 
@@ -82,10 +84,12 @@ def test_eight_users_written_concurrently_stay_isolated(pg: str) -> None:
         for u in users:
             pages = _pages(memory, u)
             assert sorted(pages) == sorted(f"{u}:{i}" for i in range(12))
-            texts = [p.user_input for p in memory.list_pages(u)] + [p.user_input for p in memory.get_stm(u, "t")]
+            texts = [p.user_input for p in memory.list_pages(user_id=u)] + [
+                p.user_input for p in memory.get_stm(user_id=u, thread_id="t")
+            ]
             assert all(f"from {u}:" in t for t in texts)  # nothing of another user
-            assert memory.check(u) == []
-        assert memory.delete_user("user3") > 0
+            assert memory.check(user_id=u) == []
+        assert memory.delete_user(user_id="user3") > 0
         import psycopg
 
         with psycopg.connect(pg) as conn:
@@ -118,15 +122,15 @@ def test_kill_9_mid_ingestion_loses_no_acknowledged_turn(backend: str, tmp_path:
     acked += [int(line.split()[1]) for line in proc.stdout.read().splitlines() if line.startswith("ack ")]
     memory = MemoryOS.from_postgres(target) if backend == "postgres" else MemoryOS.from_sqlite(target)
     with memory:
-        memory.repair("ana")
-        assert memory.check("ana") == []
+        memory.repair(user_id="ana")
+        assert memory.check(user_id="ana") == []
         stored = _pages(memory, "ana")
         assert len(stored) == len(set(stored))
         assert {f"ana:{i}" for i in acked} <= set(stored)  # no acknowledged turn lost
         # and the memory goes on: the interrupted writer's next turns can be added again
         nxt = max(acked) + 1
         memory.add_turn("After the crash.", "ok", user_id="ana", thread_id="t", turn_id=f"ana:{nxt}")
-        assert memory.check("ana") == []
+        assert memory.check(user_id="ana") == []
 
 
 def test_async_use_and_setup_on_postgres(pg: str) -> None:
@@ -139,7 +143,7 @@ def test_async_use_and_setup_on_postgres(pg: str) -> None:
                 *(memory.aadd_turn(f"Async note {i} about sailing.", "ok", user_id=f"as{i % 2}") for i in range(8))
             )
             ctx = await memory.aretrieve("sailing", user_id="as0")
-            return (await memory.astats("as0")).stm_pages, ctx.to_prompt(), await memory.acheck("as1")
+            return (await memory.astats(user_id="as0")).stm_pages, ctx.to_prompt(), await memory.acheck(user_id="as1")
 
     stm, prompt, problems = asyncio.run(main())
     assert stm == 4 and "sailing" in prompt and problems == []
@@ -175,7 +179,7 @@ def test_many_processes_open_a_fresh_database_at_once(pg: str) -> None:
             assert p.returncode == 0, err[-2000:]
         with MemoryOS.from_postgres(url) as memory:
             memory.add_turn("Fresh database.", "ok", user_id="u")
-            assert memory.check("u") == []
+            assert memory.check(user_id="u") == []
     finally:
         with psycopg.connect(pg, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -16,13 +16,13 @@ def test_sqlite_persistence_survives_a_new_process(tmp_path: Path) -> None:
     path = tmp_path / "memory.db"
     with MemoryOS.from_sqlite(path) as memory:
         _fill(memory)
-        expected = memory.stats("a.b@x.com")
+        expected = memory.stats(user_id="a.b@x.com")
     script = textwrap.dedent(
         f"""
         import json
         from langchain_memoryos import MemoryOS
         with MemoryOS.from_sqlite({str(path)!r}) as m:
-            s = m.stats("a.b@x.com")
+            s = m.stats(user_id="a.b@x.com")
             ctx = m.retrieve("What am I allergic to?", user_id="a.b@x.com", thread_id="t.1")
             facts = [f.record.summary for f in ctx.user_facts]
             print(json.dumps({{"stm": s.stm_pages, "mtm": s.mtm_pages, "segments": s.segments,

@@ -58,7 +58,7 @@ def hang(backend: str, target: str, user: str) -> int:
 def delete(backend: str, target: str, user: str) -> int:
     with MemoryOS.from_postgres(target) if backend == "postgres" else MemoryOS.from_sqlite(target) as memory:
         print("ready", flush=True)
-        print(f"deleted {memory.delete_user(user)}", flush=True)
+        print(f"deleted {memory.delete_user(user_id=user)}", flush=True)
     return 0
 
 

@@ -102,8 +102,8 @@ def test_change_of_city_under_tau_s_is_an_update(make_memory: MakeMemory) -> Non
     (moved,) = m.add_fact("Big news: I moved to Denver last month!", user_id="u", timestamp=at(1))
     assert moved.action == "updated" and moved.replaced_ids == [first.record.id]
     assert moved.relations[0].label == "update" and "location changed" in moved.relations[0].reason
-    assert [f.summary for f in m.list_facts("u")] == ["The user lives in Denver."]
-    assert m.list_facts("u")[0].created_at == at(0)  # the fused record keeps the first creation time
+    assert [f.summary for f in m.list_facts(user_id="u")] == ["The user lives in Denver."]
+    assert m.list_facts(user_id="u")[0].created_at == at(0)  # the fused record keeps the first creation time
 
 
 def test_new_employer_third_party_and_breakup(make_memory: MakeMemory) -> None:
@@ -112,11 +112,11 @@ def test_new_employer_third_party_and_breakup(make_memory: MakeMemory) -> None:
     (sister,) = m.add_fact("My sister lives in Paris.", user_id="u", timestamp=at(1))
     (job,) = m.add_fact("I quit Deloitte, I'm at Ledgerly now.", user_id="u", timestamp=at(2))
     assert sister.action == "stored" and job.action == "updated" and job.relations[0].label == "update"
-    assert not any(f.summary == "The user works at Deloitte." for f in m.list_facts("u"))
+    assert not any(f.summary == "The user works at Deloitte." for f in m.list_facts(user_id="u"))
     (felix,) = m.add_fact("My boyfriend Felix is a session musician.", user_id="u", timestamp=at(3))
     events = m.add_fact("Felix and I called it quits last month.", user_id="u", timestamp=at(4))
     assert _actions(events)[0] == "updated" and felix.record.id in events[0].replaced_ids
-    summaries = [f.summary for f in m.list_facts("u")]
+    summaries = [f.summary for f in m.list_facts(user_id="u")]
     assert "The user's sister lives in Paris." in summaries and "The user is single." in summaries
     assert not any("Felix" in s for s in summaries)
 
@@ -139,13 +139,16 @@ def test_fuse_deletes_update_and_duplicate_candidates() -> None:
     m = MemoryOS(controller=controller)
     seeds = ["The user lives in Oslo.", "The user lives in Oslo, Norway.", "The user lives in Bergen."]
     ids = {text: m.add_fact(text, user_id="u", timestamp=at(i))[0].record.id for i, text in enumerate(seeds)}
-    assert len(m.list_facts("u")) == 3
+    assert len(m.list_facts(user_id="u")) == 3
     controller.seeding = False
     (event,) = m.add_fact("The user lives in Trondheim.", user_id="u", timestamp=at(5))
     assert event.action == "updated"
     assert sorted(event.replaced_ids) == sorted([ids[seeds[0]], ids[seeds[1]]])
     assert "duplicates" in event.reason
-    assert sorted(f.summary for f in m.list_facts("u")) == ["The user lives in Bergen.", "The user lives in Trondheim."]
+    assert sorted(f.summary for f in m.list_facts(user_id="u")) == [
+        "The user lives in Bergen.",
+        "The user lives in Trondheim.",
+    ]
 
 
 def test_capacity_eviction_is_logged_as_its_own_event(make_memory: MakeMemory) -> None:
@@ -154,7 +157,7 @@ def test_capacity_eviction_is_logged_as_its_own_event(make_memory: MakeMemory) -
     events = m.add_fact("Always reply in French.", user_id="u", kind="agent", timestamp=at(1))
     assert _actions(events) == ["stored", "evicted"]
     assert events[1].record.id == first.record.id and "capacity 1" in events[1].reason
-    assert [f.summary for f in m.list_facts("u", kind="agent")] == [events[0].record.summary]
+    assert [f.summary for f in m.list_facts(user_id="u", kind="agent")] == [events[0].record.summary]
 
 
 def test_request_with_a_fact_keeps_the_fact_only(make_memory: MakeMemory) -> None:
@@ -162,14 +165,14 @@ def test_request_with_a_fact_keeps_the_fact_only(make_memory: MakeMemory) -> Non
     events = m.add_fact("Book me a table somewhere vegan, I'm vegan.", user_id="u")
     assert _actions(events) == ["filtered", "stored"]
     assert events[1].record.summary == "The user is vegan." and events[1].record.aspect == "health"
-    assert [f.summary for f in m.list_facts("u")] == ["The user is vegan."]
+    assert [f.summary for f in m.list_facts(user_id="u")] == ["The user is vegan."]
 
 
 def test_one_text_many_facts(make_memory: MakeMemory) -> None:
     m = make_memory()
     events = m.add_fact("Hi! My name is Ana and I live in Lisbon.", user_id="u")
     assert _actions(events) == ["stored", "stored"]
-    assert sorted(f.slot for f in m.list_facts("u")) == ["location", "name"]
+    assert sorted(f.slot for f in m.list_facts(user_id="u")) == ["location", "name"]
 
 
 def test_hedged_and_transient_statements_are_filtered() -> None:
@@ -181,38 +184,38 @@ def test_hedged_and_transient_statements_are_filtered() -> None:
         "haha thanks!",
     ]:
         assert _actions(m.add_fact(text, user_id="u")) == ["filtered"], text
-    assert m.list_facts("u") == []
+    assert m.list_facts(user_id="u") == []
 
 
 def test_update_and_delete_fact(make_memory: MakeMemory) -> None:
     m = make_memory()
     (stored,) = m.add_fact("I'm allergic to peanuts.", user_id="u", timestamp=at(0))
     fid = stored.record.id
-    edited = m.update_fact("u", fid, "The user is allergic to peanuts and cashews.")
+    edited = m.update_fact(fid, "The user is allergic to peanuts and cashews.", user_id="u")
     assert edited.action == "edited" and "was: The user is allergic to peanuts." in edited.reason
-    (fact,) = m.list_facts("u")
+    (fact,) = m.list_facts(user_id="u")
     assert fact.summary == "The user is allergic to peanuts and cashews." and fact.id == fid
     ctx = m.retrieve("Is there anything I can't eat, like cashews?", user_id="u")
     assert ctx.user_facts and ctx.user_facts[0].record.summary == fact.summary  # re-embedded
-    deleted = m.delete_fact("u", fid)
-    assert deleted.action == "deleted" and m.list_facts("u") == []
-    log = m.write_log("u")
+    deleted = m.delete_fact(fid, user_id="u")
+    assert deleted.action == "deleted" and m.list_facts(user_id="u") == []
+    log = m.write_log(user_id="u")
     assert _actions(log) == ["stored", "edited", "deleted"]
     assert all("peanut" not in (e.record.summary + " ".join(e.record.entities)).lower() for e in log)
     with pytest.raises(FactNotFoundError, match="list_facts"):
-        m.delete_fact("u", fid)
+        m.delete_fact(fid, user_id="u")
     with pytest.raises(ValueError, match="delete_fact"):
-        m.update_fact("u", "f_1", "   ")
+        m.update_fact("f_1", "   ", user_id="u")
 
 
 def test_async_corrections() -> None:
     async def main() -> list[str]:
         m = MemoryOS()
         (stored,) = await m.aadd_fact("I live in Oslo.", user_id="u")
-        await m.aupdate_fact("u", stored.record.id, "The user lives in Bergen.")
-        facts = await m.alist_facts("u")
-        await m.adelete_fact("u", stored.record.id)
-        return [f.summary for f in facts] + [str(len(await m.alist_facts("u")))]
+        await m.aupdate_fact(stored.record.id, "The user lives in Bergen.", user_id="u")
+        facts = await m.alist_facts(user_id="u")
+        await m.adelete_fact(stored.record.id, user_id="u")
+        return [f.summary for f in facts] + [str(len(await m.alist_facts(user_id="u")))]
 
     assert asyncio.run(main()) == ["The user lives in Bergen.", "0"]
 

@@ -62,7 +62,9 @@ def _turn(memory: MemoryOS, user: str, i: int, text: str | None = None) -> Any:
 
 
 def _all_pages(memory: MemoryOS, user: str) -> list[Any]:
-    return sorted(memory.list_pages(user) + memory.get_stm(user, "t"), key=lambda p: p.timestamp)
+    return sorted(
+        memory.list_pages(user_id=user) + memory.get_stm(user_id=user, thread_id="t"), key=lambda p: p.timestamp
+    )
 
 
 def test_turns_of_a_user_are_written_in_order_and_users_in_parallel() -> None:
@@ -84,7 +86,7 @@ def test_a_read_waits_for_the_users_queued_turns() -> None:
         _turn(memory, "ana", i, text)
     ctx = memory.retrieve("What instrument do I play?", user_id="ana", thread_id="other")  # no flush needed
     assert "cello" in ctx.to_prompt()
-    assert memory.stats("ana").mtm_pages + memory.stats("ana").stm_pages == 3
+    assert memory.stats(user_id="ana").mtm_pages + memory.stats(user_id="ana").stm_pages == 3
     memory.close()
 
 
@@ -130,7 +132,7 @@ def test_async_add_turn_and_aflush() -> None:
         await memory.aflush()
 
     asyncio.run(main())
-    assert [p.user_input for p in memory.get_stm("zoe", "t")] == [f"async turn {i}" for i in range(3)]
+    assert [p.user_input for p in memory.get_stm(user_id="zoe", thread_id="t")] == [f"async turn {i}" for i in range(3)]
     memory.close()
 
 

@@ -208,7 +208,7 @@ def test_the_windows_survive_a_reload(tmp_path: object) -> None:
 
 
 def _segments(memory: MemoryOS) -> dict[str, tuple[int, float]]:
-    return {s.id: (s.n_visit, s.heat) for s in memory.list_segments("u")}
+    return {s.id: (s.n_visit, s.heat) for s in memory.list_segments(user_id="u")}
 
 
 def test_a_read_with_touch_false_writes_nothing(make_memory: Callable[..., MemoryOS]) -> None:
@@ -238,7 +238,7 @@ def test_the_messages_view_returns_the_whole_stm_and_spends_no_budget_on_it() ->
     for i, (a, b) in enumerate(turns):
         memory.add_turn(a, b, user_id="u", thread_id="t", timestamp=T0 + dt.timedelta(minutes=i))
     ctx = memory.retrieve("What is my cat called?", user_id="u", thread_id="t", stm_view="messages")
-    stored = memory.get_stm("u", "t")
+    stored = memory.get_stm(user_id="u", thread_id="t")
     assert [p.user_input for p in ctx.stm] == [p.user_input for p in stored]  # whole, uncut: the chat history
     assert not {h.page.id for h in ctx.pages} & {p.id for p in stored}  # never shown twice
     assert len(ctx.without_stm().to_prompt().split()) <= 200 < len(ctx.to_prompt().split())

@@ -36,7 +36,7 @@ def _prompts(model: ScriptedToolModel) -> list[str]:
 
 
 def _stm(memory: MemoryOS, user: str, session: str) -> list[tuple[str, str]]:
-    return [(p.user_input, p.agent_response) for p in memory.get_stm(user, session)]
+    return [(p.user_input, p.agent_response) for p in memory.get_stm(user_id=user, thread_id=session)]
 
 
 def _ours(caught: list[warnings.WarningMessage]) -> list[str]:
@@ -118,7 +118,7 @@ def test_empty_turns_are_not_stored() -> None:
     memory = MemoryOS()
     chat = MemoryOSMemory(memory=memory, user_id="ana")
     chat.save_context({"input": "   "}, {"output": ""})
-    assert memory.get_stm("ana") == []
+    assert memory.get_stm(user_id="ana") == []
     chat.save_context({"input": "Only a question?"}, {"output": ""})
     assert _stm(memory, "ana", "default") == [("Only a question?", "")]
 
@@ -200,7 +200,7 @@ def test_async_twins() -> None:
         (AIMessage, "Nice city!"),
     ]
     assert loaded["memory"] == ""
-    assert after["history"] == [] and memory.get_stm("ana", "s1") == []
+    assert after["history"] == [] and memory.get_stm(user_id="ana", thread_id="s1") == []
 
 
 # -- 6. clear ---------------------------------------------------------------------------------
@@ -213,7 +213,7 @@ def test_clear_empties_only_its_session(make_memory: MakeMemory) -> None:
     s2.save_context({"input": "hi from s2"}, {"output": "hello"})
     ben.save_context({"input": "hi from ben"}, {"output": "hello"})
     s1.clear()
-    assert memory.get_stm("ana", "s1") == []
+    assert memory.get_stm(user_id="ana", thread_id="s1") == []
     assert s1.load_memory_variables({"input": "hi"})["history"] == ""
     assert _stm(memory, "ana", "s2") == [("hi from s2", "hello")]
     assert _stm(memory, "ben", "s1") == [("hi from ben", "hello")]
@@ -244,7 +244,7 @@ def test_ambiguous_or_missing_keys() -> None:
         chat.save_context({}, {"output": "hello"})
     with pytest.raises(TypeError, match="input 'input' must be a string or a message, got int"):
         chat.save_context({"input": 3}, {"output": "hello"})
-    assert memory.get_stm("ana") == []
+    assert memory.get_stm(user_id="ana") == []
 
     keyed = MemoryOSMemory(memory=memory, user_id="ana", input_key="input", output_key="answer")
     with pytest.raises(ValueError, match="no key 'input'"):

@@ -38,7 +38,7 @@ def test_from_sqlite_in_a_missing_directory_names_it(tmp_path: Path) -> None:
     path.parent.mkdir(parents=True)
     with MemoryOS.from_sqlite(path) as memory:  # the fix the message names works
         memory.add_turn("I moved to Denver.", "Nice!", user_id="ana")
-        assert memory.stats("ana").stm_pages == 1
+        assert memory.stats(user_id="ana").stm_pages == 1
 
 
 def test_from_sqlite_on_a_directory_or_a_file_that_is_no_database(tmp_path: Path) -> None:
@@ -87,7 +87,7 @@ def test_embeddings_of_another_kind_name_what_to_pass() -> None:
 def test_retrieve_refuses_none_sync_async_and_graph(make_memory: MakeMemory) -> None:
     memory = make_memory()
     memory.add_turn("I moved to Denver.", "Nice!", user_id="ana")
-    before = memory.write_log("ana")
+    before = memory.write_log(user_id="ana")
     with pytest.raises(TypeError) as info:
         memory.retrieve(None, user_id="ana")  # type: ignore[arg-type]
     assert "query must be a string (the user's message), got None" in one_line(info)
@@ -95,7 +95,7 @@ def test_retrieve_refuses_none_sync_async_and_graph(make_memory: MakeMemory) -> 
         asyncio.run(memory.aretrieve(None, user_id="ana"))  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="got None"):
         memory.read_graph.invoke({"query": None, "user_id": "ana"})
-    assert memory.write_log("ana") == before
+    assert memory.write_log(user_id="ana") == before
     # '' still asks for the context without a search (the thread's recent turns)
     assert "Denver" in memory.retrieve("", user_id="ana").to_prompt()
 

@@ -110,7 +110,7 @@ def test_ingest_jsonl_is_idempotent(tmp_path: Path) -> None:
     assert again.exit_code == 0, again.output
     assert "3 turns, 0 added, 3 duplicates skipped" in again.output
     with MemoryOS.from_sqlite(db) as memory:
-        pages = memory.get_stm("ana")
+        pages = memory.get_stm(user_id="ana")
     assert [p.user_input for p in pages] == [SMALL[0]["user"], SMALL[1]["user_input"], SMALL[2]["user"]]
     # ids: given turn ids are kept; the others are "<file>:<line>:<digest>" (blank lines count)
     ids = [p.metadata.get("turn_id") for p in pages]
@@ -133,7 +133,7 @@ def test_ingest_files_with_the_same_name_lose_no_turn(tmp_path: Path) -> None:
     again = run("ingest", two, "--user", "zed", "--db", db, "--no-progress")
     assert "2 turns, 0 added, 2 duplicates skipped" in again.output, again.output
     with MemoryOS.from_sqlite(db) as memory:
-        pages = memory.get_stm("zed")
+        pages = memory.get_stm(user_id="zed")
     assert sorted(p.user_input for p in pages) == sorted(
         [SMALL[0]["user"], SMALL[2]["user"], "I play the cello.", SMALL[2]["user"]]
     )
@@ -225,9 +225,9 @@ def test_inspect_shows_every_tier(demo_db: Path) -> None:
     assert result.exit_code == 0, result.output
     out = result.output
     with MemoryOS.from_sqlite(demo_db) as memory:
-        segment = memory.list_segments("maya")[0]
-        log = memory.write_log("maya")
-        stm = memory.get_stm("maya", "session-6")
+        segment = memory.list_segments(user_id="maya")[0]
+        log = memory.write_log(user_id="maya")
+        stm = memory.get_stm(user_id="maya", thread_id="session-6")
     assert "Short-term memory: thread 'session-6'" in out
     assert stm[-1].user_input in out  # "ok see you"
     assert "Mid-term segments" in out and segment.id in out and f"{segment.heat:.2f}" in out
@@ -291,14 +291,14 @@ def test_delete_vacuum_shrinks_the_sqlite_file(tmp_path: Path) -> None:
     assert result.exit_code == 0 and "deleted 1500 items" in result.output and "ran VACUUM" in result.output
     assert db.stat().st_size < size / 4  # the freed pages went back to the file system
     with MemoryOS.from_sqlite(db) as memory:
-        assert [p.user_input for p in memory.get_stm("bob")] == ["Bob keeps goats."]
+        assert [p.user_input for p in memory.get_stm(user_id="bob")] == ["Bob keeps goats."]
 
 
 def test_delete_confirmed_interactively(small_db: Path) -> None:
     result = run("delete", "--user", "ana", "--db", small_db, input="y\n")
     assert result.exit_code == 0 and "deleted" in result.output
     with MemoryOS.from_sqlite(small_db) as memory:
-        assert memory.stats("ana").stm_pages == 0
+        assert memory.stats(user_id="ana").stm_pages == 0
 
 
 # -- chat ------------------------------------------------------------------------------------
@@ -317,7 +317,7 @@ def test_chat_without_a_model_shows_the_context_and_learns(tmp_path: Path) -> No
     assert "I moved to Oslo last week." in rest  # a later message sees the earlier one
     assert "stored 3 turns for user 'bo' in thread 'default'" in out
     with MemoryOS.from_sqlite(db) as memory:
-        pages = memory.get_stm("bo")
+        pages = memory.get_stm(user_id="bo")
     assert [(p.user_input, p.agent_response) for p in pages] == [
         ("I moved to Oslo last week.", ""),
         ("My cat is called Miso.", ""),
@@ -357,7 +357,7 @@ def test_chat_with_a_model_answers_with_memory(tmp_path: Path, monkeypatch: pyte
     assert len(prompts) == 2
     assert "remembers the user" in prompts[1] and "I moved to Oslo." in prompts[1] and "reply 2" in prompts[1]
     with MemoryOS.from_sqlite(db) as memory:
-        pages = memory.get_stm("bo")
+        pages = memory.get_stm(user_id="bo")
     assert [(p.user_input, p.agent_response) for p in pages] == [
         ("I moved to Oslo.", "reply 2"),
         ("Where do I live?", "reply 4"),
@@ -380,7 +380,12 @@ def test_a_model_that_cannot_be_built_is_one_error(tmp_path: Path, monkeypatch: 
 
 
 def test_demo_shows_a_fused_update_and_a_session_one_recall() -> None:
-    result = run("demo", "--no-color")
+    story = run("demo", "--no-color")
+    assert story.exit_code == 0, story.output
+    assert len(story.output.splitlines()) <= 60 and "\x1b[" not in story.output
+    assert "old    'The user lives in Portland.'  [S1:2]" in story.output
+    assert "'The user lives in Denver.'  [S1:2 + S4:1]" in story.output
+    result = run("demo", "--no-color", "--verbose")
     assert result.exit_code == 0, result.output
     out = result.output
     assert "\x1b[" not in out
@@ -528,7 +533,7 @@ def test_bench_bad_arguments_are_one_line_errors(tmp_path: Path) -> None:
 def test_recall_is_a_preview_that_counts_no_visit(demo_db: Path) -> None:
     def visits() -> list[tuple[str, int]]:
         with MemoryOS.from_sqlite(demo_db) as memory:
-            return [(s.id, s.n_visit) for s in memory.list_segments("maya")]
+            return [(s.id, s.n_visit) for s in memory.list_segments(user_id="maya")]
 
     before = visits()
     for _ in range(2):

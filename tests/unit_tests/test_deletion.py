@@ -119,13 +119,13 @@ def fill(s: Setup, bulky: dict[str, Any]) -> Setup:
 
 def _interrupted_delete(s: Setup, *, use_async: bool = False) -> None:
     """Cache the user in both memories, then delete it with a store that fails after the first deleting batch."""
-    assert len(s.memory.list_pages("ana")) > ROWS // 3 and len(s.other.list_pages("ana")) > ROWS // 3
+    assert len(s.memory.list_pages(user_id="ana")) > ROWS // 3 and len(s.other.list_pages(user_id="ana")) > ROWS // 3
     s.store.deletions_left = 1
     with pytest.raises(OSError, match="injected"):
         if use_async:
-            asyncio.run(s.memory.adelete_user("ana"))
+            asyncio.run(s.memory.adelete_user(user_id="ana"))
         else:
-            s.memory.delete_user("ana")
+            s.memory.delete_user(user_id="ana")
     s.store.deletions_left = None
     assert 0 < s.rows("ana", marked=True) < ROWS  # half deleted: the situation the next access must handle
 
@@ -142,43 +142,45 @@ def test_an_interrupted_deletion_is_finished_by_the_next_access(setup: Setup, us
         ctx = s.other.retrieve(f"{MARK} bees?", user_id="ana")
     assert ctx.stm == [] and ctx.pages == [] and ctx.user_facts == [] and MARK not in ctx.to_prompt()
     assert s.rows("ana") == 0
-    assert s.memory.stats("ana").mtm_pages == 0 and s.memory.check("ana") == []
+    assert s.memory.stats(user_id="ana").mtm_pages == 0 and s.memory.check(user_id="ana") == []
     # the next write starts the user afresh
     s.memory.add_turn("A fresh start: I collect stamps.", "Nice.", user_id="ana", timestamp=at(1))
-    assert [p.user_input for p in s.other.get_stm("ana")] == ["A fresh start: I collect stamps."]
-    assert s.other.stats("ana").mtm_pages == 0 and s.other.list_facts("ana") == []
+    assert [p.user_input for p in s.other.get_stm(user_id="ana")] == ["A fresh start: I collect stamps."]
+    assert s.other.stats(user_id="ana").mtm_pages == 0 and s.other.list_facts(user_id="ana") == []
     assert s.rows("ana", marked=True) == 0
-    assert s.rows("bob") == bob and [p.user_input for p in s.other.get_stm("bob")] == ["Bob's goat is called Pim."]
+    assert s.rows("bob") == bob and [p.user_input for p in s.other.get_stm(user_id="bob")] == [
+        "Bob's goat is called Pim."
+    ]
 
 
 def _first_access(name: str, memory: MemoryOS) -> None:
     """One access to a half-deleted user: it shows an empty user."""
     if name == "get_stm":
-        assert memory.get_stm("ana") == []
+        assert memory.get_stm(user_id="ana") == []
     elif name == "list_pages":
-        assert memory.list_pages("ana") == [] and memory.list_segments("ana") == []
+        assert memory.list_pages(user_id="ana") == [] and memory.list_segments(user_id="ana") == []
     elif name == "list_facts":
-        assert asyncio.run(memory.alist_facts("ana")) == []
+        assert asyncio.run(memory.alist_facts(user_id="ana")) == []
     elif name == "get_persona":
-        assert memory.get_persona("ana").user_profile == {}
+        assert memory.get_persona(user_id="ana").user_profile == {}
     elif name == "stats":
-        stats = asyncio.run(memory.astats("ana"))
+        stats = asyncio.run(memory.astats(user_id="ana"))
         assert (stats.stm_pages, stats.mtm_pages, stats.segments, stats.user_facts) == (0, 0, 0, 0)
     elif name == "export_user":
-        assert memory.export_user("ana")["items"] == []
+        assert memory.export_user(user_id="ana")["items"] == []
     elif name == "write_log":
-        assert memory.write_log("ana") == []
+        assert memory.write_log(user_id="ana") == []
     elif name == "check":
-        assert memory.check("ana") == []
+        assert memory.check(user_id="ana") == []
     elif name == "repair":
-        fixes = asyncio.run(memory.arepair("ana"))
+        fixes = asyncio.run(memory.arepair(user_id="ana"))
         assert len(fixes) == 1 and fixes[0].startswith("user: finished an interrupted delete_user ("), fixes
     elif name == "add_fact":
         assert [e.action for e in memory.add_fact("I'm vegan.", user_id="ana")] == ["stored"]
-        assert [f.summary for f in memory.list_facts("ana")] == ["The user is vegan."]
+        assert [f.summary for f in memory.list_facts(user_id="ana")] == ["The user is vegan."]
     elif name == "aadd_turn":
         asyncio.run(memory.aadd_turn("New here.", "Welcome.", user_id="ana", timestamp=at(1)))
-        assert memory.stats("ana").stm_pages == 1 and memory.list_pages("ana") == []
+        assert memory.stats(user_id="ana").stm_pages == 1 and memory.list_pages(user_id="ana") == []
     elif name == "import_user":
         row = {"namespace": ["persona"], "key": "persona", "value": {"agent_profile": "A stamp expert."}}
         assert memory.import_user({"format": "langchain-memoryos/1", "user_id": "ana", "items": [row]}) == 1
@@ -210,8 +212,8 @@ def test_every_access_to_a_half_deleted_user_sees_it_empty_and_finishes_it(setup
     _interrupted_delete(s)
     _first_access(access, s.memory if via == "same memory" else s.other)
     assert s.rows("ana", marked=True) == 0  # nothing of the deleted user is left
-    assert s.memory.export_user("ana") == s.other.export_user("ana")  # both memories agree
-    assert s.rows("bob") > 0 and s.memory.check("bob") == []
+    assert s.memory.export_user(user_id="ana") == s.other.export_user(user_id="ana")  # both memories agree
+    assert s.rows("bob") > 0 and s.memory.check(user_id="bob") == []
 
 
 # -- the deleted text leaves the SQLite files -------------------------------------------------------------
@@ -250,9 +252,9 @@ def test_deleted_text_is_in_neither_the_sqlite_file_nor_its_wal(tmp_path: Path, 
         memory.add_turn(f"Again: {secret}.", "Noted.", user_id="ana", timestamp=at(1))
         assert found(secret) == (True, True)  # in the file and in the log before the deletion
         if opened == "from_sqlite":
-            assert memory.delete_user("ana") > 0
+            assert memory.delete_user(user_id="ana") > 0
         else:
-            assert asyncio.run(memory.adelete_user("ana")) > 0
+            assert asyncio.run(memory.adelete_user(user_id="ana")) > 0
         assert found(secret) == (False, False)  # read while the memory is open (closing checkpoints as well)
         assert any(found(kept))  # another user's text is untouched
-        assert [p.user_input for p in memory.get_stm("bob")] == [f"Bob here: {kept}."]
+        assert [p.user_input for p in memory.get_stm(user_id="bob")] == [f"Bob here: {kept}."]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -16,10 +17,72 @@ from tests.scripted_model import replying
 
 @pytest.fixture(scope="module")
 def demo() -> tuple[DemoResult, str, MemoryOS]:
+    """The full dump (``--verbose``)."""
     memory = MemoryOS()
     out = io.StringIO()
-    result = run_demo(out=out, memory=memory)
+    result = run_demo(out=out, memory=memory, verbose=True)
     return result, out.getvalue(), memory
+
+
+@pytest.fixture(scope="module")
+def story() -> tuple[DemoResult, str]:
+    """The default: one screen."""
+    out = io.StringIO()
+    result = run_demo(out=out)
+    return result, out.getvalue()
+
+
+def test_the_default_demo_tells_the_story_on_one_screen(story: tuple[DemoResult, str]) -> None:
+    result, text = story
+    lines = text.splitlines()
+    assert len(lines) <= 60 and max(len(line) for line in lines) <= WIDTH
+    titles = [next(i for i, line in enumerate(lines) if line.startswith(t)) for t in ("STM", "MTM", "LPM", "PROBES")]
+    assert titles == sorted(titles)
+    assert not any(title in lines for title in SECTION_TITLES)  # the full dump is --verbose
+    assert "`memoryos demo --verbose` prints every tier in full" in lines[-1]
+
+
+def test_the_story_shows_the_live_threads_stm(story: tuple[DemoResult, str]) -> None:
+    _, text = story
+    block = text.split("\nSTM ", 1)[1].split("\nMTM ", 1)[0]
+    assert "live thread 'session-6'" in block
+    assert "S6:8  2024-08-10 18:21  User: ok see you | Assistant: See you, Maya!" in block
+
+
+def test_the_story_recalls_a_session_one_page_through_its_segment_in_rank_order(story: tuple[DemoResult, str]) -> None:
+    _, text = story
+    block = text.split("\nMTM ", 1)[1].split("\nLPM ", 1)[0]
+    rows = [line.split() for line in block.splitlines() if re.match(r"\s+\d+\s+\d\.\d\d\s", line)]
+    assert [int(r[0]) for r in rows] == [1, 2, 3, 4]
+    scores = [float(r[1]) for r in rows]
+    assert scores == sorted(scores, reverse=True) and all(0 < s < 1 for s in scores)  # the ranking's S(p)
+    assert rows[0][2] == "S1:2" and "I have a dog named Biscuit." in block
+    assert "S1:2 (session 1, rank 1) was recalled through segment s_" in block
+    assert "summary: Conversation about biscuit" in block
+
+
+def test_the_story_shows_the_fact_amu_updated_and_its_recall(story: tuple[DemoResult, str]) -> None:
+    result, text = story
+    block = text.split("\nLPM ", 1)[1].split("\nPROBES ", 1)[0]
+    recall = result["fact_recall"]
+    assert recall is not None and recall["fact"] == "The user lives in Denver." and recall["fact_id"].startswith("f:")
+    ref = recall["fact_id"]
+    assert "old    'The user lives in Portland.'  [S1:2]" in block
+    assert "new    said in S4:1: 'I moved to Denver last month!" in block
+    assert f"fused  [{ref}] 'The user lives in Denver.'  [S1:2 + S4:1]" in block
+    # recalled: its source pages are in the context; within a small budget the fact itself is
+    assert recall["sources"] == ["S1:2", "S4:1"] and all(recall["source_ranks"][s] >= 1 for s in recall["sources"])
+    assert not recall["in_context"] and f"[{ref}] is not repeated: its source pages say it" in block
+    assert recall["in_tight_context"] and f"asked within 150 words: [{ref}] 'The user lives in Denver.'" in block
+    assert "persona (from 5 promoted segments): location Denver, name Maya, occupation nurse" in block
+
+
+def test_the_story_lists_every_probe_with_its_session_one_recall(story: tuple[DemoResult, str]) -> None:
+    result, text = story
+    block = text.split("\nPROBES ", 1)[1]
+    assert f"{result['probe_hits']}/{len(PROBES)} questions about session 1" in block
+    assert "HIT  Where did I live before I moved?" in block and "S1:2 at rank " in block
+    assert block.count("HIT ") + block.count("MISS") == len(PROBES)
 
 
 def test_conversation_is_long_dated_and_varied() -> None:
@@ -69,7 +132,7 @@ def test_every_turn_is_ingested(demo: tuple[DemoResult, str, MemoryOS]) -> None:
 def test_a_hot_segment_is_promoted(demo: tuple[DemoResult, str, MemoryOS]) -> None:
     result, text, memory = demo
     assert result["promoted"] >= 1
-    assert any(s.promotions >= 1 for s in memory.list_segments("maya"))
+    assert any(s.promotions >= 1 for s in memory.list_segments(user_id="maya"))
     assert "promoted s_" in text
 
 
@@ -78,7 +141,7 @@ def test_write_log_stores_and_discards_or_updates(demo: tuple[DemoResult, str, M
     events = result["events"]
     assert events["stored"] >= 1
     assert events["discarded"] + events["updated"] >= 1
-    assert sum(events.values()) == len(memory.write_log("maya"))
+    assert sum(events.values()) == len(memory.write_log(user_id="maya"))
 
 
 def test_moved_city_probe_retrieves_the_earlier_city(demo: tuple[DemoResult, str, MemoryOS]) -> None:
@@ -98,7 +161,7 @@ def test_probes_are_mostly_answered(demo: tuple[DemoResult, str, MemoryOS]) -> N
 
 def test_replay_on_the_same_memory_adds_nothing(demo: tuple[DemoResult, str, MemoryOS]) -> None:
     first, _, memory = demo
-    again = run_demo(out=io.StringIO(), memory=memory)
+    again = run_demo(out=io.StringIO(), memory=memory, verbose=True)
     assert again["turns"] == first["turns"] and again["added"] == 0
     assert again["events"] == first["events"]
     assert again["stats"].mtm_pages == first["stats"].mtm_pages
@@ -113,13 +176,13 @@ def test_fused_updates_join_an_old_fact_and_a_new_one(demo: tuple[DemoResult, st
     assert moved["new_sources"] == ["S4:1"] and moved["sources"] == ["S1:2", "S4:1"]
     assert "portland → denver" in moved["reason"]
     # the fused record is what long-term memory holds now; the old one is gone
-    summaries = [f.summary for f in memory.list_facts("maya")]
+    summaries = [f.summary for f in memory.list_facts(user_id="maya")]
     assert "The user lives in Denver." in summaries and "The user lives in Portland." not in summaries
     block = text.split("FUSED UPDATES", 1)[1].split("RETRIEVAL PROBES", 1)[0]
     assert f"update #{moved['event']}: location changed: portland → denver" in block
     assert "old    'The user lives in Portland.'  [S1:2]" in block
     assert "fused  'The user lives in Denver.'  [S1:2 + S4:1]" in block
-    assert memory.write_log("maya")[moved["event"] - 1].action == "updated"
+    assert memory.write_log(user_id="maya")[moved["event"] - 1].action == "updated"
 
 
 def test_session_one_facts_are_recalled_at_the_end(demo: tuple[DemoResult, str, MemoryOS]) -> None:
@@ -145,7 +208,7 @@ def test_a_model_answers_the_probes_from_the_context() -> None:
 
 def test_color_only_when_asked() -> None:
     colored = io.StringIO()
-    run_demo(out=colored, color=True)
+    run_demo(out=colored, color=True, verbose=True)
     assert "\x1b[1;36mFUSED UPDATES\x1b[0m" in colored.getvalue() and "\x1b[32m[HIT ]" in colored.getvalue()
 
 

@@ -57,28 +57,28 @@ def test_stm_is_a_fifo_of_seven_pages(make_memory: MemoryFactory) -> None:
     memory = make_memory()
     turns = [(f"Message number {i} about my day.", f"Reply {i}.") for i in range(12)]
     reports = _feed(memory, turns)
-    stm = memory.get_stm("u", "t")
+    stm = memory.get_stm(user_id="u", thread_id="t")
     assert len(stm) == 7
     assert [p.user_input for p in stm] == [q for q, _ in turns[5:]]
     moved = [pid for r in reports for pid in r.moved_to_mtm]  # type: ignore[attr-defined]
     assert moved == [r.page_id for r in reports[:5]]  # type: ignore[attr-defined]
-    assert memory.stats("u").mtm_pages == 5
+    assert memory.stats(user_id="u").mtm_pages == 5
 
 
 def test_stm_is_per_thread(make_memory: MemoryFactory) -> None:
     memory = make_memory()
     _feed(memory, [("Thread one talk.", "ok")] * 1, thread="one")
     _feed(memory, [("Thread two talk.", "ok")], thread="two")
-    assert [p.thread_id for p in memory.get_stm("u", "one")] == ["one"]
-    assert [p.thread_id for p in memory.get_stm("u", "two")] == ["two"]
-    assert memory.stats("u").stm_pages == 2
+    assert [p.thread_id for p in memory.get_stm(user_id="u", thread_id="one")] == ["one"]
+    assert [p.thread_id for p in memory.get_stm(user_id="u", thread_id="two")] == ["two"]
+    assert memory.stats(user_id="u").stm_pages == 2
 
 
 def test_segments_group_pages_by_topic(make_memory: MemoryFactory) -> None:
     memory = make_memory(MemoryOSConfig(stm_capacity=1))
     interleaved = [MARATHON[0], MARATHON[1], SOURDOUGH[0], SOURDOUGH[1], MARATHON[2], SOURDOUGH[2], MARATHON[3]]
     _feed(memory, interleaved + [("Goodbye for now.", "Bye!")])
-    pages = memory.list_pages("u")
+    pages = memory.list_pages(user_id="u")
     assert len(pages) == len(interleaved)
     topic = {q: ("run" if (q, a) in MARATHON else "bread") for q, a in interleaved}
     by_segment: dict[str, set[str]] = {}
@@ -86,7 +86,7 @@ def test_segments_group_pages_by_topic(make_memory: MemoryFactory) -> None:
         by_segment.setdefault(p.segment_id or "", set()).add(topic[p.user_input])
     assert all(len(topics) == 1 for topics in by_segment.values()), by_segment
     assert len(by_segment) < len(pages)  # pages joined existing segments
-    for seg in memory.list_segments("u"):
+    for seg in memory.list_segments(user_id="u"):
         assert seg.keywords
         assert set(seg.page_ids) == {p.id for p in pages if p.segment_id == seg.id}
 
@@ -95,7 +95,7 @@ def test_heat_values_follow_the_formula(make_memory: MemoryFactory) -> None:
     memory = make_memory(MemoryOSConfig(stm_capacity=1, promotion_heat=100.0))
     # three marathon pages reach MTM and form one segment; the last turn stays in STM
     _feed(memory, MARATHON[:3] + [("Thanks, talk later.", "Bye!")])
-    seg = next(s for s in memory.list_segments("u") if len(s.page_ids) == 3)
+    seg = next(s for s in memory.list_segments(user_id="u") if len(s.page_ids) == 3)
     assert (seg.n_visit, seg.l_interaction) == (0, 3)
     # the segment was created at the clock of its first page's exit (minute 10)
     clock = at(0, 30)
@@ -104,7 +104,7 @@ def test_heat_values_follow_the_formula(make_memory: MemoryFactory) -> None:
     # a retrieval hits it: N_visit + 1 and fresh recency on the conversation clock
     ctx = memory.retrieve("How is my marathon training going?", user_id="u", thread_id="t")
     assert seg.id in [s.segment.id for s in ctx.segments]
-    after = next(s for s in memory.list_segments("u") if s.id == seg.id)
+    after = next(s for s in memory.list_segments(user_id="u") if s.id == seg.id)
     assert after.n_visit == 1
     assert after.last_access == clock
     assert after.heat == pytest.approx(1 + 3 + 1.0)
@@ -112,7 +112,7 @@ def test_heat_values_follow_the_formula(make_memory: MemoryFactory) -> None:
     memory.add_turn(
         "Back again after a long break.", "Welcome back!", user_id="u", thread_id="t", timestamp=at(100, 30)
     )
-    later = next(s for s in memory.list_segments("u") if s.id == seg.id)
+    later = next(s for s in memory.list_segments(user_id="u") if s.id == seg.id)
     assert later.heat == pytest.approx(1 + 3 + math.exp(-100 * 86400 / 1e7))
 
 
@@ -123,13 +123,13 @@ def test_heat_evict_removes_the_coldest_segment_and_its_pages(make_memory: Memor
         ("I baked sourdough bread with my starter.", "Sourdough is great."),
     ]
     _feed(memory, topics + [("Filler turn one.", "ok")])
-    segs = {s.summary.split(":")[0]: s for s in memory.list_segments("u")}
+    segs = {s.summary.split(":")[0]: s for s in memory.list_segments(user_id="u")}
     assert len(segs) == 2
     # make the sourdough segment hot by visiting it twice
     for _ in range(2):
         memory.retrieve("Tell me about my sourdough bread starter", user_id="u", thread_id="t")
-    hot = max(memory.list_segments("u"), key=lambda s: s.n_visit)
-    cold = min(memory.list_segments("u"), key=lambda s: s.heat)
+    hot = max(memory.list_segments(user_id="u"), key=lambda s: s.n_visit)
+    cold = min(memory.list_segments(user_id="u"), key=lambda s: s.heat)
     assert hot.id != cold.id
     cold_pages = set(cold.page_ids)
     # the filler page leaves STM and starts a third segment: the coldest other one goes
@@ -141,9 +141,9 @@ def test_heat_evict_removes_the_coldest_segment_and_its_pages(make_memory: Memor
         timestamp=at(0, 40),
     )
     assert report.segments_created and report.segments_evicted == [cold.id]
-    remaining = {s.id for s in memory.list_segments("u")}
+    remaining = {s.id for s in memory.list_segments(user_id="u")}
     assert len(remaining) == 2 and hot.id in remaining and cold.id not in remaining
-    assert not cold_pages & {p.id for p in memory.list_pages("u")}
+    assert not cold_pages & {p.id for p in memory.list_pages(user_id="u")}
 
 
 def test_promotion_updates_persona_and_resets_l_interaction(make_memory: MemoryFactory) -> None:
@@ -158,18 +158,18 @@ def test_promotion_updates_persona_and_resets_l_interaction(make_memory: MemoryF
     ]
     reports = _feed(memory, turns)
     promoted = [r for r in reports if r.segments_promoted]  # type: ignore[attr-defined]
-    assert promoted, [memory.list_segments("u")]
+    assert promoted, [memory.list_segments(user_id="u")]
     first = promoted[0]
     seg_id = first.segments_promoted[0]  # type: ignore[attr-defined]
-    seg = next(s for s in memory.list_segments("u") if s.id == seg_id)
+    seg = next(s for s in memory.list_segments(user_id="u") if s.id == seg_id)
     assert seg.l_interaction == 0 and seg.pending_page_ids == [] and seg.promotions == 1
     assert seg.heat < 5.0
     assert first.events  # type: ignore[attr-defined]
-    actions = {e.action for e in memory.write_log("u")}
+    actions = {e.action for e in memory.write_log(user_id="u")}
     assert "stored" in actions
-    facts = [f.summary for f in memory.list_facts("u")]
+    facts = [f.summary for f in memory.list_facts(user_id="u")]
     assert "The user loves running marathons." in facts
-    persona = memory.get_persona("u")
+    persona = memory.get_persona(user_id="u")
     assert "running" in persona.user_traits.get("interests", []) or "marathons" in " ".join(
         persona.user_traits.get("interests", [])
     )
@@ -234,7 +234,7 @@ def test_fact_from_turn_one_is_retrieved_at_turn_forty(make_memory: MemoryFactor
     hit = next(p for p in ctx.pages if "D:1" in p.page.source_ids())
     assert hit.page.thread_id == "s0"
     # idle threads (no turn for a day) were flushed to MTM; only the current thread keeps its STM
-    assert memory.stats("priya").stm_pages == 7
+    assert memory.stats(user_id="priya").stm_pages == 7
 
 
 def test_user_isolation(make_memory: MemoryFactory) -> None:
@@ -246,10 +246,10 @@ def test_user_isolation(make_memory: MemoryFactory) -> None:
     text = ctx.to_prompt()
     assert "marathon" not in text.lower() and "peanut" not in text.lower()
     assert ctx.pages == [] and ctx.user_facts == [] and ctx.segments == []
-    assert memory.list_facts("bob") == [] and memory.get_persona("bob").user_traits == {}
-    assert memory.list_segments("bob") == [] and memory.list_pages("bob") == []
+    assert memory.list_facts(user_id="bob") == [] and memory.get_persona(user_id="bob").user_traits == {}
+    assert memory.list_segments(user_id="bob") == [] and memory.list_pages(user_id="bob") == []
     # alice still has everything
-    assert memory.list_facts("alice@example.com")
+    assert memory.list_facts(user_id="alice@example.com")
     assert "marathon" in memory.retrieve("marathon", user_id="alice@example.com", thread_id="t").to_prompt().lower()
 
 
@@ -260,16 +260,16 @@ def test_delete_user_leaves_nothing(make_memory: MemoryFactory) -> None:
     memory.add_turn("Keep me.", "Sure.", user_id="a.b", thread_id="t", timestamp=at(0))
     ns = ("memoryos", encode_label("a.b@x.com"))
     assert memory.store.search(ns, limit=1000)
-    deleted = memory.delete_user("a.b@x.com")
+    deleted = memory.delete_user(user_id="a.b@x.com")
     assert deleted > 0
     assert memory.store.search(ns, limit=1000) == []
     for namespace in memory.store.list_namespaces(prefix=ns):
         assert memory.store.search(namespace, limit=10) == []  # InMemoryStore keeps empty namespaces
-    stats = memory.stats("a.b@x.com")
+    stats = memory.stats(user_id="a.b@x.com")
     assert (stats.stm_pages, stats.segments, stats.mtm_pages, stats.user_facts) == (0, 0, 0, 0)
-    assert memory.write_log("a.b@x.com") == []
+    assert memory.write_log(user_id="a.b@x.com") == []
     # another user whose id is a prefix of the deleted one is untouched
-    assert [p.user_input for p in memory.get_stm("a.b", "t")] == ["Keep me."]
+    assert [p.user_input for p in memory.get_stm(user_id="a.b", thread_id="t")] == ["Keep me."]
 
 
 def test_add_turn_is_idempotent(make_memory: MemoryFactory) -> None:
@@ -283,9 +283,9 @@ def test_add_turn_is_idempotent(make_memory: MemoryFactory) -> None:
     for i in range(4):
         memory.add_turn(f"More {i}", "ok", user_id="u", timestamp=at(0, 10 + i))
     # the first page is in MTM now: replaying it still adds nothing
-    assert first.page_id in {p.id for p in memory.list_pages("u")}
+    assert first.page_id in {p.id for p in memory.list_pages(user_id="u")}
     assert not memory.add_turn("I like tea.", "Tea is nice.", user_id="u", turn_id="turn-1", timestamp=at(0)).added
-    assert memory.stats("u").mtm_pages + memory.stats("u").stm_pages == 6
+    assert memory.stats(user_id="u").mtm_pages + memory.stats(user_id="u").stm_pages == 6
 
 
 def test_bad_input_is_a_clear_error(make_memory: MemoryFactory) -> None:
@@ -300,7 +300,7 @@ def test_bad_input_is_a_clear_error(make_memory: MemoryFactory) -> None:
         memory.add_fact("I'm vegan.", user_id="u", kind="team")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="ISO"):
         memory.add_turn("hi", "ho", user_id="u", timestamp="yesterday-ish")
-    assert memory.stats("u").stm_pages == 0
+    assert memory.stats(user_id="u").stm_pages == 0
 
 
 def test_async_twins_share_the_sync_behaviour(make_memory: MemoryFactory) -> None:
@@ -319,10 +319,12 @@ def test_async_twins_share_the_sync_behaviour(make_memory: MemoryFactory) -> Non
     asyncio.run(run_async())
 
     def shape(m: MemoryOS) -> object:
-        return sorted((s.id, tuple(s.page_ids), s.l_interaction, s.promotions) for s in m.list_segments("u"))
+        return sorted((s.id, tuple(s.page_ids), s.l_interaction, s.promotions) for s in m.list_segments(user_id="u"))
 
     assert shape(sync_mem) == shape(async_mem)
-    assert sorted(f.summary for f in sync_mem.list_facts("u")) == sorted(f.summary for f in async_mem.list_facts("u"))
+    assert sorted(f.summary for f in sync_mem.list_facts(user_id="u")) == sorted(
+        f.summary for f in async_mem.list_facts(user_id="u")
+    )
     s_ctx = sync_mem.retrieve("sourdough starter", user_id="u", thread_id="t")
     a_ctx = asyncio.run(async_mem.aretrieve("sourdough starter", user_id="u", thread_id="t"))
     assert [p.page.id for p in s_ctx.pages] == [p.page.id for p in a_ctx.pages]
@@ -341,7 +343,7 @@ def test_concurrent_writers_of_one_user_lose_nothing(make_memory: MemoryFactory)
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         list(pool.map(write, range(24)))
-    stats = memory.stats("u")
+    stats = memory.stats(user_id="u")
     assert stats.stm_pages + stats.mtm_pages == 24
     assert stats.stm_pages == 9
 

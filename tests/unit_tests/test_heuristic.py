@@ -135,14 +135,14 @@ def test_amu_path_end_to_end() -> None:
     (upd,) = m.add_fact("I live in Denver now.", user_id="u", timestamp=at(2))
     assert upd.action == "updated" and upd.replaced_ids == [stored.record.id]
     assert [r.label for r in upd.relations] == ["update"]
-    assert [f.summary for f in m.list_facts("u")] == ["The user lives in Denver."]
+    assert [f.summary for f in m.list_facts(user_id="u")] == ["The user lives in Denver."]
     (filt,) = m.add_fact("Can you recommend a movie for tonight?", user_id="u")
     assert filt.action == "filtered" and "write-gate" in filt.reason
     (sep,) = m.add_fact("I work as a nurse.", user_id="u")
     assert sep.action == "stored"
     (agent,) = m.add_fact("Answer in short bullet points.", user_id="u", kind="agent")
-    assert agent.action == "stored" and m.list_facts("u", kind="agent")[0].kind == "agent"
-    log = m.write_log("u")
+    assert agent.action == "stored" and m.list_facts(user_id="u", kind="agent")[0].kind == "agent"
+    log = m.write_log(user_id="u")
     assert [e.action for e in log] == ["stored", "discarded", "updated", "filtered", "stored", "stored"]
     ctx = m.retrieve("Where do I live?", user_id="u")
     assert ctx.user_facts and ctx.user_facts[0].record.summary == "The user lives in Denver."
@@ -153,12 +153,15 @@ def test_user_kb_capacity_is_fifo() -> None:
     m = MemoryOS(config=MemoryOSConfig(user_kb_capacity=2))
     facts = ["I live in Boston.", "I work as a nurse.", "I'm allergic to peanuts."]
     events = [m.add_fact(f, user_id="u", timestamp=at(i)) for i, f in enumerate(facts)]
-    assert [f.summary for f in m.list_facts("u")] == ["The user works as a nurse.", "The user is allergic to peanuts."]
+    assert [f.summary for f in m.list_facts(user_id="u")] == [
+        "The user works as a nurse.",
+        "The user is allergic to peanuts.",
+    ]
     assert [e.action for e in events[2]] == ["stored", "evicted"]
     evicted = events[2][1]
     assert evicted.record.id == events[0][0].record.id and evicted.replaced_ids == [evicted.record.id]
     assert "capacity 2" in evicted.reason and events[2][0].record.id in evicted.reason
-    assert [e.action for e in m.write_log("u")] == ["stored", "stored", "stored", "evicted"]
+    assert [e.action for e in m.write_log(user_id="u")] == ["stored", "stored", "stored", "evicted"]
 
 
 def test_third_person_fact_is_taken_as_given() -> None:

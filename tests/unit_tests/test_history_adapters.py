@@ -35,7 +35,7 @@ def _text(messages: list[BaseMessage]) -> str:
 
 
 def _stm(memory: MemoryOS, user: str = "ana", session: str = "s1") -> list[tuple[str, str]]:
-    return [(p.user_input, p.agent_response) for p in memory.get_stm(user, session)]
+    return [(p.user_input, p.agent_response) for p in memory.get_stm(user_id=user, thread_id=session)]
 
 
 QA_PROMPT = ChatPromptTemplate.from_messages(
@@ -206,7 +206,7 @@ def test_history_factory_config_renames_and_adds_fields() -> None:
     chain = RunnableWithMemoryOS(model, memory, history_factory_config=specs)
     assert {"customer", "conversation", "channel"} <= {s.id for s in chain.config_specs}
     chain.invoke("Hello!", {"configurable": {"customer": "c-42", "conversation": "chat-7", "channel": "sms"}})
-    (page,) = memory.get_stm("c-42", "chat-7")
+    (page,) = memory.get_stm(user_id="c-42", thread_id="chat-7")
     assert page.metadata["channel"] == "sms"
     with pytest.raises(ValueError, match="customer"):
         chain.invoke("Hello!", {"configurable": {"conversation": "chat-7"}})
@@ -227,7 +227,7 @@ def test_chat_history_pairs_messages_into_turns() -> None:
             HumanMessage("Thanks!"),  # waits for its answer
         ]
     )
-    (page,) = memory.get_stm("ana", "s1")
+    (page,) = memory.get_stm(user_id="ana", thread_id="s1")
     assert (page.user_input, page.agent_response) == ("What's the weather in Oslo?", "12°C and rain: take an umbrella.")
     assert page.metadata["tool_calls"][0]["name"] == "weather"
     assert page.metadata["tool_results"][0]["content"] == "12°C and rain"

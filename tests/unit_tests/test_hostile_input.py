@@ -33,7 +33,7 @@ def test_empty_none_and_wrong_types_are_clear_errors(make_memory: MakeMemory) ->
     with pytest.raises(TypeError, match="metadata"):
         memory.add_turn("hi", "x", user_id="u", metadata=["not", "a", "mapping"])  # type: ignore[arg-type]
     report = memory.add_turn(None, "An answer on its own.", user_id="u")  # type: ignore[arg-type]
-    assert report.added and memory.get_stm("u")[0].user_input == ""
+    assert report.added and memory.get_stm(user_id="u")[0].user_input == ""
     assert memory.retrieve("", user_id="u").stm  # an empty query is fine too
 
 
@@ -48,11 +48,11 @@ def test_surrogates_nul_and_control_characters_are_stored(
     with caplog.at_level(logging.WARNING):
         for i, text in enumerate([pair, lone, nul, ctrl]):
             memory.add_turn(text, "Noted " + chr(0), user_id="u", timestamp=at(0, i), metadata={"k": lone})
-    stored = [p.user_input for p in memory.get_stm("u")]
+    stored = [p.user_input for p in memory.get_stm(user_id="u")]
     assert stored[0] == "I drink tea \N{TEACUP WITHOUT HANDLE} every day."
     assert stored[1] == "My code is \ufffd broken." and stored[2] == "Null\ufffdbyte in the middle."
     assert stored[3] == ctrl  # control characters are kept as given
-    assert memory.get_stm("u")[0].metadata["k"] == "My code is \ufffd broken."
+    assert memory.get_stm(user_id="u")[0].metadata["k"] == "My code is \ufffd broken."
     assert "U+FFFD" in caplog.text
     assert "tea" in memory.retrieve("What do I drink?", user_id="u").to_prompt()
 
@@ -70,7 +70,7 @@ def test_non_english_text(make_memory: MakeMemory) -> None:
         memory.add_turn(q, a, user_id="u", timestamp=at(0, i))
     prompt = memory.retrieve("Geige München", user_id="u", thread_id="other").to_prompt()
     assert "München" in prompt
-    stats = memory.stats("u")
+    stats = memory.stats(user_id="u")
     assert stats.stm_pages + stats.mtm_pages == len(turns)
 
 
@@ -82,9 +82,9 @@ def test_a_one_megabyte_message_is_stored_whole_and_truncated_for_embedding(
     with caplog.at_level(logging.WARNING):
         memory.add_turn(big, "That is a lot of maps.", user_id="u")
     assert "truncated" in caplog.text and "stored whole" in caplog.text
-    assert memory.get_stm("u")[0].user_input == big
+    assert memory.get_stm(user_id="u")[0].user_input == big
     assert memory.retrieve("maps of Norway", user_id="u", thread_id="t2").stm == []  # other thread: no STM
-    assert memory.stats("u").stm_pages == 1
+    assert memory.stats(user_id="u").stm_pages == 1
 
 
 def test_stored_text_cannot_close_the_memory_fence() -> None:
@@ -112,21 +112,21 @@ def test_user_ids_cannot_reach_another_users_namespace(make_memory: MakeMemory) 
     for i, user in enumerate(users):
         memory.add_turn(f"I am user {user!r}, number {i}.", "Hello.", user_id=user, timestamp=at(0, i))
     for i, user in enumerate(users):
-        (page,) = memory.get_stm(user)
+        (page,) = memory.get_stm(user_id=user)
         assert page.user_input == f"I am user {user!r}, number {i}."
-    assert memory.delete_user("a") > 0
+    assert memory.delete_user(user_id="a") > 0
     from langchain_memoryos.store.repository import ROOT, encode_label
 
     assert memory.store.search((ROOT, encode_label("a")), limit=10) == []  # not one row of "a" is left
     for namespace in memory.store.list_namespaces(prefix=(ROOT, encode_label("a"))):
         assert memory.store.search(namespace, limit=1) == []  # (InMemoryStore keeps empty namespaces)
     for user in users[1:]:
-        assert len(memory.get_stm(user)) == 1, user  # deleting "a" touched no look-alike
-    exported = memory.export_user("a_b")
-    memory.delete_user("a_b")
-    assert memory.get_stm("a_b") == []
+        assert len(memory.get_stm(user_id=user)) == 1, user  # deleting "a" touched no look-alike
+    exported = memory.export_user(user_id="a_b")
+    memory.delete_user(user_id="a_b")
+    assert memory.get_stm(user_id="a_b") == []
     memory.import_user(exported)
-    assert memory.export_user("a_b") == exported  # the round trip is exact
+    assert memory.export_user(user_id="a_b") == exported  # the round trip is exact
 
 
 def test_thousands_of_facts_are_stored_searched_and_capped() -> None:
@@ -136,7 +136,7 @@ def test_thousands_of_facts_are_stored_searched_and_capped() -> None:
 
     memory = MemoryOS(config=MemoryOSConfig(user_kb_capacity=100))
     memory.add_fact("I am allergic to peanuts.", user_id="u")
-    template = next(it for it in memory.export_user("u")["items"] if it["namespace"] == ["facts", "user"])
+    template = next(it for it in memory.export_user(user_id="u")["items"] if it["namespace"] == ["facts", "user"])
     things = ["kayak", "violin", "telescope", "bonsai", "drone", "typewriter", "harp", "sextant", "loom", "kiln"]
     summaries = [f"The user owns a {things[i % 10]} with serial number {i}." for i in range(2000)]
     vectors = resolve_embeddings(None).embed_documents(summaries)
@@ -147,20 +147,20 @@ def test_thousands_of_facts_are_stored_searched_and_capped() -> None:
         value["vector"] = encode_vector(vector)
         items.append({"namespace": ["facts", "user"], "key": f"f_bulk{i:05d}", "value": value})
     memory.import_user({"format": "langchain-memoryos/1", "user_id": "bulk", "items": items}, user_id="bulk")
-    assert memory.stats("bulk").user_facts == 2000
+    assert memory.stats(user_id="bulk").user_facts == 2000
     hits = memory.retrieve("Do I own a sextant?", user_id="bulk").user_facts
     assert hits and all("sextant" in h.record.summary for h in hits[:3])
-    problems = memory.check("bulk")
+    problems = memory.check(user_id="bulk")
     assert any("capacity" in p for p in problems)
-    memory.repair("bulk")
-    assert memory.check("bulk") == [] and memory.stats("bulk").user_facts == 100
-    kept = {f.summary for f in memory.list_facts("bulk")}
+    memory.repair(user_id="bulk")
+    assert memory.check(user_id="bulk") == [] and memory.stats(user_id="bulk").user_facts == 100
+    kept = {f.summary for f in memory.list_facts(user_id="bulk")}
     assert "The user owns a kayak with serial number 1990." in kept  # FIFO: the newest stay
     assert "The user owns a kayak with serial number 0." not in kept
 
 
 def _clock(memory: MemoryOS, user: str) -> str:
-    (state,) = [it["value"] for it in memory.export_user(user)["items"] if it["namespace"] == ["meta"]]
+    (state,) = [it["value"] for it in memory.export_user(user_id=user)["items"] if it["namespace"] == ["meta"]]
     return str(state["clock"])
 
 
@@ -182,20 +182,22 @@ def test_a_far_future_timestamp_is_refused_and_never_flushes_another_thread(make
             memory.add_turn("Hello from nowhere.", "Hi.", user_id="u", thread_id="b", timestamp=bad)
     with pytest.raises(ValueError, match="max_clock_skew_seconds"):
         memory.add_fact("I'm vegan.", user_id="u", timestamp="9999-01-01")
-    assert [p.user_input for p in memory.get_stm("u", "a")] == ["I live in Oslo."]  # untouched
-    assert memory.get_stm("u", "b") == [] and _clock(memory, "u") == clock  # nothing stored, the clock as it was
+    assert [p.user_input for p in memory.get_stm(user_id="u", thread_id="a")] == ["I live in Oslo."]  # untouched
+    assert (
+        memory.get_stm(user_id="u", thread_id="b") == [] and _clock(memory, "u") == clock
+    )  # nothing stored, the clock as it was
     # a turn within the skew is taken; its 12 h lead does not make thread a (13 h old) look 25 h idle
     ahead = memory.add_turn("Hi again.", "Hello.", user_id="u", thread_id="b", timestamp=now + dt.timedelta(hours=12))
     assert ahead.added and ahead.moved_to_mtm == []
-    assert [p.user_input for p in memory.get_stm("u", "a")] == ["I live in Oslo."]
+    assert [p.user_input for p in memory.get_stm(user_id="u", thread_id="a")] == ["I live in Oslo."]
     # an export whose clock was set to year 9999 is refused whole
-    data = memory.export_user("u")
+    data = memory.export_user(user_id="u")
     for item in data["items"]:
         if item["namespace"] == ["meta"]:
             item["value"]["clock"] = "9999-12-31T23:59:59+00:00"
     with pytest.raises(ValueError, match=r"import_user: item \d+ \(meta/state\) clock: .*max_clock_skew_seconds"):
         memory.import_user(data, user_id="v")
-    assert memory.export_user("v")["items"] == []
+    assert memory.export_user(user_id="v")["items"] == []
     # the check can be turned off (replaying conversations dated in the future)
     free = MemoryOS(config=MemoryOSConfig(max_clock_skew_seconds=None))
     assert free.add_turn("Hello from 9999.", "Hi.", user_id="u", timestamp="9999-12-31T23:59:59").added
@@ -229,7 +231,7 @@ def test_metadata_is_json_the_same_on_every_backend(make_memory: MakeMemory) -> 
     memory = make_memory()
     memory.add_turn("I moved to Oslo.", "Nice!", user_id="u", timestamp=at(0), metadata=JSON_META)
     for reader in (memory, MemoryOS(memory.store)):  # this process's cache, and a fresh read of the store
-        stored = reader.get_stm("u")[0].metadata
+        stored = reader.get_stm(user_id="u")[0].metadata
         assert {k: stored[k] for k in JSON_STORED} == JSON_STORED
     refused = [
         ({"score": math.nan}, "metadata['score'] is NaN"),
@@ -244,20 +246,20 @@ def test_metadata_is_json_the_same_on_every_backend(make_memory: MakeMemory) -> 
     for metadata, message in refused:
         with pytest.raises(ValueError, match=re.escape(message)):
             memory.add_turn("Another turn.", "ok", user_id="u", timestamp=at(0, 1), metadata=metadata)
-    assert len(memory.get_stm("u")) == 1  # refused before anything was written
+    assert len(memory.get_stm(user_id="u")) == 1  # refused before anything was written
 
 
 def test_a_sqlite_export_imports_into_every_backend(make_memory: MakeMemory, tmp_path: Path) -> None:
     with MemoryOS.from_sqlite(tmp_path / "source.db") as source:
         source.add_turn("I moved to Oslo.", "Nice!", user_id="u", timestamp=at(0), metadata=JSON_META)
         source.add_fact("I'm vegan.", user_id="u", timestamp=at(0, 1))
-        data = source.export_user("u")
+        data = source.export_user(user_id="u")
     target = make_memory()
     assert target.import_user(data, user_id="v") == len(data["items"])
-    stored = target.get_stm("v")[0].metadata
+    stored = target.get_stm(user_id="v")[0].metadata
     assert {k: stored[k] for k in JSON_STORED} == JSON_STORED
-    assert [f.summary for f in target.list_facts("v")] == ["The user is vegan."]
-    assert target.check("v") == []
+    assert [f.summary for f in target.list_facts(user_id="v")] == ["The user is vegan."]
+    assert target.check(user_id="v") == []
     # an export edited by hand (or written by an older version) with a number JSON cannot hold: refused whole
     page = next(it for it in data["items"] if it["namespace"] == ["stm", "default"])
     page["value"]["metadata"]["x"] = math.nan
@@ -265,4 +267,4 @@ def test_a_sqlite_export_imports_into_every_backend(make_memory: MakeMemory, tmp
         ValueError, match=r"import_user: item \d+ \(stm/default/p_\w+\) value\['metadata'\]\['x'\] is NaN"
     ):
         target.import_user(data, user_id="w")
-    assert target.export_user("w")["items"] == []
+    assert target.export_user(user_id="w")["items"] == []

@@ -9,6 +9,7 @@ EXPECTED_ALL = [
     "ControllerUsage",
     "DialoguePage",
     "EmbeddingsNotAvailableError",
+    "FactHistory",
     "FactNotFoundError",
     "HeuristicController",
     "LLMController",
@@ -26,10 +27,12 @@ EXPECTED_ALL = [
     "Prompts",
     "Relation",
     "RunnableWithMemoryOS",
+    "SearchHit",
     "Segment",
     "WriteEvent",
     "WriteReport",
     "__version__",
+    "pair_messages",
     "resolve_embeddings",
 ]
 

@@ -61,7 +61,7 @@ def still_works(memory: MemoryOS) -> None:
         assert report.added
     context = memory.retrieve("What language is the user learning?", user_id=USER, thread_id="t0")
     assert "Japanese" in context.stm[-1].user_input
-    assert memory.check(USER) == []
+    assert memory.check(user_id=USER) == []
 
 
 # -- store access ----------------------------------------------------------------
@@ -289,34 +289,34 @@ CORRUPTIONS = [
 def test_a_healthy_memory_passes_every_check(make_memory: MemoryFactory) -> None:
     memory = make_memory(CONFIG)
     reports = populate(memory, turns=30)
-    stats = memory.stats(USER)
+    stats = memory.stats(user_id=USER)
     # the turns exercised what the invariants are about
     assert sum(len(r.segments_evicted) for r in reports) > 0
     assert sum(len(r.segments_promoted) for r in reports) > 0
     assert stats.segments == CONFIG.mtm_max_segments
     assert stats.user_facts > 0 and stats.agent_facts == CONFIG.agent_traits_capacity
-    assert all(len(memory.get_stm(USER, t)) == CONFIG.stm_capacity for t in ("t0", "t1", "t2"))
-    assert memory.check(USER) == []
-    assert memory.repair(USER) == []  # nothing to do
-    assert memory.check(USER) == []
+    assert all(len(memory.get_stm(user_id=USER, thread_id=t)) == CONFIG.stm_capacity for t in ("t0", "t1", "t2"))
+    assert memory.check(user_id=USER) == []
+    assert memory.repair(user_id=USER) == []  # nothing to do
+    assert memory.check(user_id=USER) == []
 
 
 def test_an_unknown_user_and_the_default_config_are_healthy() -> None:
     memory = MemoryOS()
-    assert memory.check("nobody") == []
+    assert memory.check(user_id="nobody") == []
     populate(memory, turns=12)
-    assert memory.check(USER) == [] and memory.repair(USER) == []
+    assert memory.check(user_id=USER) == [] and memory.repair(user_id=USER) == []
 
 
 def test_check_and_repair_have_async_twins(tmp_path: Any) -> None:
     memory = MemoryOS.from_sqlite(tmp_path / "m.db", config=CONFIG)
     try:
         populate(memory)
-        assert asyncio.run(memory.acheck(USER)) == []
+        assert asyncio.run(memory.acheck(user_id=USER)) == []
         problem, fix = segment_deleted(memory)
-        assert problem in asyncio.run(memory.acheck(USER))
-        assert any(fix in f for f in asyncio.run(memory.arepair(USER)))
-        assert asyncio.run(memory.acheck(USER)) == []
+        assert problem in asyncio.run(memory.acheck(user_id=USER))
+        assert any(fix in f for f in asyncio.run(memory.arepair(user_id=USER)))
+        assert asyncio.run(memory.acheck(user_id=USER)) == []
     finally:
         memory.close()
 
@@ -328,15 +328,15 @@ def test_stored_corruption_is_found_and_repaired(
 ) -> None:
     memory = make_memory(CONFIG)
     populate(memory)
-    assert memory.check(USER) == []
+    assert memory.check(user_id=USER) == []
     problem, fix = corrupt(memory)
-    problems = memory.check(USER)
+    problems = memory.check(user_id=USER)
     assert any(p.startswith(problem) for p in problems), problems
-    fixes = memory.repair(USER)
+    fixes = memory.repair(user_id=USER)
     assert any(fix in f for f in fixes), fixes
     assert not any(f.startswith("not repaired") for f in fixes), fixes
-    assert memory.check(USER) == []  # what the store now holds
-    assert memory.repair(USER) == []
+    assert memory.check(user_id=USER) == []  # what the store now holds
+    assert memory.repair(user_id=USER) == []
     still_works(memory)
 
 
@@ -344,28 +344,30 @@ def test_repair_keeps_the_pages_of_a_lost_segment(make_memory: MemoryFactory) ->
     memory = make_memory(CONFIG)
     populate(memory)
     seg = segment_with_pages(memory)
-    before = memory.stats(USER)
+    before = memory.stats(user_id=USER)
     memory.store.delete(ns(memory, "segments"), seg.key)
-    memory.repair(USER)
-    after = memory.stats(USER)
+    memory.repair(user_id=USER)
+    after = memory.stats(user_id=USER)
     assert (after.mtm_pages, after.segments) == (before.mtm_pages, before.segments)
-    assert [p.id for p in memory.list_pages(USER, seg.key)] == seg.value["page_ids"]
+    assert [p.id for p in memory.list_pages(user_id=USER, segment_id=seg.key)] == seg.value["page_ids"]
 
 
 def test_capacity_repairs_follow_the_engine_rules(make_memory: MemoryFactory) -> None:
     """A memory written with larger capacities, reopened with smaller ones (STM, segments, facts)."""
     memory = make_memory(CONFIG)
     populate(memory)
-    before = memory.stats(USER)
+    before = memory.stats(user_id=USER)
     most_useful_first = {
         kind: sorted(
-            memory.list_facts(USER, kind), key=lambda f: (f.confidence, f.updated_at, f.created_at, f.id), reverse=True
+            memory.list_facts(user_id=USER, kind=kind),
+            key=lambda f: (f.confidence, f.updated_at, f.created_at, f.id),
+            reverse=True,
         )
         for kind in ("user", "agent")
     }
     smaller = CONFIG.replace(stm_capacity=1, mtm_max_segments=2, user_kb_capacity=1, agent_traits_capacity=1)
     reopened = MemoryOS(memory.store, config=smaller)
-    problems = reopened.check(USER)
+    problems = reopened.check(user_id=USER)
     assert {p.split(":")[0] for p in problems} == {
         "STM thread 't0'",
         "STM thread 't1'",
@@ -374,18 +376,18 @@ def test_capacity_repairs_follow_the_engine_rules(make_memory: MemoryFactory) ->
         "LPM user facts",
         "LPM agent facts",
     }
-    fixes = reopened.repair(USER)
-    assert reopened.check(USER) == []
-    stats = reopened.stats(USER)
+    fixes = reopened.repair(user_id=USER)
+    assert reopened.check(user_id=USER) == []
+    stats = reopened.stats(user_id=USER)
     assert (stats.stm_pages, stats.segments, stats.user_facts, stats.agent_facts) == (3, 2, 1, 1)
     assert sum("moved to MTM" in f for f in fixes) == before.stm_pages - 3
-    evicted = [e for e in reopened.write_log(USER) if e.action == "evicted" and e.source == "repair"]
+    evicted = [e for e in reopened.write_log(user_id=USER) if e.action == "evicted" and e.source == "repair"]
     assert len(evicted) == before.user_facts - 1 + before.agent_facts - 1
     # the most useful record of each kind survives: the highest confidence, then the most recent
     for kind, facts in most_useful_first.items():
-        assert [f.id for f in reopened.list_facts(USER, kind)] == [facts[0].id]
+        assert [f.id for f in reopened.list_facts(user_id=USER, kind=kind)] == [facts[0].id]
     reopened.add_turn("I collect stamps.", "Nice hobby!", user_id=USER, thread_id="t0", timestamp=at(5))
-    assert reopened.check(USER) == []
+    assert reopened.check(user_id=USER) == []
 
 
 def test_rows_without_a_usable_vector_are_re_embedded_reported_and_stored_by_repair(
@@ -401,21 +403,21 @@ def test_rows_without_a_usable_vector_are_re_embedded_reported_and_stored_by_rep
     put(memory, ns(memory, "pages"), page.key, dict(page.value, vector=encode_vector(np.full(dim, np.inf))))
     put(memory, ns(memory, "facts", "user"), fact.key, {k: v for k, v in fact.value.items() if k != "vector"})
     put(memory, stm.namespace, stm.key, dict(stm.value, vector=encode_vector(np.ones(dim + 3))))  # another model's size
-    problems = memory.check(USER)
+    problems = memory.check(user_id=USER)
     assert sorted(p.split(":")[0] for p in problems) == sorted(
         [f"page {page.key}", f"user fact {fact.key}", f"STM page {stm.key}"]
     )
     assert all("stored without a usable vector" in p for p in problems)
-    fixes = memory.repair(USER)
+    fixes = memory.repair(user_id=USER)
     assert len(fixes) == 3 and all("re-embedded and stored" in f for f in fixes)
-    assert memory.check(USER) == []
+    assert memory.check(user_id=USER) == []
     stored = memory.store.get(ns(memory, "pages"), page.key)
     assert stored is not None and np.all(np.isfinite(decode_vector(stored.value["vector"])))
     # without repair(), the next write stores the new vectors too; reading works meanwhile
     put(memory, ns(memory, "pages"), page.key, dict(page.value, vector=encode_vector(np.full(dim, np.nan))))
     memory.repository.invalidate(USER)
     assert memory.retrieve("Where does Ana live?", user_id=USER, thread_id="t0").stm  # a read that writes visits
-    assert memory.check(USER) == []
+    assert memory.check(user_id=USER) == []
 
 
 # -- states held in memory (cache-only problems a store cannot hold) ----------------------
@@ -473,9 +475,9 @@ def test_an_stm_row_whose_thread_disagrees_with_its_namespace_is_corrected(make_
     row = next(it for it in memory.store.search(ns(memory, "stm"), limit=100) if it.value.get("vector"))
     thread = row.namespace[-1]
     put(memory, row.namespace, row.key, dict(row.value, thread_id="elsewhere"))
-    problems = memory.check(USER)
+    problems = memory.check(user_id=USER)
     assert problems == [f"STM page {row.key}: stored under thread {thread!r} but says 'elsewhere' (corrected)"]
-    assert any(p.id == row.key for p in memory.get_stm(USER, thread))  # still in its own thread's STM
-    assert len(memory.repair(USER)) == 1 and memory.check(USER) == []
+    assert any(p.id == row.key for p in memory.get_stm(user_id=USER, thread_id=thread))  # still in its own thread's STM
+    assert len(memory.repair(user_id=USER)) == 1 and memory.check(user_id=USER) == []
     fixed = memory.store.get(row.namespace, row.key)
     assert fixed is not None and fixed.value["thread_id"] == thread

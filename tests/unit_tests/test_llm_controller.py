@@ -26,10 +26,10 @@ def _turns(memory: MemoryOS, turns: list[tuple[str, str]], user: str = "u") -> N
 
 
 def _stored_texts(memory: MemoryOS, user: str = "u") -> str:
-    parts = [p.text + " " + p.meta + " " + " ".join(p.keywords) for p in memory.list_pages(user)]
-    parts += [s.summary + " " + " ".join(s.keywords) for s in memory.list_segments(user)]
-    parts += [f.summary for f in memory.list_facts(user)]
-    parts += [e.reason for e in memory.write_log(user)]
+    parts = [p.text + " " + p.meta + " " + " ".join(p.keywords) for p in memory.list_pages(user_id=user)]
+    parts += [s.summary + " " + " ".join(s.keywords) for s in memory.list_segments(user_id=user)]
+    parts += [f.summary for f in memory.list_facts(user_id=user)]
+    parts += [e.reason for e in memory.write_log(user_id=user)]
     return "\n".join(parts)
 
 
@@ -37,15 +37,15 @@ def test_one_call_per_page_leaving_stm_parsed_into_records() -> None:
     model = ScriptedToolModel(script={"PageAnalysisOutput": [page_answer("The user lives in Lisbon."), page_answer()]})
     memory = MemoryOS(model=model, config=MemoryOSConfig(stm_capacity=1, promotion_heat=100.0))
     _turns(memory, [("I live in Lisbon.", "Nice!"), ("ok", "ok"), ("cool", "cool")])
-    pages = sorted(memory.list_pages("u"), key=lambda p: p.timestamp)
+    pages = sorted(memory.list_pages(user_id="u"), key=lambda p: p.timestamp)
     assert len(pages) == 2 and model.count("PageAnalysisOutput") == 2  # one call per page leaving STM
     first = pages[0]
     assert first.keywords == ["topic", "chat"] and first.meta == "Talking about The user lives in Lisbon."
     assert [r.summary for r in first.candidates] == ["The user lives in Lisbon."]
     assert first.candidates[0].slot == "location" and first.candidates[0].aspect == "personal_profile"
-    segment = memory.list_segments("u")[0]
+    segment = memory.list_segments(user_id="u")[0]
     assert segment.summary.startswith("Topic:")
-    stats = memory.stats("u")
+    stats = memory.stats(user_id="u")
     assert stats.llm_usage["analyze_page"] == {"calls": 2, "tokens": 240, "fallbacks": 0}
     assert stats.llm_calls == 2
     # the prompt carries the page's date, for relative times
@@ -62,9 +62,9 @@ def test_a_failed_call_is_retried_then_succeeds() -> None:
     memory = MemoryOS(model=model, config=MemoryOSConfig(stm_capacity=1, promotion_heat=100.0))
     _turns(memory, [("I run every morning.", "Great"), ("ok", "ok")])
     assert model.count("PageAnalysisOutput") == 3
-    usage = memory.stats("u").llm_usage["analyze_page"]
+    usage = memory.stats(user_id="u").llm_usage["analyze_page"]
     assert usage["calls"] == 3 and usage["fallbacks"] == 0
-    assert [r.summary for r in memory.list_pages("u")[0].candidates] == ["The user runs."]
+    assert [r.summary for r in memory.list_pages(user_id="u")[0].candidates] == ["The user runs."]
 
 
 def test_repeated_failure_falls_back_stores_the_turn_and_writes_no_error_text(
@@ -77,19 +77,19 @@ def test_repeated_failure_falls_back_stores_the_turn_and_writes_no_error_text(
     turns = [("I live in Porto and I work as a nurse.", "Nice!")] + [(f"I love surfing {i}.", "Cool") for i in range(8)]
     with caplog.at_level(logging.WARNING, logger="langchain_memoryos"):
         _turns(memory, turns)
-    assert memory.stats("u").mtm_pages + memory.stats("u").stm_pages == len(turns)  # every turn stored
-    usage = memory.stats("u").llm_usage
+    assert memory.stats(user_id="u").mtm_pages + memory.stats(user_id="u").stm_pages == len(turns)  # every turn stored
+    usage = memory.stats(user_id="u").llm_usage
     assert usage["analyze_page"]["fallbacks"] == usage["analyze_page"]["calls"] // 2 > 0  # 2 attempts each
     assert "fell back to the heuristic controller" in caplog.text
     # the heuristic did the work: keywords and facts exist, and no error text is in memory
-    assert all(p.keywords for p in memory.list_pages("u"))
+    assert all(p.keywords for p in memory.list_pages(user_id="u"))
     text = _stored_texts(memory)
     assert "exploded" not in text and "HTTP 500" not in text and "RuntimeError" not in text
     # promotions fell back too; a page's facts are judged offline as the page leaves STM (no model call),
     # and their write events say the records came from a fallback
     assert usage["promote_segment"]["fallbacks"] > 0
     assert usage.get("judge_relations", {"calls": 0})["calls"] == 0
-    assert any(e.fallback for e in memory.write_log("u"))
+    assert any(e.fallback for e in memory.write_log(user_id="u"))
 
 
 def test_invalid_vocabulary_and_limits_are_repaired() -> None:
@@ -196,8 +196,8 @@ def test_an_end_to_end_update_through_the_amu_path() -> None:
     memory.add_fact("I live in Portland.", user_id="u")
     events = memory.add_fact("I moved to Denver.", user_id="u")
     assert [e.action for e in events] == ["updated"]
-    assert [f.summary for f in memory.list_facts("u")] == ["The user lives in Denver (moved from Portland)."]
-    usage = memory.stats("u").llm_usage
+    assert [f.summary for f in memory.list_facts(user_id="u")] == ["The user lives in Denver (moved from Portland)."]
+    usage = memory.stats(user_id="u").llm_usage
     assert (
         usage["parse_records"]["calls"] == 2 and usage["judge_relations"]["calls"] == 1 and usage["fuse"]["calls"] == 1
     )
@@ -212,7 +212,7 @@ def test_async_path_uses_the_same_judgements() -> None:
             await memory.aadd_turn(text, "Nice", user_id="u", thread_id="t", timestamp=T0 + dt.timedelta(minutes=i))
 
     asyncio.run(main())
-    assert [r.summary for r in memory.list_pages("u")[0].candidates] == ["The user swims."]
+    assert [r.summary for r in memory.list_pages(user_id="u")[0].candidates] == ["The user swims."]
 
 
 class _State(TypedDict):
@@ -348,7 +348,7 @@ def test_independent_relation_judgements_run_concurrently_in_async() -> None:
             await memory.aadd_turn(a, b, user_id="u", thread_id="t", timestamp=T0 + dt.timedelta(minutes=i))
 
     asyncio.run(main())
-    assert sorted(f.summary for f in memory.list_facts("u", "agent")) == TRAITS
+    assert sorted(f.summary for f in memory.list_facts(user_id="u", kind="agent")) == TRAITS
     assert model.count("RelationsOutput") == 2  # one per record, judged ahead together …
     assert model.peak == 2  # … and in flight at the same time
 
@@ -359,7 +359,7 @@ def test_sync_path_gives_the_same_result_one_call_at_a_time() -> None:
     memory.add_fact("Call me Sam.", user_id="u", kind="agent")
     for i, (a, b) in enumerate(TURNS):
         memory.add_turn(a, b, user_id="u", thread_id="t", timestamp=T0 + dt.timedelta(minutes=i))
-    assert sorted(f.summary for f in memory.list_facts("u", "agent")) == TRAITS
+    assert sorted(f.summary for f in memory.list_facts(user_id="u", kind="agent")) == TRAITS
     assert model.count("RelationsOutput") == 2 and model.peak == 0
 
 
@@ -369,7 +369,7 @@ VEGAN = _record("The user is vegan.", "vegan")
 
 
 def _facts(memory: MemoryOS) -> list[str]:
-    return sorted(f.summary for f in memory.list_facts("u"))
+    return sorted(f.summary for f in memory.list_facts(user_id="u"))
 
 
 def test_an_answer_without_what_was_asked_falls_back_and_the_fact_is_kept() -> None:
@@ -379,10 +379,10 @@ def test_an_answer_without_what_was_asked_falls_back_and_the_fact_is_kept() -> N
     offline = MemoryOS()
     offline.add_fact("I'm vegan.", user_id="u")
     assert _facts(memory) == _facts(offline) and len(_facts(memory)) == 1  # stored, as the offline default does
-    usage = memory.stats("u").llm_usage["parse_records"]
+    usage = memory.stats(user_id="u").llm_usage["parse_records"]
     assert usage["calls"] == 3 and usage["fallbacks"] == 1  # retried twice, then the heuristic parsed it
     assert [e.action for e in events] == ["stored"] and events[0].fallback
-    assert memory.write_log("u")[-1].fallback
+    assert memory.write_log(user_id="u")[-1].fallback
 
 
 def test_a_junk_relation_judge_does_not_pile_up_duplicates() -> None:
@@ -393,10 +393,10 @@ def test_a_junk_relation_judge_does_not_pile_up_duplicates() -> None:
         memory.add_fact("I'm vegan.", user_id="u")
         offline.add_fact("I'm vegan.", user_id="u")
     assert len(_facts(memory)) == len(_facts(offline)) == 1  # not 5
-    usage = memory.stats("u").llm_usage["judge_relations"]
+    usage = memory.stats(user_id="u").llm_usage["judge_relations"]
     assert usage["fallbacks"] == 4 and usage["calls"] == 12  # 4 judgements with a candidate, 3 attempts each
-    assert [e.action for e in memory.write_log("u")][-4:] == ["discarded"] * 4
-    assert all(e.fallback for e in memory.write_log("u")[-4:])
+    assert [e.action for e in memory.write_log(user_id="u")][-4:] == ["discarded"] * 4
+    assert all(e.fallback for e in memory.write_log(user_id="u")[-4:])
 
 
 def test_a_relation_judge_that_misses_a_candidate_is_retried() -> None:
@@ -456,11 +456,11 @@ def test_model_junk_never_enters_the_persona() -> None:
     memory = MemoryOS(model=model, config=config)
     _turns(memory, TURNS)
     assert model.count("PromotionOutput") >= 1
-    persona = memory.get_persona("u")
+    persona = memory.get_persona(user_id="u")
     assert persona.user_profile == {"location": "Lisbon"}
     assert persona.user_traits == {"interests": ["chess"], "need_for_autonomy": ["high"]}
     assert "ZZGARBAGE" not in memory.retrieve("hobbies", user_id="u", thread_id="t").to_prompt()
-    assert memory.stats("u").llm_usage["promote_segment"]["fallbacks"] == 0  # the answer was used, junk dropped
+    assert memory.stats(user_id="u").llm_usage["promote_segment"]["fallbacks"] == 0  # the answer was used, junk dropped
 
 
 def _hanging_model(release: threading.Event) -> ScriptedToolModel:
@@ -472,9 +472,9 @@ def _hanging_model(release: threading.Event) -> ScriptedToolModel:
 
 
 def _check_deadline_fallback(memory: MemoryOS, model: ScriptedToolModel) -> None:
-    stats = memory.stats("u")
+    stats = memory.stats(user_id="u")
     assert stats.stm_pages + stats.mtm_pages == 2  # both turns stored
-    page = memory.list_pages("u")[0]
+    page = memory.list_pages(user_id="u")[0]
     assert page.keywords and "hanging model" not in " ".join(r.summary for r in page.candidates)  # the heuristic's
     assert any("porto" in r.summary.lower() for r in page.candidates)
     usage = stats.llm_usage["analyze_page"]

@@ -126,11 +126,11 @@ def test_memory_over_a_real_http_endpoint(server: tuple[str, Script]) -> None:
     memory = MemoryOS(model=model, config=MemoryOSConfig(stm_capacity=1, promotion_heat=100.0))
     for i, (a, b) in enumerate([("I live in Lisbon.", "Nice!"), ("ok", "ok"), ("fine", "fine")]):
         memory.add_turn(a, b, user_id="u", thread_id="t", timestamp=T0 + dt.timedelta(minutes=i))
-    pages = sorted(memory.list_pages("u"), key=lambda p: p.timestamp)
+    pages = sorted(memory.list_pages(user_id="u"), key=lambda p: p.timestamp)
     # the first page: HTTP 500, then a malformed body, then a good answer (max_retries=2 → 3 attempts)
     assert [r.summary for r in pages[0].candidates] == ["The user lives in Lisbon."]
     assert pages[0].keywords == ["topic", "chat"]  # the model's keywords, not the heuristic's
-    usage = memory.stats("u").llm_usage["analyze_page"]
+    usage = memory.stats(user_id="u").llm_usage["analyze_page"]
     assert (usage["calls"], usage["fallbacks"]) == (4, 0)  # 2 failed + 2 good calls
     # the good calls' tokens come from the server's "usage" (230 each); the malformed answer adds an estimate
     assert usage["tokens"] > 460
@@ -138,7 +138,7 @@ def test_memory_over_a_real_http_endpoint(server: tuple[str, Script]) -> None:
     memory.add_fact("The user lives in Lisbon.", user_id="u")
     events = memory.add_fact("Actually I moved to Porto.", user_id="u")
     assert [e.action for e in events] == ["updated"]
-    assert [f.summary for f in memory.list_facts("u")] == ["The user lives in Porto (before: Lisbon)."]
+    assert [f.summary for f in memory.list_facts(user_id="u")] == ["The user lives in Porto (before: Lisbon)."]
     # every request asked for a tool (structured output), with the judgement's prompt
     assert all(r.get("tools") for r in script.requests)
     assert any("2024-06-01" in json.dumps(r["messages"]) for r in script.requests if _tool(r) == "PageAnalysisOutput")

@@ -78,7 +78,7 @@ def test_ingestion_provenance_is_exact(samples: list[dict[str, Any]]) -> None:
     memory = MemoryOS(config=MemoryOSConfig(stm_capacity=2))
     added = ingest_conversation(memory, samples[0], user_id="ana")
     assert added == 7
-    stored = memory.list_pages("ana") + memory.get_stm("ana", "locomo")
+    stored = memory.list_pages(user_id="ana") + memory.get_stm(user_id="ana", thread_id="locomo")
     by_ids = {tuple(p.source_ids()): p for p in stored}
     assert sorted(by_ids) == sorted(p.dia_ids for p in conversation_pages(samples[0]))
     kayak = by_ids[("D3:1", "D3:2")]

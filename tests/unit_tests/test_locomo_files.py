@@ -90,7 +90,7 @@ def test_ingestion_keeps_every_turn(locomo_file: Path) -> None:
     added = ingest_conversation(m, SAMPLE, user_id="ana")
     # pages: (D1:1,D1:2) (D1:3) (D1:4) (D2:1) (D2:2,D2:3)
     assert added == 5
-    pages = m.get_stm("ana", "locomo")
+    pages = m.get_stm(user_id="ana", thread_id="locomo")
     ids = [p.metadata["source_id"] for p in pages]
     assert ids == [["D1:1", "D1:2"], ["D1:3"], ["D1:4"], ["D2:1"], ["D2:2", "D2:3"]]
     assert "a grey cat" in pages[2].user_input and pages[3].user_input == "" and pages[3].agent_response

@@ -124,7 +124,7 @@ def test_ingest_plain_is_the_plain_public_api(calls: dict[str, list[dict[str, An
         "metadata": {"source_id": ["D1:1", "D1:2"]},  # no user_name / agent_name, no turn id
     }
     assert calls["add_turn"][2]["agent_response"] == ""
-    stm = memory.get_stm("t1", "t1")
+    stm = memory.get_stm(user_id="t1", thread_id="t1")
     assert [tuple(p.source_ids()) for p in stm][-1] == ("D2:1", "D2:2")
 
 

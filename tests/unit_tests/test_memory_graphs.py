@@ -67,7 +67,7 @@ def test_idle_work_is_skipped() -> None:
     assert promoted[:3] == ["stm_append", "chain_link", "mtm_insert"] and promoted[-1] == "persona_promote"
     assert "heat_evict" not in promoted and "fuse" not in promoted
     assert runs[-1] == ["stm_append", "chain_link", "mtm_insert"]  # a page with no fact: no AMU stage
-    assert [f.summary for f in memory.list_facts("u")] == [
+    assert [f.summary for f in memory.list_facts(user_id="u")] == [
         "The user lives in Lisbon.",
         "The user works as a nurse.",
         "The user loves surfing at Carcavelos.",
@@ -82,7 +82,7 @@ def test_judge_and_fuse_run_only_for_an_update() -> None:
     ]
     flat = [node for run in runs for node in run]
     assert "relation_judge" in flat and "fuse" in flat
-    assert [f.summary for f in memory.list_facts("u") if f.slot == "location"] == ["The user lives in Porto."]
+    assert [f.summary for f in memory.list_facts(user_id="u") if f.slot == "location"] == ["The user lives in Porto."]
 
 
 def test_heat_evict_runs_over_the_segment_limit() -> None:
@@ -91,7 +91,7 @@ def test_heat_evict_runs_over_the_segment_limit() -> None:
     )
     runs = [_ran(memory, text, i) for i, text in enumerate(["Pottery class.", "Marathon training.", "Tax forms."])]
     assert "heat_evict" not in runs[1] and "heat_evict" in runs[2]
-    assert len(memory.list_segments("u")) == 1
+    assert len(memory.list_segments(user_id="u")) == 1
 
 
 def test_read_graph_directly_and_through_the_facade() -> None:
@@ -133,7 +133,7 @@ def test_graphs_as_subgraphs_take_plain_fields_and_the_runs_user() -> None:
     config = {"configurable": {"user_id": "ana", "thread_id": "t1"}}
     out = app.invoke({"user_input": "I play the cello.", "agent_response": "Lovely.", "query": "cello?"}, config)
     assert out["report"].added and out["report"].page_id
-    assert [p.user_input for p in memory.get_stm("ana", "t1")] == ["I play the cello."]
+    assert [p.user_input for p in memory.get_stm(user_id="ana", thread_id="t1")] == ["I play the cello."]
     assert "cello" in out["context"].to_prompt()
     # the user comes from the run; without one, the subgraph fails closed; bad input is a clear error
     with pytest.raises(MissingUserIdError):
@@ -195,7 +195,7 @@ def test_a_graph_run_as_a_subgraph_holds_the_users_lock_from_entry_to_end() -> N
     reader.join(10)
     assert not writer.is_alive() and not reader.is_alive()
     assert [p.user_input for p in seen["ctx"].stm] == ["I moved to Bergen."]  # the read saw the finished turn
-    assert memory.stats("u").mtm_pages == 1
+    assert memory.stats(user_id="u").mtm_pages == 1
 
 
 def test_a_failing_node_releases_the_lock_and_drops_the_half_written_state() -> None:
@@ -208,13 +208,15 @@ def test_a_failing_node_releases_the_lock_and_drops_the_half_written_state() -> 
     with pytest.raises(RuntimeError, match="analysis failed"):
         memory.write_graph.invoke({"user_input": "second", "agent_response": "b"}, config)
     assert not memory.repository._lock("u").locked()
-    assert [p.user_input for p in memory.get_stm("u", "t")] == ["first"]  # reloaded from the store: no half turn
+    assert [p.user_input for p in memory.get_stm(user_id="u", thread_id="t")] == [
+        "first"
+    ]  # reloaded from the store: no half turn
     with pytest.raises(RuntimeError, match="analysis failed"):
         controller.fail = True
         asyncio.run(memory.write_graph.ainvoke({"user_input": "second", "agent_response": "b"}, config))
     assert not memory.repository._lock("u").locked()
     memory.write_graph.invoke({"user_input": "second", "agent_response": "b"}, config)
-    assert [p.user_input for p in memory.get_stm("u", "t")] == ["second"]
+    assert [p.user_input for p in memory.get_stm(user_id="u", thread_id="t")] == ["second"]
 
 
 def test_an_abandoned_lease_is_released_and_the_cache_dropped() -> None:

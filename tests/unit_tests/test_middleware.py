@@ -48,7 +48,11 @@ def test_middleware_recalls_a_fact_from_20_turns_earlier_in_another_thread() -> 
     system = model.prompts[-1][0]
     assert system.type == "system" and system.content.startswith("You are kind.") and "Miso" in system.content
     assert "memoryos_context" not in out  # private: not in the agent's output
-    pages = memory.list_pages("ana") + memory.get_stm("ana", "a") + memory.get_stm("ana", "b")
+    pages = (
+        memory.list_pages(user_id="ana")
+        + memory.get_stm(user_id="ana", thread_id="a")
+        + memory.get_stm(user_id="ana", thread_id="b")
+    )
     assert len(pages) == 21
     # another user's run sees nothing of it
     agent.invoke(
@@ -79,4 +83,33 @@ def test_middleware_async_and_streaming() -> None:
 
     asyncio.run(main())
     assert "Porto" in model.prompts[-1][0].content
-    assert [p.user_input for p in memory.get_stm("zoe", "b")] == ["Where do I live?"]
+    assert [p.user_input for p in memory.get_stm(user_id="zoe", thread_id="b")] == ["Where do I live?"]
+
+
+def _system_texts(memory: MemoryOS, checkpointer: Any) -> list[str]:
+    """The system message the model got on each of three turns of thread 'a'."""
+    model = replying("Okay.")
+    agent = create_agent(model, middleware=[MemoryOSMiddleware(memory)], context_schema=Ctx, checkpointer=checkpointer)
+    for text in ("My cat is named Miso.", "I work as a nurse.", "What do you know about me?"):
+        agent.invoke({"messages": [HumanMessage(text)]}, {"configurable": {"thread_id": "a"}}, context=Ctx("ana"))
+    return [str(prompt[0].content) if prompt[0].type == "system" else "" for prompt in model.prompts]
+
+
+def test_history_the_checkpointer_keeps_is_not_repeated_in_the_memory_block() -> None:
+    memory = MemoryOS()
+    first, second, third = _system_texts(memory, InMemorySaver())
+    assert first == ""  # nothing stored yet: no memory block
+    # turns 1 and 2 are in the agent's messages (the checkpointer keeps them): not again in the memory block
+    assert "User: My cat is named Miso." not in second and "Recent conversation" not in second
+    assert "My cat is named Miso." not in third and "I work as a nurse." not in third
+    assert [p.user_input for p in memory.get_stm(user_id="ana", thread_id="a")][:2] == [
+        "My cat is named Miso.",
+        "I work as a nurse.",
+    ]
+
+
+def test_a_thread_state_without_those_messages_still_gets_the_thread_stm() -> None:
+    memory = MemoryOS()
+    _, second, third = _system_texts(memory, None)  # no checkpointer: each run starts with only its own message
+    assert "## Recent conversation" in second and "User: My cat is named Miso." in second
+    assert "I work as a nurse." in third and "My cat is named Miso." in third

@@ -39,22 +39,22 @@ def _feed(memory: MemoryOS, turns: list[tuple[str, str]], **meta: str) -> None:
 def test_after_14_ordinary_turns_the_knowledge_base_holds_the_allergy_in_the_third_person_with_the_name() -> None:
     memory = MemoryOS()  # the default config: no promotion is due after 14 turns
     _feed(memory, ORDINARY, user_name="Sam")
-    facts = [f.summary for f in memory.list_facts("u")]
+    facts = [f.summary for f in memory.list_facts(user_id="u")]
     allergy = [f for f in facts if "peanut" in f]
     assert allergy and allergy[0].startswith("Sam is allergic to peanuts")
     for fact in facts:
         assert not re.search(r"\b(?:I|I'm|my|me|you|the user)\b", fact), fact  # third person, named
         assert not re.match(r"^[A-Z]\w+:\s", fact), fact  # no speaker prefix
         assert not fact.rstrip().endswith("?"), fact  # no question
-    assert all(e.source == "page" for e in memory.write_log("u") if e.action == "stored")
+    assert all(e.source == "page" for e in memory.write_log(user_id="u") if e.action == "stored")
 
 
 def test_a_pronoun_only_sentence_is_not_stored_and_a_dangling_one_joins_its_sentence() -> None:
     memory = MemoryOS(config=MemoryOSConfig(stm_capacity=1))
     _feed(memory, [("It was so much fun!", "Glad to hear."), ("That's great.", "Yes."), ("ok", "ok")])
-    assert memory.list_facts("u") == []
+    assert memory.list_facts(user_id="u") == []
     _feed(memory, [("I went to a Coldplay concert in Lisbon. It was in a huge stadium.", "Wow."), ("ok", "ok")])
-    assert [f.summary for f in memory.list_facts("u")] == [
+    assert [f.summary for f in memory.list_facts(user_id="u")] == [
         "The user went to a Coldplay concert in Lisbon; it was in a huge stadium."
     ]
 
@@ -69,7 +69,7 @@ def test_both_named_speakers_keep_their_own_facts_when_the_user_is_unknown() -> 
         timestamp=T0,
     )
     memory.add_turn("Caroline: ok", "Melanie: ok", user_id="u", thread_id="t", timestamp=T0 + dt.timedelta(minutes=1))
-    facts = {f.subject: f.summary for f in memory.list_facts("u")}
+    facts = {f.subject: f.summary for f in memory.list_facts(user_id="u")}
     assert facts == {
         "Caroline": "Caroline works as a counselor.",
         "Melanie": "Melanie paints landscapes in Melanie's free time.",
@@ -80,10 +80,13 @@ def test_capacity_evicts_the_least_confident_fact_not_the_oldest() -> None:
     memory = MemoryOS(config=MemoryOSConfig(user_kb_capacity=2))
     memory.add_fact("I live in Oslo.", user_id="u", timestamp=T0)
     memory.add_fact("I think I like jazz.", user_id="u", timestamp=T0 + dt.timedelta(days=1))
-    hedged = [f for f in memory.list_facts("u") if "jazz" in f.summary]
+    hedged = [f for f in memory.list_facts(user_id="u") if "jazz" in f.summary]
     assert hedged and hedged[0].confidence < 1.0
     events = memory.add_fact("I work at Bosch.", user_id="u", timestamp=T0 + dt.timedelta(days=2))
-    assert sorted(f.summary for f in memory.list_facts("u")) == ["The user lives in Oslo.", "The user works at Bosch."]
+    assert sorted(f.summary for f in memory.list_facts(user_id="u")) == [
+        "The user lives in Oslo.",
+        "The user works at Bosch.",
+    ]
     evicted = [e for e in events if e.action == "evicted"]
     assert [e.record.summary for e in evicted] == [hedged[0].summary] and "least useful" in evicted[0].reason
 
@@ -100,10 +103,10 @@ def test_a_new_job_updates_the_employer_and_a_change_cue_alone_fuses_nothing() -
             ("ok", "ok"),
         ],
     )
-    facts = [f.summary for f in memory.list_facts("u")]
+    facts = [f.summary for f in memory.list_facts(user_id="u")]
     assert not any("Bosch" in f for f in facts) and any("Siemens" in f for f in facts)  # the employer changed
     assert any("lake" in f for f in facts) and any("painting class" in f for f in facts)  # two separate facts
-    actions = {e.record.summary: e.action for e in memory.write_log("u") if e.action in ("stored", "updated")}
+    actions = {e.record.summary: e.action for e in memory.write_log(user_id="u") if e.action in ("stored", "updated")}
     assert actions[next(f for f in facts if "Siemens" in f)] == "updated"
     assert actions[next(f for f in facts if "painting class" in f)] == "stored"
 
@@ -156,10 +159,13 @@ def test_the_llm_controller_makes_one_call_per_page_leaving_stm_and_no_more() ->
         ("Ana: ok", "Ben: ok"),
     ]
     _feed(memory, turns)
-    evicted = memory.stats("u").mtm_pages
+    evicted = memory.stats(user_id="u").mtm_pages
     assert evicted == 3 and model.count("PageAnalysisOutput") == evicted
     assert len(model.calls) == evicted  # no relation-judge or fuse call: page facts are judged offline
-    assert sorted(f.summary for f in memory.list_facts("u")) == ["Ana lives in Lisbon.", "Ana surfs at Carcavelos."]
+    assert sorted(f.summary for f in memory.list_facts(user_id="u")) == [
+        "Ana lives in Lisbon.",
+        "Ana surfs at Carcavelos.",
+    ]
     assert "Known names" in model.calls[0][1]
 
 
@@ -170,7 +176,7 @@ def test_the_read_rule_drops_a_fact_whose_source_page_is_shown() -> None:
         [("I am allergic to peanuts.", "Noted."), ("ok", "ok")] + [(f"Chat {i}, nothing.", "ok") for i in range(3)],
         user_name="Sam",
     )
-    assert any("peanuts" in f.summary for f in memory.list_facts("u"))
+    assert any("peanuts" in f.summary for f in memory.list_facts(user_id="u"))
     ctx = memory.retrieve("Is Sam allergic to peanuts?", user_id="u", thread_id="q")
     assert any("peanuts" in hit.page.user_input for hit in ctx.pages)  # the page itself is shown …
     assert not any("peanuts" in hit.record.summary for hit in ctx.user_facts)  # … so its fact is not

@@ -309,8 +309,8 @@ THREADS = ("t1", "t2", "t3")
 
 
 def _stored(memory: MemoryOS) -> tuple[set[str], dict[str, str | None]]:
-    stm = {p.id for t in THREADS for p in memory.get_stm(USER, t)}
-    mtm = {p.id: p.segment_id for p in memory.list_pages(USER)}
+    stm = {p.id for t in THREADS for p in memory.get_stm(user_id=USER, thread_id=t)}
+    mtm = {p.id: p.segment_id for p in memory.list_pages(user_id=USER)}
     return stm, mtm
 
 
@@ -329,7 +329,7 @@ def test_random_conversations_keep_every_invariant(config: MemoryOSConfig, scrip
         if step.kind == "fact":
             fact = FACTS[step.pick % len(FACTS)]
             memory.add_fact(fact, user_id=USER, kind="agent" if fact in FACTS[2:] else "user", timestamp=at(0, minutes))
-            assert memory.check(USER) == []
+            assert memory.check(user_id=USER) == []
             continue
         if step.kind == "repeat" and turns:
             thread, text, minute = turns[step.pick % len(turns)]  # the very same turn again
@@ -356,14 +356,14 @@ def test_random_conversations_keep_every_invariant(config: MemoryOSConfig, scrip
                 assert mtm_before[page] in report.segments_evicted
             else:  # moved and evicted within this turn
                 assert page in report.moved_to_mtm and report.segments_evicted
-        assert not set(report.segments_evicted) & {s.id for s in memory.list_segments(USER)}
+        assert not set(report.segments_evicted) & {s.id for s in memory.list_segments(user_id=USER)}
         added += report.added
         evicted_pages += len((before | new) - after)
-        assert memory.check(USER) == []
+        assert memory.check(user_id=USER) == []
         promoted += len(report.segments_promoted)
-    stats = memory.stats(USER)
+    stats = memory.stats(user_id=USER)
     event(f"pages evicted: {'some' if evicted_pages else 'none'}")
     event(f"promotions: {'some' if promoted else 'none'}")
     event(f"repeats not added: {'some' if len(turns) > added else 'none'}")
     assert stats.stm_pages + stats.mtm_pages + evicted_pages == added
-    assert memory.repair(USER) == []
+    assert memory.repair(user_id=USER) == []

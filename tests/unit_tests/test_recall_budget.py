@@ -41,7 +41,7 @@ def test_past_conversation_words_are_page_words_plus_one_per_day() -> None:
 def test_named_speakers_are_shown_embedded_and_indexed() -> None:
     memory = MemoryOS(config=MemoryOSConfig(stm_capacity=1))
     _feed(memory, [("I joined a pottery class.", "Lovely!"), ("ok", "ok"), ("ok", "ok")], names=True)
-    page = next(p for p in memory.list_pages("u") if "pottery" in p.user_input)
+    page = next(p for p in memory.list_pages(user_id="u") if "pottery" in p.user_input)
     assert page.text == "Ana: I joined a pottery class.\nBen: Lovely!"
     assert page.embedding_text == page.text
     assert {"ana", "ben"} <= set(page_tokens(page))
@@ -66,7 +66,7 @@ TURNS = [
 def test_facts_already_shown_as_pages_are_dropped_and_their_words_refilled() -> None:
     memory = MemoryOS(config=MemoryOSConfig(stm_capacity=2, promotion_heat=2.0, context_words=400))
     _feed(memory, TURNS)
-    facts = memory.list_facts("u")
+    facts = memory.list_facts(user_id="u")
     assert facts and all(f.source_page_ids for f in facts)  # promoted facts carry their pages
     ctx = memory.retrieve("Where does the user live and work?", user_id="u", thread_id="q")
     shown = {h.page.id for h in ctx.pages}
@@ -114,7 +114,7 @@ def test_an_over_long_stm_page_is_shown_cut_and_stays_stored_whole(view: str) ->
     assert int(marker.group(1)) + 1 + int(marker.group(2)) == 200_000  # the first words shown, the rest counted
     assert "Assistant: That is a long message." in prompt  # the short side is shown whole
     assert "peanuts" in prompt  # the facts keep their place
-    stored = memory.get_stm("u")
+    stored = memory.get_stm(user_id="u")
     assert [p.user_input for p in stored] == ["I live in Lisbon.", big]  # stored whole
     assert [p.id for p in ctx.stm] == [stored[1].id]
     if view == "full":
@@ -128,7 +128,7 @@ def test_when_stm_alone_is_over_budget_the_oldest_pages_give_way() -> None:
     for i in range(7):
         words = " ".join(f"p{i}w{j}" for j in range(100))
         memory.add_turn(f"Page {i}: {words}", "ok", user_id="u", timestamp=T0 + dt.timedelta(minutes=i))
-    stored = memory.get_stm("u")
+    stored = memory.get_stm(user_id="u")
     assert len(stored) == 7 and all(len(p.user_input.split()) == 102 for p in stored)
     for query in ("what did I say?", ""):  # with a query, and the read that returns STM alone
         ctx = memory.retrieve(query, user_id="u")

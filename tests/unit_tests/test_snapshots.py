@@ -153,7 +153,7 @@ def check_a_snapshot_behind_the_stamp_is_brought_up_to_date(open_memory: Callabl
         cached = loaded(reader)
         with open_memory() as other:
             build(other, 20, start=12)  # another process goes on writing
-            other.set_agent_profile(USER, "A patient coach.")
+            other.set_agent_profile("A patient coach.", user_id=USER)
             expected = contexts(other)
         # a process that holds the user brings its cache up to date with the journal
         with reader.repository.locked(USER):
@@ -238,7 +238,7 @@ def check_reads_beside_a_writer_process_never_use_a_stale_snapshot(
     assert len(seen) >= 2  # the loads saw the user at several versions
     with open_memory() as memory:
         assert assert_as_rebuilt(memory).stats().stm_pages > 0
-        assert memory.check(USER) == []
+        assert memory.check(user_id=USER) == []
 
 
 def check_kill_9_mid_write_never_leaves_a_torn_snapshot(
@@ -267,7 +267,7 @@ def check_kill_9_mid_write_never_leaves_a_torn_snapshot(
         start += 400
         with open_memory() as memory:
             assert_as_rebuilt(memory)
-            assert memory.check(USER) == []
+            assert memory.check(user_id=USER) == []
 
 
 # -- SQLite -----------------------------------------------------------------------------------------
@@ -312,7 +312,7 @@ def test_kill_9_mid_write_never_leaves_a_torn_snapshot(sqlite_target: str, open_
 def test_an_export_holds_no_snapshot_and_an_import_makes_it_stale(open_sqlite: Callable[[], MemoryOS]) -> None:
     with open_sqlite() as memory:
         build(memory, 8)
-        data = memory.export_user(USER)
+        data = memory.export_user(user_id=USER)
         assert {row["namespace"][0] for row in data["items"]}.isdisjoint({"snapshot", "journal"})
         for row in data["items"]:
             if row["namespace"] == ["pages"]:

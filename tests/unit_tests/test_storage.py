@@ -87,20 +87,20 @@ def test_sqlite_persists_across_instances(tmp_path: Path) -> None:
     path = tmp_path / "memory.db"
     with MemoryOS.from_sqlite(path, config=MemoryOSConfig(stm_capacity=4)) as first:
         _fill(first)
-        before = first.stats("a.b@x.com")
-        seg_before = [(s.id, s.page_ids, s.n_visit) for s in first.list_segments("a.b@x.com")]
+        before = first.stats(user_id="a.b@x.com")
+        seg_before = [(s.id, s.page_ids, s.n_visit) for s in first.list_segments(user_id="a.b@x.com")]
         ctx_before = first.retrieve("violin lessons", user_id="a.b@x.com", thread_id="t.1")
-        facts_before = [f.summary for f in first.list_facts("a.b@x.com")]
+        facts_before = [f.summary for f in first.list_facts(user_id="a.b@x.com")]
     with MemoryOS.from_sqlite(path, config=MemoryOSConfig(stm_capacity=4)) as second:
-        assert second.stats("a.b@x.com") == before
-        seg_after = [(s.id, s.page_ids) for s in second.list_segments("a.b@x.com")]
+        assert second.stats(user_id="a.b@x.com") == before
+        seg_after = [(s.id, s.page_ids) for s in second.list_segments(user_id="a.b@x.com")]
         assert [(a, b) for a, b, _ in seg_before] == seg_after
         # the retrieval's visit was persisted
-        assert sum(s.n_visit for s in second.list_segments("a.b@x.com")) == sum(n for *_, n in seg_before) + len(
-            ctx_before.segments
-        )
-        assert [p.user_input for p in second.get_stm("a.b@x.com", "t.1")][-1].endswith("lesson 11.")
-        facts = [f.summary for f in second.list_facts("a.b@x.com")]
+        assert sum(s.n_visit for s in second.list_segments(user_id="a.b@x.com")) == sum(
+            n for *_, n in seg_before
+        ) + len(ctx_before.segments)
+        assert [p.user_input for p in second.get_stm(user_id="a.b@x.com", thread_id="t.1")][-1].endswith("lesson 11.")
+        facts = [f.summary for f in second.list_facts(user_id="a.b@x.com")]
         assert "The user is allergic to peanuts." in facts
         assert facts == facts_before
         # and it keeps working: the next turn continues the same STM FIFO
@@ -127,11 +127,11 @@ def test_a_turn_is_one_transaction_on_sqlite(tmp_path: Path) -> None:
         controller.armed = True
         with pytest.raises(RuntimeError, match="boom"):
             m.add_turn("second", "b", user_id="u", timestamp=at(0, 1))
-        assert [p.user_input for p in m.get_stm("u")] == ["first"]
+        assert [p.user_input for p in m.get_stm(user_id="u")] == ["first"]
         controller.armed = False
         m.add_turn("second", "b", user_id="u", timestamp=at(0, 1))
-        assert [p.user_input for p in m.get_stm("u")] == ["second"]
-        assert m.stats("u").mtm_pages == 1
+        assert [p.user_input for p in m.get_stm(user_id="u")] == ["second"]
+        assert m.stats(user_id="u").mtm_pages == 1
 
 
 def test_sqlite_async_falls_back_to_threads(tmp_path: Path) -> None:
@@ -141,17 +141,17 @@ def test_sqlite_async_falls_back_to_threads(tmp_path: Path) -> None:
         report = asyncio.run(m.aadd_turn("I live in Lyon.", "Nice!", user_id="u", timestamp=at(0)))
         assert report.added
         assert isinstance(m.store, SqliteStore)
-        assert [p.user_input for p in m.get_stm("u")] == ["I live in Lyon."]
+        assert [p.user_input for p in m.get_stm(user_id="u")] == ["I live in Lyon."]
 
 
 def test_export_import_round_trip() -> None:
     a = MemoryOS(config=MemoryOSConfig(stm_capacity=3))
     _fill(a)
-    dump = a.export_user("a.b@x.com")
+    dump = a.export_user(user_id="a.b@x.com")
     json.dumps(dump)  # JSON-compatible
     b = MemoryOS(config=MemoryOSConfig(stm_capacity=3))
     assert b.import_user(dump) == len(dump["items"])
-    assert b.export_user("a.b@x.com") == dump
-    assert b.stats("a.b@x.com") == a.stats("a.b@x.com")
+    assert b.export_user(user_id="a.b@x.com") == dump
+    assert b.stats(user_id="a.b@x.com") == a.stats(user_id="a.b@x.com")
     with pytest.raises(ValueError, match="export"):
         b.import_user({"items": []})

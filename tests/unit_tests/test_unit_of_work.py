@@ -68,10 +68,10 @@ def test_a_read_and_a_write_of_the_same_user_never_wait_for_a_writers_model_call
     assert not writer.is_alive()
     # the writer found the user moved at commit and ran again on the new state, reusing the model's answer
     assert model.count("PageAnalysisOutput") == 1
-    assert [p.user_input for p in memory.get_stm("u", "t")] == ["I moved to Bergen."]
-    assert [p.user_input for p in memory.get_stm("u", "t2")] == ["Other thread."]
-    assert [p.user_input for p in memory.list_pages("u")] == ["I play the cello."]
-    assert memory.check("u") == []
+    assert [p.user_input for p in memory.get_stm(user_id="u", thread_id="t")] == ["I moved to Bergen."]
+    assert [p.user_input for p in memory.get_stm(user_id="u", thread_id="t2")] == ["Other thread."]
+    assert [p.user_input for p in memory.list_pages(user_id="u")] == ["I play the cello."]
+    assert memory.check(user_id="u") == []
 
 
 def test_async_a_read_does_not_wait_for_a_writers_model_call() -> None:
@@ -95,8 +95,8 @@ def test_async_a_read_does_not_wait_for_a_writers_model_call() -> None:
         assert "cello" in asyncio.run(main())
     finally:
         gate.go.set()
-    assert [p.user_input for p in memory.get_stm("u", "t")] == ["I moved to Bergen."]
-    assert memory.check("u") == []
+    assert [p.user_input for p in memory.get_stm(user_id="u", thread_id="t")] == ["I moved to Bergen."]
+    assert memory.check(user_id="u") == []
 
 
 def test_the_offline_default_keeps_the_whole_turn_under_the_lock() -> None:

@@ -6,14 +6,17 @@ judgement is made by the deterministic :class:`HeuristicController`.
 
 The demo feeds the built-in conversation of :mod:`langchain_memoryos.cli.demo_data`
 (one user, six dated sessions, one thread per session) through
-:meth:`MemoryOS.add_turn`, printing what each session moved from short-term to
-mid-term memory and which segments it created, joined, evicted or promoted.
-It then prints the short-term pages, the mid-term segments with their heat, the
-long-term persona, user facts and agent traits, the AMU write log, every AMU
-update that fused an old record with a new fact (old → fused, with the
-provenance of both), what retrieval returns for questions about the first
-sessions, and which session-1 pages those questions recalled. Given a chat
-model (``run_demo(model=...)``, ``memoryos demo --model ...``), the model also
+:meth:`MemoryOS.add_turn`, then shows on one screen (:mod:`.story`) each tier
+doing its job: the live thread's STM; a question asked in a new thread after
+the last session recalling a session-1 page through its MTM segment, the pages
+listed in the ranking's order with its score ``S(p)``; a fact AMU updated (old
+record, new evidence, fused record with its id) and how a question about it
+recalls it; and the probes about session 1. ``--verbose`` (``run_demo(verbose=True)``)
+prints every tier in full instead: what each session moved from short-term to
+mid-term memory, the segments with their heat, the persona, user facts and
+agent traits, the AMU write log, every fused update, what retrieval returns
+for each probe and which session-1 pages it recalled. Given a chat model
+(``run_demo(model=...)``, ``memoryos demo --model ...``), the model also
 answers each question from the retrieved context; ingestion stays offline.
 
 Example:
@@ -23,6 +26,7 @@ Example:
 
 from langchain_memoryos.cli.demo.results import (
     DemoResult,
+    FactRecall,
     FusedUpdate,
     ProbeResult,
     SessionRecall,
@@ -41,6 +45,7 @@ __all__ = [
     "WIDTH",
     "ANSWER_INSTRUCTIONS",
     "DemoResult",
+    "FactRecall",
     "FusedUpdate",
     "ProbeResult",
     "SessionRecall",

@@ -14,6 +14,7 @@ from langchain_memoryos.schema import MemoryContext, MemoryRecord, MemoryStats, 
 
 __all__ = [
     "DemoResult",
+    "FactRecall",
     "FusedUpdate",
     "ProbeResult",
     "SessionRecall",
@@ -113,6 +114,37 @@ class SessionRecall(TypedDict):
     text: str
 
 
+class FactRecall(TypedDict):
+    """A fact AMU updated, and how a question about it recalled it.
+
+    Attributes:
+        question: the question asked (in a new thread, after the last session).
+        fact_id: the fused fact's id as the context shows it (``f:3``).
+        fact: its summary.
+        sources: its source ids, old and new (``["S1:2", "S4:1"]``).
+        source_ranks: each source page's rank among the context's pages (0: not in the context).
+        in_context: whether the fact itself is in the context (it is left out when all its sources are shown).
+        tight_words: the smaller word budget the question is asked again with.
+        in_tight_context: whether the fact is in the context within ``tight_words``.
+
+    Example:
+        >>> r: FactRecall = {"question": "q", "fact_id": "f:3", "fact": "The user lives in Denver.",
+        ...                  "sources": ["S1:2"], "source_ranks": {"S1:2": 2}, "in_context": False,
+        ...                  "tight_words": 150, "in_tight_context": True}
+        >>> r["in_tight_context"]
+        True
+    """
+
+    question: str
+    fact_id: str
+    fact: str
+    sources: list[str]
+    source_ranks: dict[str, int]
+    in_context: bool
+    tight_words: int
+    in_tight_context: bool
+
+
 class DemoResult(TypedDict):
     """The numbers behind the demo's printout (for tests and scripts).
 
@@ -127,13 +159,14 @@ class DemoResult(TypedDict):
         probe_results: one entry per probe.
         fused: the AMU updates that fused an old record with a new fact.
         session1_recalls: session-1 pages retrieved (with the expected answer) by the probes about session 1.
+        fact_recall: the fact AMU updated and how the question about it recalled it (``None``: no update).
         seconds: wall-clock time of the whole demo.
 
     Example:
         >>> from collections import Counter
         >>> r: DemoResult = {"turns": 1, "added": 1, "stats": MemoryStats(), "promoted": 0,
         ...                  "probe_hits": 0, "probes": 0, "events": Counter(), "probe_results": [],
-        ...                  "fused": [], "session1_recalls": [], "seconds": 0.1}
+        ...                  "fused": [], "session1_recalls": [], "fact_recall": None, "seconds": 0.1}
         >>> r["turns"]
         1
     """
@@ -148,6 +181,7 @@ class DemoResult(TypedDict):
     probe_results: list[ProbeResult]
     fused: list[FusedUpdate]
     session1_recalls: list[SessionRecall]
+    fact_recall: FactRecall | None
     seconds: float
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import sys
 import time
+from collections import Counter
 from typing import TYPE_CHECKING, TextIO
 
 from langchain_memoryos.cli.demo.results import _ACTIONS, DemoResult, probe_thread_id
@@ -19,6 +21,7 @@ from langchain_memoryos.cli.demo.sections import (
     _print_stm,
     _probe,
 )
+from langchain_memoryos.cli.demo.story import print_story
 from langchain_memoryos.cli.demo.text import _n, _Printer
 from langchain_memoryos.cli.demo_data import PROBES, SESSIONS, USER_ID
 from langchain_memoryos.memory import MemoryOS
@@ -49,9 +52,14 @@ def run_demo(
     memory: MemoryOS | None = None,
     model: BaseChatModel | None = None,
     color: bool = False,
+    verbose: bool = False,
 ) -> DemoResult:
-    """Ingest the built-in conversation offline and print every memory tier.
+    """Ingest the built-in conversation offline and show each memory tier doing its job.
 
+    By default one screen (under 60 lines): the live thread's STM, a
+    session-1 page recalled through its MTM segment, a fact AMU updated and
+    its recall, the probes — pages in the ranking's order with its scores.
+    ``verbose=True`` prints every tier in full instead (:data:`SECTION_TITLES`).
     The turns carry ``metadata={"source_id": "S<session>:<turn>"}`` and the
     same ``turn_id``, so running the demo twice on one memory stores nothing twice.
 
@@ -61,10 +69,12 @@ def run_demo(
         model: a chat model that also answers each probe question from the
             retrieved context (ingestion still uses ``memory``'s controller).
         color: ANSI colors for titles, hits, misses, fused updates and answers.
+        verbose: print the full dump (every section) instead of the one-screen story.
 
     Returns:
         The numbers behind the printout: turns, stats, promotions, probe hits,
-        the write-log action counts, the fused updates and the session-1 recalls.
+        the write-log action counts, the fused updates, the session-1 recalls
+        and the recall of the updated fact.
 
     Example:
         Run it silently and keep the numbers (``tests/unit_tests/test_demo.py``
@@ -77,6 +87,8 @@ def run_demo(
     started = time.perf_counter()
     memory = memory if memory is not None else MemoryOS()
     p = _Printer(out, color=color)
+    silent = _Printer(io.StringIO())
+    quiet = p if verbose else silent  # the full dump's sections print only with verbose
     p("langchain-memoryos demo: MemoryOS (STM -> MTM -> LPM) with AMU-controlled long-term writes")
     if model is None:
         p("offline: MiniLM embeddings + the deterministic HeuristicController; no model or network calls")
@@ -84,39 +96,55 @@ def run_demo(
         name = getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__
         p(f"ingestion offline (MiniLM + {type(memory.controller).__name__}); the probes are answered by {name}")
 
-    turns, added, promoted = _ingest(memory, p)
-    _print_stm(memory, p)
-    _print_segments(memory, p)
-    _print_persona(memory, p)
-    _print_facts(memory, p)
-    events = _print_log(memory, p)
-    fused = _print_fused(memory, p, _page_sources(memory))
+    turns, added, promoted = _ingest(memory, quiet)
+    stats = memory.stats(user_id=USER_ID)
+    if not verbose:
+        first, last = SESSIONS[0]["date"][:10], SESSIONS[-1]["date"][:10]
+        p(
+            f"user {USER_ID!r}: {turns} turns ({added} new) in {len(SESSIONS)} sessions ({first} .. {last}), "
+            f"one thread each"
+        )
+    events: Counter[str] = Counter(e.action for e in memory.write_log(user_id=USER_ID))
+    if verbose:
+        _print_stm(memory, p)
+        _print_segments(memory, p)
+        _print_persona(memory, p)
+        _print_facts(memory, p)
+        events = _print_log(memory, p)
+    fused = _print_fused(memory, quiet, _page_sources(memory))
 
-    p.section(
-        "RETRIEVAL PROBES",
-        f"questions about the first sessions, asked in a new thread {probe_thread_id()!r} after all sessions",
-    )
-    asked = [(probe, *_probe(memory, probe, p, model)) for probe in PROBES]
+    if verbose:
+        p.section(
+            "RETRIEVAL PROBES",
+            f"questions about the first sessions, asked in a new thread {probe_thread_id()!r} after all sessions",
+        )
+    asked = [(probe, *_probe(memory, probe, quiet, model)) for probe in PROBES]
     results = [r for _, r, _ in asked]
     hits = sum(r["hit"] for r in results)
-    recalls = _print_session1([(probe, ctx) for probe, _, ctx in asked], SESSIONS, p)
+    recalls = _print_session1([(probe, ctx) for probe, _, ctx in asked], SESSIONS, quiet)
+    fact_recall = print_story(memory, silent if verbose else p, asked, fused, events, promoted)
 
-    stats = memory.stats(USER_ID)
     seconds = time.perf_counter() - started
-    p.section("SUMMARY")
-    p(f"turns ingested: {turns} ({added} new) in {len(SESSIONS)} sessions; segment promotions: {promoted}")
+    if verbose:
+        p.section("SUMMARY")
+        p(f"turns ingested: {turns} ({added} new) in {len(SESSIONS)} sessions; segment promotions: {promoted}")
+    else:
+        p()
     p(
         f"memory: {_n(stats.stm_pages, 'STM page')}, {_n(stats.segments, 'segment')} holding "
         f"{_n(stats.mtm_pages, 'MTM page')}, {_n(stats.user_facts, 'user fact')}, "
         f"{_n(stats.agent_facts, 'agent trait')}, {_n(stats.llm_calls, 'LLM call')}"
     )
     p("AMU write log: " + ", ".join(f"{a} {events[a]}" for a in _ACTIONS))
-    for u in fused:
-        p(f"fused update: {' + '.join(map(repr, u['old']))} -> {u['fused']!r} [{' + '.join(u['sources'])}]")
-    p(f"probes answered from memory: {hits}/{len(results)}")
-    for r in recalls:
-        p(f"recalled from session 1: {r['question']} -> {r['source']}")
-    p(f"ran in {seconds:.1f} s")
+    if verbose:
+        for u in fused:
+            p(f"fused update: {' + '.join(map(repr, u['old']))} -> {u['fused']!r} [{' + '.join(u['sources'])}]")
+        p(f"probes answered from memory: {hits}/{len(results)}")
+        for r in recalls:
+            p(f"recalled from session 1: {r['question']} -> {r['source']}")
+        p(f"ran in {seconds:.1f} s")
+    else:
+        p(f"ran in {seconds:.1f} s; `memoryos demo --verbose` prints every tier in full")
     return DemoResult(
         turns=turns,
         added=added,
@@ -128,12 +156,13 @@ def run_demo(
         probe_results=results,
         fused=fused,
         session1_recalls=recalls,
+        fact_recall=fact_recall,
         seconds=seconds,
     )
 
 
-def main() -> int:
-    """Entry point of ``python -m langchain_memoryos.cli.demo``.
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m langchain_memoryos.cli.demo`` (``--verbose``: the full dump).
 
     Returns:
         The process exit code (0).
@@ -143,11 +172,12 @@ def main() -> int:
 
         >>> from unittest import mock
         >>> with mock.patch("langchain_memoryos.cli.demo.run.run_demo") as demo:
-        ...     main(), demo.call_count
-        (0, 1)
+        ...     main([]), demo.call_count, main(["--verbose"]), demo.call_args.kwargs
+        (0, 1, 0, {'verbose': True})
     """
     reconfigure = getattr(sys.stdout, "reconfigure", None)
     if callable(reconfigure):
         reconfigure(errors="replace")
-    run_demo()
+    args = sys.argv[1:] if argv is None else argv
+    run_demo(verbose="--verbose" in args or "-v" in args)
     return 0

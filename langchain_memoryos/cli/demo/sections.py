@@ -85,13 +85,13 @@ def _ingest(memory: MemoryOS, p: _Printer) -> tuple[int, int, int]:
 
 def _print_stm(memory: MemoryOS, p: _Printer) -> None:
     thread = session_thread_id(len(SESSIONS))
-    pages = memory.get_stm(USER_ID, thread)
+    pages = memory.get_stm(user_id=USER_ID, thread_id=thread)
     p.section("SHORT-TERM MEMORY (STM)", f"thread {thread!r} (the last session), oldest first")
     p.table(
         ["source", "time", "dialogue page"],
         [[_source(pg), pg.timestamp.strftime("%Y-%m-%d %H:%M"), _page_line(pg)] for pg in pages],
     )
-    total = memory.stats(USER_ID).stm_pages
+    total = memory.stats(user_id=USER_ID).stm_pages
     if total > len(pages):
         p(
             f"({_n(total - len(pages), 'more page')} wait in the STM of earlier threads: "
@@ -100,7 +100,7 @@ def _print_stm(memory: MemoryOS, p: _Printer) -> None:
 
 
 def _print_segments(memory: MemoryOS, p: _Printer) -> None:
-    segments = memory.list_segments(USER_ID)
+    segments = memory.list_segments(user_id=USER_ID)
     p.section(
         "MID-TERM MEMORY (MTM) SEGMENTS",
         f"hottest first; heat = N_visit + L_interaction + recency at the conversation clock.\n"
@@ -115,12 +115,12 @@ def _print_segments(memory: MemoryOS, p: _Printer) -> None:
     )
     p()
     for seg in segments:
-        sources = [_source(pg) for pg in memory.list_pages(USER_ID, seg.id)]
+        sources = [_source(pg) for pg in memory.list_pages(user_id=USER_ID, segment_id=seg.id)]
         p(f"  {_short(seg.id)} pages: {', '.join(sources)}")
 
 
 def _print_persona(memory: MemoryOS, p: _Printer) -> None:
-    persona = memory.get_persona(USER_ID)
+    persona = memory.get_persona(user_id=USER_ID)
     p.section("LONG-TERM PERSONA", "updated only when a hot segment is promoted")
     p("User profile:")
     if persona.user_profile:
@@ -142,15 +142,15 @@ def _print_facts(memory: MemoryOS, p: _Printer) -> None:
     p.section("USER FACTS AND AGENT TRAITS", "the long-term records that passed the AMU write path")
     # in the order the write log recorded them (fact ids are random, so ties in
     # creation time would otherwise print in a different order on every run)
-    written = {e.record.id: i for i, e in enumerate(memory.write_log(USER_ID)) if e.record.id}
-    facts = sorted(memory.list_facts(USER_ID, "user"), key=lambda f: (written.get(f.id, -1), f.summary))
+    written = {e.record.id: i for i, e in enumerate(memory.write_log(user_id=USER_ID)) if e.record.id}
+    facts = sorted(memory.list_facts(user_id=USER_ID, kind="user"), key=lambda f: (written.get(f.id, -1), f.summary))
     p(f"User facts ({len(facts)}):")
     p.table(
         ["aspect", "updated", "summary"],
         [[f.aspect, f.updated_at.strftime("%Y-%m-%d"), f.summary] for f in facts],
         indent="  ",
     )
-    traits = memory.list_facts(USER_ID, "agent")
+    traits = memory.list_facts(user_id=USER_ID, kind="agent")
     p(f"Agent traits ({len(traits)}):")
     if traits:
         p.table(["updated", "summary"], [[f.updated_at.strftime("%Y-%m-%d"), f.summary] for f in traits], indent="  ")
@@ -159,7 +159,7 @@ def _print_facts(memory: MemoryOS, p: _Printer) -> None:
 
 
 def _print_log(memory: MemoryOS, p: _Printer) -> Counter[str]:
-    log = memory.write_log(USER_ID)
+    log = memory.write_log(user_id=USER_ID)
     counts: Counter[str] = Counter(e.action for e in log)
     p.section(
         "AMU WRITE LOG",
@@ -177,15 +177,15 @@ def _print_log(memory: MemoryOS, p: _Printer) -> Counter[str]:
 
 def _page_sources(memory: MemoryOS) -> dict[str, str]:
     """Page id → demo source id (``S<session>:<turn>``) for every MTM and STM page of the demo user."""
-    pages = memory.list_pages(USER_ID)
+    pages = memory.list_pages(user_id=USER_ID)
     for number in range(1, len(SESSIONS) + 1):
-        pages += memory.get_stm(USER_ID, session_thread_id(number))
+        pages += memory.get_stm(user_id=USER_ID, thread_id=session_thread_id(number))
     return {pg.id: _source(pg) for pg in pages}
 
 
 def _print_fused(memory: MemoryOS, p: _Printer, sources: dict[str, str]) -> list[FusedUpdate]:
-    updates = fused_updates(memory.write_log(USER_ID), sources)
-    pages = {src: pg for pg in memory.list_pages(USER_ID) for src in pg.source_ids()}
+    updates = fused_updates(memory.write_log(user_id=USER_ID), sources)
+    pages = {src: pg for pg in memory.list_pages(user_id=USER_ID) for src in pg.source_ids()}
     p.section(
         "FUSED UPDATES",
         "an 'updated' event fuses the old record and the new fact into one current record: the new state,\n"

@@ -1,0 +1,120 @@
+"""Turn packing: the word budget filled turn by turn, the named speaker's turns first (issue 20)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from langchain_memoryos import MemoryOS, MemoryOSConfig
+from langchain_memoryos.retrieval.recall import context_words
+from langchain_memoryos.retrieval.turns import named_speaker, one_side, pack_turns, side_speaker, side_words
+from langchain_memoryos.schema import DialoguePage, ScoredPage
+
+T0 = dt.datetime(2024, 3, 1, 9, tzinfo=dt.UTC)
+
+
+def _page(pid: str, user: str, agent: str, day: int = 0, ids: tuple[str, ...] = ()) -> DialoguePage:
+    meta = {"source_id": list(ids)} if ids else {}
+    return DialoguePage(
+        id=pid, user_input=user, agent_response=agent, timestamp=T0 + dt.timedelta(days=day), metadata=meta
+    )
+
+
+def test_a_side_copy_shows_one_turn_and_credits_only_its_source() -> None:
+    page = _page("p", "Ana: I paint.", "Bo: Cool!", ids=("D1:1", "D1:2"))
+    user, agent = one_side(page, "user"), one_side(page, "agent")
+    assert (user.lines(), user.source_ids()) == (["User: Ana: I paint."], ["D1:1"])
+    assert (agent.lines(), agent.source_ids()) == (["Assistant: Bo: Cool!"], ["D1:2"])
+    assert page.source_ids() == ["D1:1", "D1:2"] and page.agent_response == "Bo: Cool!"  # the stored page is intact
+    # one id for two sides (or a lone side): nothing to trim
+    assert one_side(_page("q", "a", "b", ids=("D1:3",)), "agent").source_ids() == ["D1:3"]
+
+
+def test_speakers_come_from_the_name_prefix_or_the_name_metadata() -> None:
+    page = DialoguePage(id="p", user_input="I run.", agent_response="Bo: nice", metadata={"user_name": "Ana"})
+    assert (side_speaker(page, "user"), side_speaker(page, "agent")) == ("Ana", "Bo")
+    assert named_speaker("What does Ana run?", [page]) == "Ana"
+    assert named_speaker("Did Ana and Bo meet?", [page]) is None  # two named: no preference
+    assert named_speaker("What does Anabel like?", [page]) is None  # whole words only
+
+
+def test_the_named_speakers_turns_fill_the_budget_first() -> None:
+    ranked = [
+        ScoredPage(
+            _page(f"p{i}", f"Bo: filler words number {i} here.", f"Ana: I tried hobby {i} today.", day=i), 1 - i / 100
+        )
+        for i in range(6)
+    ]
+    room = 6 * (side_words(ranked[0].page, "agent") + 1)  # Ana's six turns and their date lines, no more
+    got = pack_turns(ranked, query="What hobbies has Ana tried?", room=room, max_units=40, speaker_weight=0.2)
+    assert [(h.page.id, h.side) for h in got] == [(f"p{i}", "agent") for i in range(6)]
+    assert all("Ana:" in h.page.agent_response and not h.page.user_input for h in got)
+    # no speaker named: pages in rank order, whole while they fit
+    plain = pack_turns(ranked, query="What hobbies were tried?", room=room, max_units=40, speaker_weight=0.2)
+    assert [h.side for h in plain[:3]] == [None, None, None]
+    assert [h.page.id for h in plain] == sorted(h.page.id for h in plain)
+    # speaker_weight 0: the named speaker gets no preference
+    flat = pack_turns(ranked, query="What hobbies has Ana tried?", room=room, max_units=40, speaker_weight=0.0)
+    assert [(h.page.id, h.side) for h in flat] == [(h.page.id, h.side) for h in plain]
+
+
+def test_a_refill_keeps_the_turns_already_chosen() -> None:
+    ranked = [ScoredPage(_page(f"p{i}", f"Bo: words {i}.", f"Ana: hobby {i}.", day=0), 1 - i / 100) for i in range(4)]
+    # a side costs 4 words ("Assistant: Ana: hobby N."), the day's date line 1
+    first = pack_turns(ranked, query="Ana's hobbies?", room=9, max_units=40, speaker_weight=0.2)
+    assert [(h.page.id, h.side) for h in first] == [("p0", "agent"), ("p1", "agent")]
+    more = pack_turns(ranked, query="Ana's hobbies?", room=17, max_units=40, speaker_weight=0.2, keep=first)
+    assert [(h.page.id, h.side) for h in more][:2] == [("p0", "agent"), ("p1", "agent")]
+    assert len(more) == 4 and all(h.side == "agent" for h in more)
+
+
+def _conversation(memory: MemoryOS) -> None:
+    hobbies = ["pottery", "camping", "painting", "swimming", "the violin", "hiking", "chess", "baking"]
+    for i, hobby in enumerate(hobbies):
+        memory.add_turn(
+            f"Bo: I spent the whole weekend fixing my old car engine again, number {i}, which took many hours.",
+            f"Ana: This month I took up {hobby} with my kids.",
+            user_id="u",
+            thread_id="t",
+            timestamp=T0 + dt.timedelta(days=i),
+            metadata={"source_id": [f"D{i}:1", f"D{i}:2"]},
+        )
+    for i in range(8):
+        memory.add_turn(
+            "Bo: ok", "Ana: ok", user_id="u", thread_id="t", timestamp=T0 + dt.timedelta(days=20, minutes=i)
+        )
+
+
+def test_retrieve_shows_more_of_the_named_speakers_evidence_within_the_budget() -> None:
+    budget = 160
+    turns = MemoryOS(config=MemoryOSConfig(context_words=budget))
+    pages = MemoryOS(config=MemoryOSConfig(context_words=budget, page_units="pages"))
+    for memory in (turns, pages):
+        _conversation(memory)
+    question = "What activities has Ana taken up with her kids?"
+    by_turn = turns.retrieve(question, user_id="u", thread_id="q")
+    by_page = pages.retrieve(question, user_id="u", thread_id="q")
+    ana_ids = {f"D{i}:2" for i in range(8)}
+    assert len(set(by_turn.source_ids()) & ana_ids) > len(set(by_page.source_ids()) & ana_ids)
+    assert context_words(by_turn.to_prompt()) <= budget and context_words(by_page.to_prompt()) <= budget
+    halves = [h for h in by_turn.pages if h.side is not None]
+    assert halves and all(h.side == "agent" and not h.page.user_input for h in halves)
+    assert all(h.side is None for h in by_page.pages)
+    # the stored pages keep both sides
+    assert all(p.user_input and p.agent_response for p in turns.list_pages(user_id="u"))
+
+
+def test_without_a_budget_whole_pages_are_shown() -> None:
+    memory = MemoryOS(config=MemoryOSConfig(context_words=None, top_pages=4))
+    _conversation(memory)
+    ctx = memory.retrieve("What activities has Ana taken up?", user_id="u", thread_id="q")
+    assert len(ctx.pages) == 4 and all(h.side is None for h in ctx.pages)
+
+
+def test_page_units_is_validated() -> None:
+    with pytest.raises(ValueError, match="page_units must be one of"):
+        MemoryOSConfig(page_units="sentences")
+    with pytest.raises(ValueError, match="speaker_weight"):
+        MemoryOSConfig(speaker_weight=-1.0)
+    assert MemoryOSConfig.paper().page_units == "pages"
