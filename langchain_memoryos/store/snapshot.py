@@ -284,7 +284,9 @@ def decode_snapshot(value: Any, like: UserState) -> UserState | None:
         header, arrays = _unpack(body)
         if header["dimension"] != like.dimension:
             return None
-        state = UserState(user_id=like.user_id, label=like.label, dimension=like.dimension, shared=like.shared)
+        state = UserState(
+            user_id=like.user_id, label=like.label, dimension=like.dimension, shared=like.shared, root=like.root
+        )
         state.version = value.get("version")
         state.meta = dict(header["meta"])
         if header["persona"] is not None:

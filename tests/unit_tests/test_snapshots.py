@@ -63,7 +63,9 @@ def loaded(memory: MemoryOS) -> UserState:
 
 def rebuilt(memory: MemoryOS) -> UserState:
     """The user's state rebuilt from its records, as ``memory``'s store holds them (no lock: the caller's)."""
-    reference = MemoryOS(memory.store, config=CONFIG)
+    reference = MemoryOS(
+        memory.store, config=CONFIG, namespace_prefix=memory.namespace_prefix, agent_id=memory.agent_id
+    )
     reference.repository.shared = True
     reference.repository.snapshots = False
     return run_sync(reference.repository.load(USER), reference._services)
@@ -396,3 +398,22 @@ def test_restored_chain_windows_score_and_change_as_the_built_ones() -> None:
         chain.remove(["p10", "p11", "p30"])
         chain.add(extra, vectors[0])
     same()
+
+
+def test_a_scoped_memory_keeps_its_snapshot_and_journal_in_its_scope(sqlite_target: str) -> None:
+    def scoped() -> MemoryOS:
+        return MemoryOS.from_sqlite(sqlite_target, config=CONFIG, agent_id="coach")
+
+    with scoped() as writer:
+        build(writer, 12)
+        root = writer.repository.namespace(USER)
+        assert root[:3] == ("memoryos", "%agent", "coach")
+        assert writer.store.get((*root, SNAPSHOT), "state") is not None
+        assert len(writer.store.search((*root, JOURNAL), limit=100)) == 11
+    with scoped() as memory:
+        state = assert_as_rebuilt(memory)
+        assert isinstance(state.pages, LazyRecords) and state.root == memory.repository.root
+        build(memory, 2, start=12)  # writes land in the scope
+        assert len(memory.list_pages(user_id=USER)) == 7
+    with MemoryOS.from_sqlite(sqlite_target, config=CONFIG) as unscoped:
+        assert unscoped.stats(user_id=USER).mtm_pages == 0  # nothing leaked out of the scope
