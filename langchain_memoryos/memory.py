@@ -139,7 +139,11 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         self._write_mode_args = (write_mode, background_workers)
         self._agents: dict[str, MemoryOS] = {}
         self.repository = MemoryRepository(
-            _dimension(self.embeddings), locks=process_locks, embed_chars=self.config.max_embedding_chars, root=root
+            _dimension(self.embeddings),
+            locks=process_locks,
+            embed_chars=self.config.max_embedding_chars,
+            root=root,
+            chain_gap_seconds=self.config.chain_gap_seconds,
         )
         #: judgements made under the user's lock are never model calls: the controller itself when it is local
         #: (the offline default), else its fallback

@@ -39,8 +39,8 @@ def check(runtime: Runtime, user_id: Any, *, repair: bool) -> Locked[list[str]]:
     repository, config = runtime.repository, runtime.config
 
     def step() -> Step[list[str]]:
-        repository.invalidate(user)  # judge what the store holds, not this process's cache
-        state = yield from repository.load(user)
+        # judge what the store holds: its records, not this process's cache nor the user's index snapshot
+        state = yield from repository.load(user, from_records=True)
         if not repair:
             return check_state(state, config)
         fixes = repair_state(state, config)
@@ -94,6 +94,7 @@ def export_user(runtime: Runtime, user_id: Any) -> Locked[dict[str, Any]]:
         rows = [
             {"namespace": [decode_label(x) for x in it.namespace[depth:]], "key": it.key, "value": it.value}
             for it in sorted(items, key=lambda it: (it.namespace, it.key))
+            if it.namespace[depth : depth + 1] not in (("snapshot",), ("journal",))  # derived: never exported
         ]
         return {"format": EXPORT_FORMAT, "user_id": user, "items": rows}
 
@@ -129,9 +130,12 @@ def import_user(runtime: Runtime, data: Mapping[str, Any], user_id: str | None) 
                 index=False,
             )
             for row, value in rows
-            if list(row["namespace"]) != ["deleting"]  # never a tombstone (an export has none)
+            # never a tombstone (an export has none), nor an index snapshot or journal (derived, rebuilt)
+            if list(row["namespace"])[:1] not in (["deleting"], ["snapshot"], ["journal"])
         )
-        yield StoreBatch(ops)
+        # the user's index snapshot no longer holds what is stored: the next load rebuilds it from the records
+        drop = PutOp(repository.namespace(user, "snapshot"), "state", None)
+        yield StoreBatch((*ops, drop))
         repository.invalidate(user)
         return len(ops)
 

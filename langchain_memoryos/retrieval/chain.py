@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import bisect
 import datetime as _dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from langchain_memoryos.retrieval.lexical import LexicalIndex, page_tokens, rrf_scores
+from langchain_memoryos.retrieval.lexical import Bags, LexicalIndex, page_tokens, rrf_scores
 from langchain_memoryos.schema import DialoguePage
 from langchain_memoryos.store.vector_index import Vector, VectorIndex
 
@@ -61,12 +62,12 @@ def chain_order(page: DialoguePage) -> _OrderKey:
     return (int(seq) if isinstance(seq, int) and not isinstance(seq, bool) else -1, page.timestamp.isoformat(), page.id)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Node:
     thread_id: str
     order: _OrderKey
     timestamp: _dt.datetime
-    tokens: list[str]
+    tokens: list[str] | None  # None: restored, the words are in the chain's bags
     vector: Vector
 
 
@@ -103,12 +104,115 @@ class ChainWindows:
         self._vectors = {size: VectorIndex(dimension) for size in WINDOW_SIZES}
         self._lexicons = {size: LexicalIndex() for size in WINDOW_SIZES}
         self._members: dict[int, dict[str, tuple[str, ...]]] = {size: {} for size in WINDOW_SIZES}
+        self._bags: Bags | None = None
+        self._bag_rows: dict[str, int] = {}
+
+    def snapshot(self) -> dict[str, Any]:
+        """The chain as JSON data for :meth:`restore` (its pages' words and vectors are saved elsewhere).
+
+        Example:
+            >>> import numpy as np
+            >>> w = ChainWindows(2, gap_seconds=60)
+            >>> for i in "ab":
+            ...     w.add(DialoguePage(id=i, user_input="x", agent_response=""), np.ones(2, dtype=np.float32))
+            >>> w.snapshot()["windows"]  # the last page of each window
+            {'2': ['b'], '3': []}
+        """
+        return {
+            "gap_seconds": self.gap_seconds,
+            "nodes": [[pid, n.thread_id, *n.order[:2]] for pid, n in self._nodes.items()],
+            # a window is the run of pages of its thread that ends at its last page: the last page says it all
+            "windows": {str(size): list(self._members[size]) for size in WINDOW_SIZES},
+        }
+
+    @classmethod
+    def restore(cls, data: Mapping[str, Any], vectors: Vector, rows: Mapping[str, int], bags: Bags) -> ChainWindows:
+        """The chain saved by :meth:`snapshot`, given its pages' vectors and words.
+
+        The windows' vectors and BM25 indices are computed in bulk, as
+        :meth:`build` would compute them one by one.
+
+        Args:
+            data: what :meth:`snapshot` returned.
+            vectors: a matrix holding every page's vector.
+            rows: each page's row in ``vectors``.
+            bags: every page's words, one row per page (keyed by page id).
+
+        Raises:
+            KeyError: a page of the chain without a vector or a bag.
+
+        Example:
+            >>> import numpy as np
+            >>> from langchain_memoryos.retrieval.lexical import tokenize
+            >>> w = ChainWindows(2, gap_seconds=60); ix = LexicalIndex()
+            >>> for i, text in (("a", "Where to?"), ("b", "Oslo, for the fjords")):
+            ...     page = DialoguePage(id=i, user_input=text, agent_response="")
+            ...     w.add(page, np.ones(2, dtype=np.float32)); ix.add(i, page_tokens(page))
+            >>> twin = ChainWindows.restore(w.snapshot(), np.ones((2, 2), np.float32), {"a": 0, "b": 1}, ix.bags())
+            >>> q = (np.ones(2, dtype=np.float32), tokenize("fjords"))
+            >>> twin.scores(*q, depth=5, k=10) == w.scores(*q, depth=5, k=10)
+            True
+        """
+        dimension = int(vectors.shape[1])
+        chain = cls(dimension, gap_seconds=float(data["gap_seconds"]))
+        bag_rows = dict(zip(bags.keys, range(len(bags.keys)), strict=True))
+        chain._bags, chain._bag_rows = bags, bag_rows
+        parse = _dt.datetime.fromisoformat
+        nodes, threads = chain._nodes, chain._order
+        for pid, thread, seq, iso in data["nodes"]:
+            order = (seq, iso, pid)
+            nodes[pid] = _Node(thread, order, parse(iso), None, vectors[rows[pid]])
+            threads.setdefault(thread, []).append((order, pid))
+        if not nodes.keys() <= bag_rows.keys():
+            raise KeyError("a page of the chain has no bag of words")
+        where: dict[str, tuple[list[str], int]] = {}
+        for chain_of_thread in threads.values():
+            chain_of_thread.sort()
+            ids = [pid for _, pid in chain_of_thread]
+            where.update((pid, (ids, at)) for at, pid in enumerate(ids))
+        for size in WINDOW_SIZES:
+            windows: dict[str, tuple[str, ...]] = {}
+            for last in data["windows"][str(size)]:
+                ids, at = where[last]
+                if at < size - 1:
+                    raise KeyError(f"window of {size} pages ending at {last}: not in its thread's chain")
+                windows[last] = tuple(ids[at - size + 1 : at + 1])
+            if not windows:
+                continue
+            keys = list(windows)
+            chain._members[size] = windows
+            members = [pid for key in keys for pid in windows[key]]
+            cols = np.fromiter((rows[pid] for pid in members), dtype=np.int64, count=len(members)).reshape(-1, size)
+            summed = vectors[cols[:, 0]].copy()
+            for col in range(1, size):
+                summed += vectors[cols[:, col]]
+            summed = (summed / np.maximum(np.linalg.norm(summed, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+            chain._vectors[size].add_many(keys, summed)
+            words = np.fromiter((bag_rows[pid] for pid in members), dtype=np.int64, count=len(members))
+            chain._lexicons[size] = LexicalIndex.restore(bags.merged(keys, words.reshape(len(keys), size)))
+        return chain
+
+    def _tokens(self, pid: str) -> list[str]:
+        node = self._nodes[pid]
+        if node.tokens is None:
+            assert self._bags is not None
+            node.tokens = list(self._bags.counts(self._bag_rows[pid]).elements())
+        return node.tokens
 
     def __len__(self) -> int:
         return sum(len(m) for m in self._members.values())
 
     def __contains__(self, page_id: object) -> bool:
         return page_id in self._nodes
+
+    def page_ids(self) -> list[str]:
+        """The pages of the chain.
+
+        Example:
+            >>> ChainWindows(2, gap_seconds=60).page_ids()
+            []
+        """
+        return list(self._nodes)
 
     def members(self, size: int, last_page_id: str) -> tuple[str, ...] | None:
         """The pages of the ``size``-page window that ends at ``last_page_id`` (``None``: no such window).
@@ -144,8 +248,8 @@ class ChainWindows:
             chain.sort()
             self._refresh(thread, range(len(chain)))
 
-    def add(self, page: DialoguePage, vector: Vector) -> None:
-        """Add a page to its thread's chain (nothing if it is already there).
+    def add(self, page: DialoguePage, vector: Vector, tokens: list[str] | None = None) -> None:
+        """Add a page to its thread's chain (nothing if it is already there); ``tokens``: its :func:`page_tokens`.
 
         Example:
             >>> import numpy as np
@@ -157,7 +261,7 @@ class ChainWindows:
         """
         if page.id in self._nodes:
             return
-        node = self._node(page, vector)
+        node = self._node(page, vector, tokens)
         self._nodes[page.id] = node
         chain = self._order.setdefault(node.thread_id, [])
         at = bisect.bisect(chain, (node.order, page.id))
@@ -202,8 +306,9 @@ class ChainWindows:
         for pid in gone:
             del self._nodes[pid]
 
-    def _node(self, page: DialoguePage, vector: Vector) -> _Node:
-        return _Node(page.thread_id, chain_order(page), page.timestamp, page_tokens(page), np.asarray(vector))
+    def _node(self, page: DialoguePage, vector: Vector, tokens: list[str] | None = None) -> _Node:
+        words = page_tokens(page) if tokens is None else tokens
+        return _Node(page.thread_id, chain_order(page), page.timestamp, words, np.asarray(vector))
 
     def _refresh(self, thread: str, ends: Sequence[int]) -> None:
         """Recompute the windows that end at the chain positions ``ends`` of one thread."""
@@ -241,7 +346,7 @@ class ChainWindows:
         for key in keys:
             members = windows[key]
             self._members[size][key] = members
-            self._lexicons[size].add(key, [t for pid in members for t in self._nodes[pid].tokens])
+            self._lexicons[size].add(key, [t for pid in members for t in self._tokens(pid)])
 
     def _drop(self, size: int, keys: list[str]) -> None:
         if not keys:

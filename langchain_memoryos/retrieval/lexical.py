@@ -17,6 +17,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -25,11 +26,81 @@ import numpy as np
 if TYPE_CHECKING:
     from langchain_memoryos.schema import DialoguePage
 
-__all__ = ["STOPWORDS", "LexicalIndex", "page_tokens", "rrf", "rrf_scores", "tokenize"]
+__all__ = ["STOPWORDS", "Bags", "LexicalIndex", "page_tokens", "rrf", "rrf_scores", "tokenize"]
 
 _IntArray = np.ndarray[Any, np.dtype[np.int64]]
 _FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
+
+
+@dataclass
+class Bags:
+    """Documents as bags of words in compressed rows: ``terms[ids[ptr[d]:ptr[d+1]]]`` with counts ``tfs[...]``.
+
+    The compact form in which a :class:`LexicalIndex` is saved and restored
+    (a user's index snapshot), without one Python object per term.
+
+    Attributes:
+        keys: the documents' keys, in row order.
+        terms: the vocabulary.
+        ptr: row offsets (``len(keys) + 1``).
+        ids: term ids of each row (each at most once per row).
+        tfs: their counts.
+
+    Example:
+        >>> ix = LexicalIndex(); ix.add("a", ["x", "y", "x"])
+        >>> bags = ix.bags(); bags.keys, [bags.terms[i] for i in bags.ids], bags.tfs.tolist()
+        (['a'], ['x', 'y'], [2, 1])
+    """
+
+    keys: list[str]
+    terms: list[str]
+    ptr: _IntArray
+    ids: _IntArray
+    tfs: _IntArray
+
+    def counts(self, row: int) -> Counter[str]:
+        """The bag of one row.
+
+        Example:
+            >>> ix = LexicalIndex(); ix.add("a", ["x", "x"]); ix.bags().counts(0)
+            Counter({'x': 2})
+        """
+        a, b = int(self.ptr[row]), int(self.ptr[row + 1])
+        return Counter(dict(zip([self.terms[i] for i in self.ids[a:b].tolist()], self.tfs[a:b].tolist(), strict=True)))
+
+    def merged(self, keys: Sequence[str], rows: _IntArray) -> Bags:
+        """New bags, one per key: the sum of the bags of one row of ``rows`` (a chain window from its pages).
+
+        Args:
+            keys: the new documents' keys.
+            rows: a ``(len(keys), members)`` array of row numbers of these bags.
+
+        Example:
+            >>> ix = LexicalIndex(); ix.add("a", ["x"]); ix.add("b", ["x", "y"])
+            >>> w = ix.bags().merged(["w"], np.array([[0, 1]])); w.counts(0) == Counter({"x": 2, "y": 1})
+            True
+        """
+        rows = np.asarray(rows, dtype=np.int64).reshape(len(keys), -1)
+        src = rows.ravel()
+        owner = np.repeat(np.arange(len(keys), dtype=np.int64), rows.shape[1])
+        counts = np.diff(self.ptr)[src]
+        starts = self.ptr[src]
+        total = int(counts.sum())
+        # the positions of every member's entries, gathered in one pass
+        offsets = np.repeat(starts - (np.cumsum(counts) - counts), counts) + np.arange(total)
+        which = np.repeat(owner, counts)
+        ids, tfs = self.ids[offsets], self.tfs[offsets]
+        order = np.argsort(which * max(len(self.terms), 1) + ids, kind="stable")
+        which, ids, tfs = which[order], ids[order], tfs[order]
+        first = np.ones(total, dtype=bool)
+        first[1:] = (which[1:] != which[:-1]) | (ids[1:] != ids[:-1])
+        starts_u = np.flatnonzero(first)
+        sums = np.add.reduceat(tfs, starts_u) if total else tfs
+        per_row = np.bincount(which[starts_u], minlength=len(keys))
+        ptr = np.concatenate(([0], np.cumsum(per_row))).astype(np.int64)
+        return Bags(list(keys), self.terms, ptr, ids[starts_u].astype(np.int64), sums.astype(np.int64))
+
 
 #: English function words left out of lexical matching.
 STOPWORDS: frozenset[str] = frozenset(
@@ -98,7 +169,7 @@ class LexicalIndex:
         self._slot: dict[str, int] = {}
         self._keys: list[str | None] = []
         self._lengths: list[int] = []
-        self._terms: list[Counter[str]] = []
+        self._terms: list[Counter[str] | None] = []
         self._postings: dict[str, list[tuple[int, int]]] = {}
         self._arrays: dict[str, tuple[_IntArray, _FloatArray]] = {}
         self._lengths_array: _FloatArray = np.zeros(0, dtype=np.float64)
@@ -106,6 +177,90 @@ class LexicalIndex:
         self._df: Counter[str] = Counter()
         self._total_length = 0
         self._dead = 0
+        # documents restored in bulk (:meth:`restore`): their postings as arrays, by term id
+        self._base: Bags | None = None
+        self._base_vocab: dict[str, int] = {}
+        self._base_ptr: _IntArray = np.zeros(1, dtype=np.int64)
+        self._base_slots: _IntArray = np.zeros(0, dtype=np.int64)
+        self._base_tfs: _FloatArray = np.zeros(0, dtype=np.float64)
+        self._base_df: _IntArray = np.zeros(0, dtype=np.int64)
+
+    @classmethod
+    def restore(cls, bags: Bags, k1: float = 1.5, b: float = 0.75) -> LexicalIndex:
+        """An index of the documents in ``bags``, built in bulk (no Python object per posting).
+
+        Searches, additions and removals then behave as on an index built
+        document by document (a test compares them).
+
+        Example:
+            >>> ix = LexicalIndex(); ix.add("p1", tokenize("pottery class")); ix.add("p2", tokenize("camping"))
+            >>> twin = LexicalIndex.restore(ix.bags())
+            >>> twin.search(tokenize("pottery"), 3) == ix.search(tokenize("pottery"), 3)
+            True
+        """
+        ix = cls(k1, b)
+        n = len(bags.keys)
+        ix._base = bags
+        ix._slot = dict(zip(bags.keys, range(n), strict=True))
+        ix._keys = list(bags.keys)
+        rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(bags.ptr))
+        lengths = np.bincount(rows, weights=bags.tfs, minlength=n).astype(np.int64)
+        ix._lengths = lengths.tolist()
+        ix._terms = [None] * n  # held by the bags
+        ix._total_length = int(lengths.sum())
+        size = max(64, 1 << max(n - 1, 0).bit_length())
+        ix._alive = np.zeros(size, dtype=bool)
+        ix._alive[:n] = True
+        ix._lengths_array = np.zeros(size, dtype=np.float64)
+        ix._lengths_array[:n] = lengths
+        ix._base_vocab = dict(zip(bags.terms, range(len(bags.terms)), strict=True))
+        order = np.argsort(bags.ids, kind="stable")
+        ix._base_slots = rows[order]
+        ix._base_tfs = bags.tfs[order].astype(np.float64)
+        ix._base_df = np.bincount(bags.ids, minlength=len(bags.terms)).astype(np.int64)
+        ix._base_ptr = np.concatenate(([0], np.cumsum(ix._base_df))).astype(np.int64)
+        return ix
+
+    def bags(self) -> Bags:
+        """The live documents as :class:`Bags` (what :meth:`restore` takes), in insertion order.
+
+        Example:
+            >>> ix = LexicalIndex(); ix.add("a", ["x"]); ix.add("b", ["y"]); ix.remove(["a"]); ix.bags().keys
+            ['b']
+        """
+        vocab: dict[str, int] = {}
+        keys: list[str] = []
+        ptr = [0]
+        ids: list[int] = []
+        tfs: list[int] = []
+        for slot, key in enumerate(self._keys):
+            if key is None:
+                continue
+            counts = self._counts(slot)
+            keys.append(key)
+            for term, tf in counts.items():
+                ids.append(vocab.setdefault(term, len(vocab)))
+                tfs.append(tf)
+            ptr.append(len(ids))
+        return Bags(
+            keys,
+            list(vocab),
+            np.asarray(ptr, dtype=np.int64),
+            np.asarray(ids, dtype=np.int64),
+            np.asarray(tfs, dtype=np.int64),
+        )
+
+    def _counts(self, slot: int) -> Counter[str]:
+        """The bag of words of the document in ``slot``."""
+        counts = self._terms[slot]
+        if counts is None:
+            assert self._base is not None
+            return self._base.counts(slot)
+        return counts
+
+    def _doc_freq(self, term: str) -> int:
+        tid = self._base_vocab.get(term)
+        return self._df.get(term, 0) + (int(self._base_df[tid]) if tid is not None else 0)
 
     def __len__(self) -> int:
         return len(self._slot)
@@ -153,10 +308,15 @@ class LexicalIndex:
             slot = self._slot.pop(key, None)
             if slot is None:
                 continue
-            for term in self._terms[slot]:
-                self._df[term] -= 1
-                if self._df[term] <= 0:
-                    del self._df[term]
+            if self._terms[slot] is None:  # a restored document: its counts are in the base arrays
+                assert self._base is not None
+                a, b = int(self._base.ptr[slot]), int(self._base.ptr[slot + 1])
+                self._base_df[self._base.ids[a:b]] -= 1
+            else:
+                for term in self._terms[slot]:  # type: ignore[union-attr]
+                    self._df[term] -= 1
+                    if self._df[term] <= 0:
+                        del self._df[term]
             self._total_length -= self._lengths[slot]
             self._keys[slot] = None
             self._terms[slot] = Counter()
@@ -168,7 +328,7 @@ class LexicalIndex:
             self._compact()
 
     def _compact(self) -> None:
-        live = [(key, self._terms[slot], self._lengths[slot]) for key, slot in self._slot.items()]
+        live = [(key, self._counts(slot), self._lengths[slot]) for key, slot in self._slot.items()]
         self.__init__(self.k1, self.b)  # type: ignore[misc]
         for key, counts, _ in live:
             self.add(key, list(counts.elements()))
@@ -194,7 +354,7 @@ class LexicalIndex:
         lengths = self._lengths_array[:size]
         avg = self._total_length / n if self._total_length else 1.0
         for term in dict.fromkeys(query):
-            df = self._df.get(term, 0)
+            df = self._doc_freq(term)
             if df == 0:
                 continue
             idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
@@ -219,8 +379,15 @@ class LexicalIndex:
         """A term's postings as (slots, term frequencies) arrays, cached until the term gets a new document."""
         cached = self._arrays.get(term)
         if cached is None:
-            pairs = np.asarray(self._postings[term], dtype=np.int64).reshape(-1, 2)
+            pairs = np.asarray(self._postings.get(term, []), dtype=np.int64).reshape(-1, 2)
             cached = (pairs[:, 0], pairs[:, 1].astype(np.float64))
+            tid = self._base_vocab.get(term)
+            if tid is not None:
+                a, b = int(self._base_ptr[tid]), int(self._base_ptr[tid + 1])
+                cached = (
+                    np.concatenate((self._base_slots[a:b], cached[0])),
+                    np.concatenate((self._base_tfs[a:b], cached[1])),
+                )
             self._arrays[term] = cached
         return cached
 

@@ -1,8 +1,9 @@
-"""The derived index cache of one user: FAISS indices and BM25, rebuilt from the records, never stored.
+"""The derived index cache of one user: FAISS indices, BM25 and the chain windows, derived from the records.
 
 The records (:class:`~langchain_memoryos.store.state.UserState`) are the truth;
 these indices are what retrieval and the write stages search, kept in step by
-the state's mutations and rebuilt when a user is loaded.
+the state's mutations, and built when a user is loaded: from the records, or
+restored from the user's index snapshot (:mod:`~langchain_memoryos.store.snapshot`).
 """
 
 from __future__ import annotations
@@ -88,6 +89,35 @@ class DerivedIndices:
             self._chain.build(every_page())
         return self._chain
 
+    def restore(self, lexicon: LexicalIndex) -> None:
+        """Use a restored BM25 index (from a snapshot) as the lexicon.
+
+        Example:
+            >>> ix = DerivedIndices(2); ix.restore(LexicalIndex())
+            >>> ix.lexicon([DialoguePage(id="p", user_input="x", agent_response="")]).bags().keys  # the restored one
+            []
+        """
+        self._lexicon = lexicon
+
+    def restore_chain(self, chain: ChainWindows) -> None:
+        """Use restored chain windows (from a snapshot); asked with another gap, they are built again.
+
+        Example:
+            >>> ix = DerivedIndices(2); ix.restore_chain(ChainWindows(2, gap_seconds=60))
+            >>> ix.built_chain().gap_seconds
+            60.0
+        """
+        self._chain = chain
+
+    def built_chain(self) -> ChainWindows | None:
+        """The chain windows if they are built (``None`` otherwise; nothing is built).
+
+        Example:
+            >>> DerivedIndices(2).built_chain() is None
+            True
+        """
+        return self._chain
+
     def page_words(self, page: DialoguePage) -> int:
         """:func:`~langchain_memoryos.schema.page_words` of a page, remembered by page id (a page's text never changes).
 
@@ -108,10 +138,13 @@ class DerivedIndices:
     def page_added(self, page: DialoguePage, vector: Vector) -> None:
         """Keep BM25 and the chain windows in step with a page added (nothing while they are not built)."""
         self._words.pop(page.id, None)
+        if self._lexicon is None and self._chain is None:
+            return
+        tokens = page_tokens(page)  # once for both
         if self._lexicon is not None:
-            self._lexicon.add(page.id, page_tokens(page))
+            self._lexicon.add(page.id, tokens)
         if self._chain is not None:
-            self._chain.add(page, vector)
+            self._chain.add(page, vector, tokens)
 
     def pages_removed(self, page_ids: list[str]) -> None:
         """Keep BM25 and the chain windows in step with pages removed (nothing while they are not built)."""

@@ -12,6 +12,8 @@ user id, ``<t>`` the thread id)::
     (*<root>, <u>, "log")           AMU write events
     (*<root>, <u>, "meta")          conversation clock and counters (key "state")
     (*<root>, <u>, "version")       the version stamp (stores shared by processes)
+    (*<root>, <u>, "snapshot")      the index snapshot of the user's state (key "state"; shared stores)
+    (*<root>, <u>, "journal")       one row per flush since the snapshot: what it changed (shared stores)
     (*<root>, <u>, "deleting")      the tombstone of a deletion under way
 
 The root (:func:`scope_root`) is the namespace prefix, ``("memoryos",)`` by

@@ -3,9 +3,11 @@
 The namespaces are those of :mod:`~langchain_memoryos.store.layout`.
 
 Vectors live inside the item values (base64 float32). Each user's vectors are
-also held in FAISS indices (:class:`UserState`), a cache rebuilt from the store
-on first use. Writes are buffered as ``PutOp``s and flushed in one batch per
-operation, so on SQL stores a turn is one transaction.
+also held in FAISS indices (:class:`UserState`), a cache built on first use: from
+the records, or in a store shared by processes from the user's index snapshot
+and write journal (:mod:`~langchain_memoryos.store.snapshot`). Writes are
+buffered as ``PutOp``s and flushed in one batch per operation, so on SQL stores
+a turn is one transaction.
 
 A user's deletion is all or nothing in effect: its first transaction stores a
 tombstone, and until the last row is gone every access to the user finishes
@@ -35,7 +37,15 @@ from langchain_memoryos.schema import (
 )
 from langchain_memoryos.store.layout import _DELETING, _TOMBSTONE, ROOT, decode_label, encode_label, page_key
 from langchain_memoryos.store.locks import ProcessLocks, UserLease
-from langchain_memoryos.store.state import UserState
+from langchain_memoryos.store.snapshot import (
+    JOURNAL,
+    REPLAY_LIMIT,
+    SNAPSHOT,
+    SNAPSHOT_EVERY,
+    apply_changes,
+    decode_snapshot,
+)
+from langchain_memoryos.store.state import UserState, next_revision
 from langchain_memoryos.store.vector_index import Vector, VectorIndex, decode_vector
 
 __all__ = [
@@ -131,9 +141,16 @@ class MemoryRepository:
         shared: bool = False,
         embed_chars: int = 8000,
         root: tuple[str, ...] = (ROOT,),
+        chain_gap_seconds: float | None = None,
+        snapshots: bool = True,
     ) -> None:
         self.dimension = dimension
         self.root = root
+        self.chain_gap_seconds = chain_gap_seconds
+        #: in a shared store, load users from their snapshot and journal, and write both (see store/snapshot.py)
+        self.snapshots = snapshots
+        #: a process writes a new snapshot of a user after this many of the user's journal rows
+        self.snapshot_every = SNAPSHOT_EVERY
         self.embed_chars = embed_chars
         self.shared = shared or locks is not None
         self._process_locks = locks
@@ -141,6 +158,8 @@ class MemoryRepository:
         self._locks: dict[str, threading.Lock] = {}
         self._alocks: dict[tuple[int, str], asyncio.Lock] = {}
         self._guard = threading.Lock()
+        #: users whose next load rebuilds them from their records (:meth:`invalidate`)
+        self._from_records: set[str] = set()
 
     def namespace(self, user_id: str, *parts: str) -> tuple[str, ...]:
         """The namespace ``(*root, <encoded user>, *parts)``.
@@ -241,7 +260,7 @@ class MemoryRepository:
         return UserLease(release, self._invalidator(user_id))
 
     def _invalidator(self, user_id: str) -> Callable[[], None]:
-        return lambda: self.invalidate(user_id)
+        return lambda: self.evict(user_id)
 
     @contextmanager
     def locked(self, user_id: str) -> Iterator[None]:
@@ -293,7 +312,9 @@ class MemoryRepository:
         return self._states.get(user_id)
 
     def invalidate(self, user_id: str) -> None:
-        """Forget the cached state of a user (it is reloaded from the store).
+        """Forget the cached state of a user: the next load rebuilds it from its records (not from its snapshot).
+
+        For a store changed under the memory (an import, rows written by hand).
 
         Example:
             >>> repo = MemoryRepository(2); repo.install(UserState(user_id="u", label="u", dimension=2))
@@ -301,15 +322,31 @@ class MemoryRepository:
             True
         """
         self._states.pop(user_id, None)
+        self._from_records.add(user_id)
 
-    def load(self, user_id: str) -> Step[UserState]:
+    def evict(self, user_id: str) -> None:
+        """Forget the cached state of a user: the next load takes the usual way (snapshot and journal, or records).
+
+        What a failed write does: its half-changed state is dropped.
+
+        Example:
+            >>> repo = MemoryRepository(2); repo.install(UserState(user_id="u", label="u", dimension=2))
+            >>> repo.evict("u"); repo.cached("u") is None
+            True
+        """
+        self._states.pop(user_id, None)
+
+    def load(self, user_id: str, *, from_records: bool = False) -> Step[UserState]:
         """Step: the user's state, loaded from the store on first use.
 
         A user whose deletion was interrupted (its tombstone is there) is not
         loaded: the deletion is finished first and the user starts empty
         (``state.completed_deletion`` counts the rows it deleted). In a store
         shared by processes, a cached state is used only while the user's
-        version stamp is unchanged.
+        version stamp is unchanged, and a new process loads the user from its
+        index snapshot and the journal since (:mod:`~langchain_memoryos.store.snapshot`);
+        ``from_records=True`` rebuilds it from its records whatever the cache
+        and the snapshot hold (``check`` and ``repair`` judge what the store holds).
 
         Example:
             >>> from langchain_memoryos.pipeline.effects import run_sync, Services
@@ -319,21 +356,38 @@ class MemoryRepository:
             >>> st.user_id
             'u'
         """
-        state = self._states.get(user_id)
+        from_records = from_records or user_id in self._from_records
+        state = None if from_records else self._states.get(user_id)
         if state is not None:
             if not self.shared:
                 return state
             stamp = yield StoreBatch((GetOp(state.ns("version"), "v"),))
-            if _version(stamp[0]) == state.version:
+            current = _version(stamp[0])
+            if current == state.version:
                 return state  # no other process wrote since this cache was built
+            if self.snapshots and current is not None and not state.pending:
+                # another process wrote: apply what its flushes changed, if the journal links the two versions
+                if (yield from self._replay(state, current, state)):
+                    state.revision = next_revision()  # a writer working on a copy of the old state must run again
+                    return state
         label = encode_label(user_id)
         state = UserState(user_id=user_id, label=label, dimension=self.dimension, shared=self.shared, root=self.root)
-        head = yield StoreBatch((GetOp(state.ns(_DELETING), _TOMBSTONE), GetOp(state.ns("version"), "v")))
+        state.chain_gap = self.chain_gap_seconds
+        state.snapshot_every = self.snapshot_every if self.snapshots else 0
+        marks = (GetOp(state.ns(_DELETING), _TOMBSTONE), GetOp(state.ns("version"), "v"))
+        snapshots = self.shared and self.snapshots
+        head = yield StoreBatch((*marks, GetOp(state.ns(SNAPSHOT), "state")) if snapshots else marks)
         if head[0] is not None:  # an interrupted deletion: finish it, the user starts empty
             state.completed_deletion = yield from self._finish_deletion(user_id)
             self._states[user_id] = state
             return state
         state.version = _version(head[1])
+        if snapshots and state.version is not None and not from_records:
+            restored = yield from self._restore(state, head[2])
+            if restored is not None:
+                self._states[user_id] = restored
+                return restored
+        state.snapshot_due = snapshots  # rebuilt from the records: the next flush saves a snapshot
         pages = yield from self.search_all(state.ns("pages"))
         segments = yield from self.search_all(state.ns("segments"))
         user_facts = yield from self.search_all(state.ns("facts", "user"))
@@ -383,7 +437,68 @@ class MemoryRepository:
         if singles[1]:
             state.meta = dict(singles[1][0].value)
         self._states[user_id] = state
+        self._from_records.discard(user_id)
         return state
+
+    def _restore(self, state: UserState, item: Item | None) -> Step[UserState | None]:
+        """Step: the user from its snapshot and the journal since (``None``: rebuild from the records).
+
+        ``state`` is the empty state being loaded, with the current version
+        stamp. The snapshot is used only at that version, or when the journal
+        links the snapshot's version to it: then the records the linking
+        flushes changed are read again and applied. Journal rows found that
+        lead nowhere are noted in ``state.journal`` (the next snapshot deletes them).
+        """
+        if item is None:
+            return None
+        restored = decode_snapshot(item.value, state)
+        if restored is None or restored.version is None:
+            logger.warning("user %r: snapshot unusable (torn, altered or of another format): rebuilt", state.user_id)
+            return None
+        restored.chain_gap, restored.snapshot_every = state.chain_gap, state.snapshot_every
+        if restored.version == state.version:
+            return restored
+        assert state.version is not None
+        if (yield from self._replay(restored, state.version, state)):
+            return restored
+        return None
+
+    def _replay(self, target: UserState, stamp: str, note: UserState) -> Step[bool]:
+        """Step: bring ``target`` from its version to ``stamp`` with the journal (``False``: no way; rebuild).
+
+        The records the flushes on the journal path changed are read again and
+        applied. When there is no path (or a change cannot be applied), the
+        journal rows found are noted in ``note.journal`` for the next snapshot
+        to delete, and ``target`` must not be used (it may be half changed).
+        """
+        rows = yield from self.search_all(target.ns(JOURNAL))
+        links: dict[str, tuple[str, list[Any]]] = {}
+        for row in rows:
+            prev, keys = row.value.get("prev"), row.value.get("keys")
+            if isinstance(prev, str) and isinstance(keys, list):
+                links[prev] = (row.key, keys)
+        path: list[tuple[str, list[Any]]] = []
+        version = target.version
+        while version != stamp:
+            step = links.get(version) if version is not None else None
+            if step is None or len(path) > len(rows):
+                logger.info("user %r: no journal path from %s to the stamp: rebuilt", target.user_id, version)
+                note.journal = [row.key for row in rows]
+                return False
+            path.append(step)
+            version = step[0]
+        changed = list(dict.fromkeys((tuple(str(x) for x in c[:-1]), str(c[-1])) for _, keys in path for c in keys))
+        current = yield StoreBatch(tuple(GetOp(target.ns(*tail), key) for tail, key in changed))
+        values = [
+            (tail, key, it.value if it is not None else None) for (tail, key), it in zip(changed, current, strict=True)
+        ]
+        if not apply_changes(target, values):
+            note.journal = [row.key for row in rows]
+            return False
+        target.version = stamp
+        target.journal += [key for key, _ in path]
+        target.snapshot_due = target.snapshot_due or len(path) > REPLAY_LIMIT
+        return True
 
     def _heal(self, state: UserState) -> Step[None]:
         """Step: give every record stored without a usable vector a new one, and buffer its rewrite.
@@ -533,7 +648,7 @@ class MemoryRepository:
         return (yield from self._erase(user_id))
 
     def _erase(self, user_id: str) -> Step[int]:
-        """Step: delete the user's rows, then the tombstone and the stamp; returns the rows deleted.
+        """Step: delete the user's rows, then the tombstone and the stamp; returns the records deleted.
 
         Each round deletes the rows of the first page of the user's prefix
         (never an offset: a store that pages rows written together in an
@@ -558,4 +673,6 @@ class MemoryRepository:
         yield StoreBatch((PutOp(tombstone, _TOMBSTONE, None), PutOp(version, "v", None)))
         self.invalidate(user_id)
         yield Purge()
-        return len(done)
+        # the rows counted are the user's records: not the index snapshot and journal derived from them
+        at = len(self.namespace(user_id))
+        return sum(1 for ns, _ in done if ns[at : at + 1] not in ((SNAPSHOT,), (JOURNAL,)))

@@ -6,6 +6,7 @@ import copy
 import itertools
 import logging
 import uuid
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,9 +26,10 @@ from langchain_memoryos.schema import (
 )
 from langchain_memoryos.store.indices import DerivedIndices
 from langchain_memoryos.store.layout import ROOT, encode_label
+from langchain_memoryos.store.snapshot import JOURNAL, SNAPSHOT, SNAPSHOT_EVERY, STATE_PARTS, encode_snapshot
 from langchain_memoryos.store.vector_index import Vector, VectorIndex, encode_vector
 
-__all__ = ["UserState"]
+__all__ = ["UserState", "next_revision"]
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +38,13 @@ logger = logging.getLogger(__name__)
 _revisions = itertools.count(1)
 
 
-def _next_revision() -> int:
+def next_revision() -> int:
+    """A new revision number (see :attr:`UserState.revision`).
+
+    Example:
+        >>> next_revision() < next_revision()
+        True
+    """
     return next(_revisions)
 
 
@@ -56,9 +64,9 @@ class UserState:
     user_id: str
     label: str
     dimension: int
-    pages: dict[str, DialoguePage] = field(default_factory=dict)
+    pages: MutableMapping[str, DialoguePage] = field(default_factory=dict)
     segments: dict[str, Segment] = field(default_factory=dict)
-    facts: dict[str, dict[str, MemoryRecord]] = field(default_factory=lambda: {"user": {}, "agent": {}})
+    facts: dict[str, MutableMapping[str, MemoryRecord]] = field(default_factory=lambda: {"user": {}, "agent": {}})
     persona: Persona = field(default_factory=Persona)
     persona_stored: bool = False
     stm: dict[str, list[DialoguePage]] = field(default_factory=dict)
@@ -67,9 +75,17 @@ class UserState:
     shared: bool = False
     version: str | None = None
     load_problems: list[str] = field(default_factory=list)
-    revision: int = field(default_factory=_next_revision)
+    revision: int = field(default_factory=next_revision)
     #: rows of an interrupted deletion that loading this user deleted (0 normally)
     completed_deletion: int = 0
+    #: the journal rows (versions) written since the user's snapshot: a new snapshot deletes them
+    journal: list[str] = field(default_factory=list)
+    #: write a snapshot with the next flush (set by a load that rebuilt the user or replayed a long journal)
+    snapshot_due: bool = False
+    #: the chain windows' gap, to build them for a snapshot when no read has (``None``: not in the snapshot)
+    chain_gap: float | None = None
+    #: a new snapshot after this many journal rows (0: neither journal nor snapshots; see :mod:`~.snapshot`)
+    snapshot_every: int = SNAPSHOT_EVERY
     #: the memory's scope (:func:`~langchain_memoryos.store.layout.scope_root`)
     root: tuple[str, ...] = (ROOT,)
     indices: DerivedIndices = field(init=False, repr=False)
@@ -116,7 +132,8 @@ class UserState:
             >>> [k for k, _ in s.lexicon.search(tokenize("pottery"), 3)]
             ['p']
         """
-        return self.indices.lexicon([*self.pages.values(), *(p for pages in self.stm.values() for p in pages)])
+        every = itertools.chain(self.pages.values(), (p for pages in self.stm.values() for p in pages))
+        return self.indices.lexicon(every)  # the pages are read only when the index is built
 
     def chain(self, gap_seconds: float) -> ChainWindows:
         """The dialogue-chain windows over every page (MTM and every thread's STM), built on first use.
@@ -171,13 +188,37 @@ class UserState:
             ([('memoryos', 'u', 'persona')], ())
         """
         if self.pending and self.shared:
-            self.version = uuid.uuid4().hex
-            self._put(self.ns("version"), "v", {"v": self.version})
+            self._stamp()
         if self.pending:
             self.load_problems.clear()  # the rewrites of records loaded without a usable vector go with this flush
-            self.revision = _next_revision()
+            self.revision = next_revision()
         ops, self.pending = tuple(self.pending), []
         return ops
+
+    def _stamp(self) -> None:
+        """A new version stamp, and the journal row or a new snapshot at it (see :mod:`~.snapshot`)."""
+        previous, self.version = self.version, uuid.uuid4().hex
+        at = len(self.ns())  # where the part after the user's label starts
+        changed = list(
+            dict.fromkeys(
+                (*op.namespace[at:], op.key)
+                for op in self.pending
+                if isinstance(op, PutOp) and len(op.namespace) > at and op.namespace[at] in STATE_PARTS
+            )
+        )
+        self._put(self.ns("version"), "v", {"v": self.version})
+        if self.snapshot_every <= 0:
+            return
+        if (self.snapshot_due or len(self.journal) + 1 >= self.snapshot_every) and not self.load_problems:
+            if self.chain_gap is not None:
+                self.chain(self.chain_gap)
+            self._put(self.ns(SNAPSHOT), "state", encode_snapshot(self))
+            for key in self.journal:
+                self._put(self.ns(JOURNAL), key, None)
+            self.journal, self.snapshot_due = [], False
+        else:
+            self._put(self.ns(JOURNAL), self.version, {"prev": previous, "keys": [list(c) for c in changed]})
+            self.journal.append(self.version)
 
     def fork(self) -> UserState:
         """A private working copy: records, caches and write buffer, sharing nothing mutable.

@@ -113,6 +113,24 @@ class VectorIndex:
         """
         return list(self._ids)
 
+    def arrays(self) -> tuple[list[str], Vector]:
+        """Every key and its vector, as a ``(len(self), dimension)`` matrix (what :meth:`add_many` takes).
+
+        Example:
+            >>> idx = VectorIndex(2); idx.add_many(["a", "b"], np.eye(2, dtype=np.float32)); idx.remove(["a"])
+            >>> keys, mat = idx.arrays(); keys, mat.tolist()
+            (['b'], [[0.0, 1.0]])
+        """
+        import faiss
+
+        with self._lock:
+            n = int(self._index.ntotal)
+            if n == 0:
+                return [], np.zeros((0, self.dimension), dtype=np.float32)
+            ids = faiss.vector_to_array(self._index.id_map)
+            mat = np.asarray(self._index.index.reconstruct_n(0, n), dtype=np.float32)
+            return [self._keys[int(i)] for i in ids], mat
+
     def add(self, key: str, vector: Vector) -> None:
         """Add or replace the vector of ``key``.
 

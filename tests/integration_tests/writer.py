@@ -17,6 +17,7 @@ the caller may count on.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import sys
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
@@ -75,6 +76,8 @@ def main() -> int:
         if backend == "postgres"
         else MemoryOS.from_sqlite(target, config=config)
     )
+    # MEMORYOS_TEST_SNAPSHOT_EVERY=n: a new index snapshot every n flushes (the tests of torn snapshots)
+    memory.repository.snapshot_every = int(os.environ.get("MEMORYOS_TEST_SNAPSHOT_EVERY", "500"))
     with memory:
         for i in range(int(start), int(start) + int(count)):
             memory.add_turn(

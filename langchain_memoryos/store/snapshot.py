@@ -1,0 +1,425 @@
+"""Index snapshots and the write journal: a user's state loaded without reading every record or rebuilding its indices.
+
+A user's state (:class:`~langchain_memoryos.store.state.UserState`) is the
+records and the indices derived from them (FAISS matrices, BM25, the chain
+windows). Rebuilding it from the records costs about 0.3 ms per page (every
+row parsed, every page tokenised and stemmed, every window indexed): 1.5 s for
+a 5,000-page user, paid by every process on its first access to the user.
+
+In a store shared by processes (where every flush stamps the user with a new
+version) two rows keep that cost away:
+
+* the **snapshot** (``("memoryos", <u>, "snapshot")``, key ``"state"``): the
+  whole state at one version, in one row — the records as JSON texts (pages and
+  facts decoded only when used: :class:`LazyRecords`), the vectors as float32
+  matrices, BM25 as bags of words (:class:`~langchain_memoryos.retrieval.lexical.Bags`)
+  and the chain windows' members — with the version it was taken at and a
+  SHA-256 of its body;
+* the **journal** (``("memoryos", <u>, "journal")``): one row per flush, keyed
+  by the version the flush made, naming the version before it and the records
+  it changed (written in the flush's own batch, so in its transaction).
+
+:meth:`~langchain_memoryos.store.repository.MemoryRepository.load` reads the
+version stamp, the snapshot and the journal. A snapshot at the current version
+is used as is; an older one is used only if the journal links its version to
+the current one, and then the records the linking flushes changed are read
+again and applied (removed first, then put back from their current rows). A
+snapshot whose checksum, format or dimension is wrong (a torn or foreign
+row), or that no journal path links to the stamp (a writer that bypassed the
+memory, an import, a deletion), is never used: the user is rebuilt from its
+records. A snapshot is written, in a flush's batch and so at the version that
+flush makes, after a rebuild, after a long journal replay, and every
+:data:`SNAPSHOT_EVERY` flushes of one process; it deletes the journal rows it
+covers.
+
+Example:
+    >>> records = LazyRecords({"a": '{"n": 1}'}, lambda text: text.upper())
+    >>> records.raw("a"), records["a"], records.raw("a")
+    ('{"n": 1}', '{"N": 1}', None)
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import zlib
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+import numpy as np
+
+from langchain_memoryos.retrieval.chain import ChainWindows
+from langchain_memoryos.retrieval.lexical import Bags, LexicalIndex
+from langchain_memoryos.schema import DialoguePage, MemoryRecord, Persona, Segment
+from langchain_memoryos.store.layout import decode_label
+
+if TYPE_CHECKING:
+    from langchain_memoryos.store.state import UserState
+    from langchain_memoryos.store.vector_index import Vector, VectorIndex
+
+__all__ = [
+    "FORMAT",
+    "JOURNAL",
+    "REPLAY_LIMIT",
+    "SNAPSHOT",
+    "SNAPSHOT_EVERY",
+    "STATE_PARTS",
+    "LazyRecords",
+    "apply_changes",
+    "decode_snapshot",
+    "encode_snapshot",
+]
+
+#: The snapshot format; a row of another format is not read (the user is rebuilt, and a new snapshot written).
+FORMAT = 1
+#: The namespace parts of the snapshot and the journal.
+SNAPSHOT, JOURNAL = "snapshot", "journal"
+#: The namespaces (after the user's label) whose records make the state; the journal names changes to these.
+STATE_PARTS = frozenset({"pages", "segments", "facts", "stm", "persona", "meta"})
+#: A process writes a new snapshot after this many of its own flushes since the last one.
+SNAPSHOT_EVERY = 500
+#: A load that replays more journal rows than this writes a new snapshot at its next flush.
+REPLAY_LIMIT = 64
+
+_MAGIC = b"MOSNAP1\n"
+T = TypeVar("T")
+
+
+class _Raw:
+    """A record not decoded yet: its JSON text."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Raw:
+        return self  # immutable
+
+
+class LazyRecords(MutableMapping[str, T], Generic[T]):
+    """A mapping of records kept as JSON texts until first read (then decoded once, in place).
+
+    A retrieval reads a few hundred pages of a 5,000-page user; decoding them
+    all would cost more than the rest of the load. Order is insertion order, as a ``dict``.
+
+    Args:
+        raw: the records' JSON texts by key.
+        decode: turns a text into the record.
+
+    Example:
+        >>> m = LazyRecords({"a": "1", "b": "2"}, int)
+        >>> m["c"] = 3; del m["a"]
+        >>> list(m.items()), "b" in m, len(m)
+        ([('b', 2), ('c', 3)], True, 2)
+    """
+
+    def __init__(self, raw: Mapping[str, str], decode: Callable[[str], T]) -> None:
+        self._items: dict[str, T | _Raw] = {key: _Raw(text) for key, text in raw.items()}
+        self._decode = decode
+
+    def __getitem__(self, key: str) -> T:
+        value = self._items[key]
+        if isinstance(value, _Raw):
+            value = self._items[key] = self._decode(value.text)
+        return value
+
+    def __setitem__(self, key: str, value: T) -> None:
+        self._items[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self._items[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._items
+
+    def raw(self, key: str) -> str | None:
+        """The record's JSON text while it is not decoded (``None`` once it is).
+
+        Example:
+            >>> m = LazyRecords({"a": "1"}, int); m.raw("a"), m["a"], m.raw("a")
+            ('1', 1, None)
+        """
+        value = self._items[key]
+        return value.text if isinstance(value, _Raw) else None
+
+    def __repr__(self) -> str:
+        return f"LazyRecords({len(self)} records)"
+
+
+def _page(text: str) -> DialoguePage:
+    return DialoguePage.from_dict(json.loads(text))
+
+
+def _record(text: str) -> MemoryRecord:
+    return MemoryRecord.from_dict(json.loads(text))
+
+
+def _texts(records: Mapping[str, Any]) -> dict[str, str]:
+    """Every record's JSON text (kept as loaded when it was never decoded)."""
+    out: dict[str, str] = {}
+    for key in records:
+        raw = records.raw(key) if isinstance(records, LazyRecords) else None
+        out[key] = raw if raw is not None else json.dumps(records[key].to_dict(), separators=(",", ":"))
+    return out
+
+
+def encode_snapshot(state: UserState) -> dict[str, Any]:
+    """The store value of a snapshot of ``state`` at ``state.version`` (its lexicon built if it was not).
+
+    Example:
+        >>> import numpy as np
+        >>> from langchain_memoryos.store.state import UserState
+        >>> s = UserState(user_id="u", label="u", dimension=2); s.version = "v1"
+        >>> s.put_page(DialoguePage(id="p", user_input="pottery", agent_response=""), np.ones(2, np.float32))
+        >>> value = encode_snapshot(s); value["version"], value["format"]
+        ('v1', 1)
+        >>> twin = decode_snapshot(value, s)
+        >>> twin.pages["p"].user_input, len(twin.page_index), twin.indices.lexicon([]).bags().keys
+        ('pottery', 1, ['p'])
+    """
+    ix = state.indices
+    arrays: dict[str, np.ndarray[Any, Any]] = {}
+    header: dict[str, Any] = {
+        "dimension": state.dimension,
+        "meta": state.meta,
+        "persona": state.persona.to_dict() if state.persona_stored else None,
+        "segments": [s.to_dict() for s in state.segments.values()],
+        "pages": list(state.pages),
+        "facts": {kind: list(state.facts[kind]) for kind in ("user", "agent")},
+        "stm": {thread: [p.to_dict() for p in pages] for thread, pages in state.stm.items() if pages},
+        "vectors": {},
+    }
+    for name, index in _indices(state).items():
+        keys, mat = index.arrays()
+        header["vectors"][name] = keys
+        arrays[f"v:{name}"] = mat
+    bags = state.lexicon.bags()
+    header["lexicon"] = {"keys": bags.keys, "terms": bags.terms}
+    arrays.update({"l:ptr": bags.ptr, "l:ids": bags.ids.astype(np.int32), "l:tfs": bags.tfs.astype(np.int32)})
+    chain = ix.built_chain()
+    header["chain"] = chain.snapshot() if chain is not None and set(chain.page_ids()) <= set(bags.keys) else None
+    # the records' JSON texts, one a line (JSON escapes newlines), in the order of the keys above
+    texts = [*_texts(state.pages).values(), *(t for k in ("user", "agent") for t in _texts(state.facts[k]).values())]
+    arrays["texts"] = np.frombuffer("\n".join(texts).encode("utf-8"), dtype=np.uint8)
+    body = _pack(header, arrays)
+    return {
+        "format": FORMAT,
+        "version": state.version,
+        "crc32": zlib.crc32(body),
+        "data": base64.b64encode(body).decode("ascii"),
+    }
+
+
+def _indices(state: UserState) -> dict[str, VectorIndex]:
+    """The state's FAISS indices by their name in a snapshot."""
+    ix = state.indices
+    return {"pages": ix.pages, "segments": ix.segments, "stm": ix.stm, **{f"facts/{k}": v for k, v in ix.facts.items()}}
+
+
+def _pack(header: dict[str, Any], arrays: dict[str, np.ndarray[Any, Any]]) -> bytes:
+    """The body: magic, the header's length, the header (zlib JSON), then each array's bytes (text ones zlib'd)."""
+    specs: dict[str, list[Any]] = {}
+    chunks: list[bytes] = []
+    offset = 0
+    for name, arr in arrays.items():
+        data = np.ascontiguousarray(arr).tobytes()
+        packed = name == "texts"
+        if packed:
+            data = zlib.compress(data, 1)
+        specs[name] = [arr.dtype.str, list(arr.shape), offset, len(data), packed]
+        chunks.append(data)
+        offset += len(data)
+    head = zlib.compress(json.dumps({"header": header, "arrays": specs}, separators=(",", ":")).encode("utf-8"), 1)
+    return _MAGIC + len(head).to_bytes(8, "little") + head + b"".join(chunks)
+
+
+def _unpack(body: bytes) -> tuple[dict[str, Any], dict[str, np.ndarray[Any, Any]]]:
+    if not body.startswith(_MAGIC):
+        raise ValueError("not a snapshot")
+    start = len(_MAGIC) + 8
+    size = int.from_bytes(body[len(_MAGIC) : start], "little")
+    parsed = json.loads(zlib.decompress(body[start : start + size]))
+    base = start + size
+    view = memoryview(body)
+    arrays: dict[str, np.ndarray[Any, Any]] = {}
+    for name, (dtype, shape, offset, length, packed) in parsed["arrays"].items():
+        raw: Any = view[base + offset : base + offset + length]
+        if len(raw) != length:
+            raise ValueError("truncated snapshot")
+        if packed:
+            raw = zlib.decompress(raw)
+        arrays[name] = np.frombuffer(raw, dtype=np.dtype(dtype)).reshape(shape)
+    return parsed["header"], arrays
+
+
+def decode_snapshot(value: Any, like: UserState) -> UserState | None:
+    """The state saved in a snapshot row, for the user of ``like`` (its ids and dimension); ``None`` if unusable.
+
+    Unusable: not a snapshot of this format, another dimension, a body that
+    fails its checksum (a torn or altered row), or contents that do not hold
+    together. The caller then rebuilds the user from its records.
+
+    Example:
+        >>> from langchain_memoryos.store.state import UserState
+        >>> decode_snapshot({"format": 1, "version": "v", "crc32": 0, "data": ""},
+        ...                 UserState(user_id="u", label="u", dimension=2)) is None
+        True
+    """
+    from langchain_memoryos.store.state import UserState
+
+    if not isinstance(value, dict) or value.get("format") != FORMAT or not isinstance(value.get("data"), str):
+        return None
+    try:
+        body = binascii.a2b_base64(value["data"])  # a str of ASCII: no copy to bytes first
+        if zlib.crc32(body) != value.get("crc32"):
+            return None
+        header, arrays = _unpack(body)
+        if header["dimension"] != like.dimension:
+            return None
+        state = UserState(
+            user_id=like.user_id, label=like.label, dimension=like.dimension, shared=like.shared, root=like.root
+        )
+        state.version = value.get("version")
+        state.meta = dict(header["meta"])
+        if header["persona"] is not None:
+            state.persona = Persona.from_dict(header["persona"])
+            state.persona_stored = True
+        state.segments = {d["id"]: Segment.from_dict(d) for d in header["segments"]}
+        keys = [header["pages"], header["facts"]["user"], header["facts"]["agent"]]
+        texts = arrays["texts"].tobytes().decode("utf-8").split("\n") if any(keys) else []
+        if len(texts) != sum(map(len, keys)):
+            return None
+        cut = [0, len(keys[0]), len(keys[0]) + len(keys[1]), len(texts)]
+        state.pages = LazyRecords(dict(zip(keys[0], texts[cut[0] : cut[1]], strict=True)), _page)
+        state.facts = {
+            kind: LazyRecords(dict(zip(keys[n + 1], texts[cut[n + 1] : cut[n + 2]], strict=True)), _record)
+            for n, kind in enumerate(("user", "agent"))
+        }
+        for thread, pages in header["stm"].items():
+            state.stm[thread] = [DialoguePage.from_dict(d) for d in pages]
+        ix = state.indices
+        page_keys: list[str] = []
+        page_mats: list[Vector] = []
+        for name, index in _indices(state).items():
+            keys, mat = header["vectors"][name], arrays[f"v:{name}"]
+            if keys:
+                index.add_many(keys, mat)
+            if name in ("pages", "stm"):
+                page_keys += keys
+                page_mats.append(mat)
+        matrix = np.concatenate(page_mats).astype(np.float32, copy=False)
+        rows = dict(zip(page_keys, range(len(page_keys)), strict=True))
+        ix.stm_vectors.update((key, matrix[rows[key]]) for key in ix.stm.keys())
+        stm_ids = {p.id for pages in state.stm.values() for p in pages}
+        if set(ix.pages.keys()) != set(state.pages) or set(ix.stm.keys()) != stm_ids:
+            return None
+        lex = header["lexicon"]
+        bags = Bags(
+            list(lex["keys"]),
+            list(lex["terms"]),
+            arrays["l:ptr"].astype(np.int64),
+            arrays["l:ids"].astype(np.int64),
+            arrays["l:tfs"].astype(np.int64),
+        )
+        ix.restore(LexicalIndex.restore(bags))
+        if header["chain"] is not None:
+            ix.restore_chain(ChainWindows.restore(header["chain"], matrix, rows, bags))
+        return state
+    except (ValueError, KeyError, TypeError, IndexError):
+        return None
+
+
+def apply_changes(state: UserState, changes: list[tuple[tuple[str, ...], str, Any]]) -> bool:
+    """Bring a snapshot's state up to date: ``(namespace tail, key, current value or None)`` per changed record.
+
+    Every changed record is first removed (from its records and indices),
+    then put back from its current value, so a page that moved from STM to
+    MTM in one flush is indexed once. Nothing is buffered for writing.
+
+    Returns:
+        ``False`` when a value cannot be applied (a record without a usable
+        vector): the caller rebuilds the user from its records.
+
+    Example:
+        >>> import numpy as np
+        >>> from langchain_memoryos.store.state import UserState
+        >>> from langchain_memoryos.store.vector_index import encode_vector
+        >>> s = UserState(user_id="u", label="u", dimension=2)
+        >>> row = DialoguePage(id="p", user_input="hi", agent_response="").to_dict()
+        >>> row["vector"] = encode_vector([1.0, 0.0])
+        >>> apply_changes(s, [(("pages",), "p", row)]), list(s.pages), len(s.page_index)
+        (True, ['p'], 1)
+        >>> apply_changes(s, [(("pages",), "p", None)]), list(s.pages), len(s.page_index)
+        (True, [], 0)
+    """
+    from langchain_memoryos.store.vector_index import decode_vector
+
+    ix = state.indices
+
+    def vector(value: Any) -> Vector | None:
+        try:
+            vec = decode_vector(str(value["vector"]))
+        except (KeyError, ValueError, TypeError):
+            return None
+        return vec if vec.shape == (state.dimension,) and bool(np.all(np.isfinite(vec))) else None
+
+    page_ids = list(dict.fromkeys(key for tail, key, _ in changes if tail[0] in ("pages", "stm")))
+    for key in page_ids:  # first every changed page out, wherever it was
+        state.pages.pop(key, None)
+        for thread in state.stm.values():
+            thread[:] = [p for p in thread if p.id != key]
+        ix.stm_vectors.pop(key, None)
+    ix.pages.remove(page_ids)
+    ix.stm.remove(page_ids)
+    ix.pages_removed(page_ids)
+    for tail, key, value in changes:
+        part = tail[0]
+        if part == "meta":
+            state.meta = dict(value) if isinstance(value, dict) else {}
+        elif part == "persona":
+            state.persona = Persona.from_dict(value) if isinstance(value, dict) else Persona()
+            state.persona_stored = isinstance(value, dict)
+        elif part == "segments":
+            state.segments.pop(key, None)
+            ix.segments.remove([key])
+            if value is not None:
+                vec = vector(value)
+                if vec is None:
+                    return False
+                state.segments[key] = Segment.from_dict(value)
+                ix.segments.add(key, vec)
+        elif part == "facts" and len(tail) == 2 and tail[1] in ("user", "agent"):
+            state.facts[tail[1]].pop(key, None)
+            ix.facts[tail[1]].remove([key])
+            if value is not None:
+                vec = vector(value)
+                if vec is None:
+                    return False
+                state.facts[tail[1]][key] = MemoryRecord.from_dict(value)
+                ix.facts[tail[1]].add(key, vec)
+        elif part in ("pages", "stm") and value is not None:
+            vec = vector(value)
+            if vec is None:
+                return False
+            page = DialoguePage.from_dict(value)
+            if part == "pages":
+                state.pages[key] = page
+                ix.pages.add(key, vec)
+            else:
+                page.thread_id = decode_label(tail[1])
+                page.metadata.setdefault("_seq", int(value.get("seq", 0)))
+                thread = state.stm.setdefault(page.thread_id, [])
+                thread.append(page)
+                thread.sort(key=lambda p: int(p.metadata.get("_seq", 0)))
+                ix.stm.add(key, vec)
+                ix.stm_vectors[key] = vec
+            ix.page_added(page, vec)
+    return True
