@@ -342,3 +342,23 @@ def test_scopes_fail_closed() -> None:
         memory.add_turn("hi", "hello", user_id="")
     with pytest.raises(ValueError, match="agent_id"):
         memory.for_agent("")
+
+
+def test_no_agent_profile_unless_configured_or_learned(tmp_path: Path) -> None:
+    memory = MemoryOS()
+    memory.add_turn("I live in Lisbon.", "Noted!", user_id="new")
+    ctx = memory.retrieve("Where do I live?", user_id="new", thread_id="q")
+    assert "Agent traits" not in ctx.to_prompt() and "Profile:" not in ctx.to_prompt()
+    assert memory.get_persona(user_id="new").agent_profile == ""  # nothing shown as if it were stored
+    db = tmp_path / "m.db"
+    with MemoryOS.from_sqlite(db) as stored:
+        stored.add_turn("I live in Lisbon.", "Noted!", user_id="ana")
+    out = CliRunner().invoke(app, ["inspect", "--db", str(db), "--user", "ana"])
+    assert out.exit_code == 0, out.output
+    assert "helpful, attentive" not in out.output and "Profile:" not in out.output
+    # configured by the developer, or set per user: shown, and stored when set
+    coach = MemoryOS(config=MemoryOSConfig(agent_profile="A terse chess coach."))
+    coach.add_turn("I play chess.", "Good.", user_id="u")
+    assert "Profile: A terse chess coach." in coach.retrieve("chess?", user_id="u", thread_id="q").to_prompt()
+    memory.set_agent_profile("A patient tutor.", user_id="new")
+    assert memory.get_persona(user_id="new").agent_profile == "A patient tutor."
