@@ -44,12 +44,13 @@ from langchain_memoryos.retrieval.dates import named_dates, on_named_date
 from langchain_memoryos.retrieval.facts import evidence_facts
 from langchain_memoryos.retrieval.keywords import extract_keywords
 from langchain_memoryos.retrieval.lexical import rrf_scores, tokenize
-from langchain_memoryos.retrieval.turns import pack_turns
+from langchain_memoryos.retrieval.turns import Side, pack_turns, side_words
 from langchain_memoryos.schema import (
     PAST_CONVERSATION_TITLE,
     RECENT_CONVERSATION_TITLE,
     DialoguePage,
     MemoryContext,
+    MemoryRecord,
     ScoredPage,
     ScoredRecord,
     ScoredSegment,
@@ -190,6 +191,7 @@ def stage_retrieve_mtm(settings: EngineSettings, r: ReadRun) -> None:
         config.context_words,
         count_stm=r.stm_view != "messages",
         words_of=r.state.indices.page_words,
+        side_words_of=r.state.indices.side_words,
         config=config,
     )
     r.next = "assemble_context"
@@ -209,6 +211,7 @@ def stage_assemble_context(settings: EngineSettings, r: ReadRun) -> Step[None]:
             keep=ctx.pages,
             count_stm=r.stm_view != "messages",
             words_of=r.state.indices.page_words,
+            side_words_of=r.state.indices.side_words,
             config=config,
         )
     ctx.pages = [ScoredPage(_copy_page(hit.page), hit.score, hit.side) for hit in ctx.pages]
@@ -325,7 +328,12 @@ def _recall_facts(
     hits = [(state.facts[kind][key], score) for key, score in ranked if score >= threshold]
     preferred = [hit for hit in hits if hit[0].aspect in aspects]
     rest = [hit for hit in hits if hit[0].aspect not in aspects]
-    return [ScoredRecord(copy.deepcopy(record), score) for record, score in (preferred + rest)[:top]]
+    return [ScoredRecord(_copy_record(record), score) for record, score in (preferred + rest)[:top]]
+
+
+def _copy_record(record: MemoryRecord) -> MemoryRecord:
+    """A copy of a stored fact for the caller: its lists copied (every other field is immutable)."""
+    return replace(record, entities=list(record.entities), source_page_ids=list(record.source_page_ids))
 
 
 def _dense(
@@ -441,6 +449,7 @@ def _fill(
     keep: Sequence[ScoredPage] = (),
     count_stm: bool = True,
     words_of: Callable[[DialoguePage], int] = page_words,
+    side_words_of: Callable[[DialoguePage, Side], int] = side_words,
     config: MemoryOSConfig | None = None,
 ) -> list[ScoredPage]:
     """The ranked pages that fit: at most ``top``, and within the word budget.
@@ -477,6 +486,7 @@ def _fill(
             max_units=2 * top,
             speaker_weight=config.speaker_weight,
             keep=keep,
+            words_of=side_words_of,
         )
     days: set[object] = set()
     chosen: dict[str, ScoredPage] = {}

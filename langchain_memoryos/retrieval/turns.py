@@ -31,10 +31,11 @@ Example:
 
 from __future__ import annotations
 
+import datetime as _dt
 import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Literal
 
 from langchain_memoryos.schema import DialoguePage, ScoredPage
@@ -87,8 +88,12 @@ def side_words(page: DialoguePage, side: Side) -> int:
     text = _text(page, side)
     if not text:
         return 0
-    label = page.user_label if side == "user" else page.agent_label
-    return len(label.split()) + len(text.split())
+    return _count(page.user_label if side == "user" else page.agent_label) + _count(text)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _count(text: str) -> int:
+    return len(text.split())
 
 
 def one_side(page: DialoguePage, side: Side) -> DialoguePage:
@@ -131,13 +136,6 @@ def _names(query: str, name: str) -> bool:
     return re.search(rf"\b{re.escape(name)}\b", query) is not None
 
 
-@dataclass(frozen=True)
-class _Unit:
-    score: float
-    rank: int
-    side: Side
-
-
 def pack_turns(
     ranked: Sequence[ScoredPage],
     *,
@@ -175,20 +173,7 @@ def pack_turns(
     taken: dict[str, set[Side]] = {}
     hits: dict[str, ScoredPage] = {}
     used = 0
-    days: set[object] = set()
-
-    def take(hit: ScoredPage, side: Side) -> bool:
-        nonlocal used
-        page = hit.page
-        cost = words_of(page, side) + (0 if page.timestamp.date() in days else 1)
-        if used + cost > room:
-            return False
-        used += cost
-        days.add(page.timestamp.date())
-        taken.setdefault(page.id, set()).add(side)
-        hits.setdefault(page.id, hit)
-        return True
-
+    days: set[_dt.date] = set()
     originals = {hit.page.id: hit for hit in ranked}
     fixed: dict[str, ScoredPage] = {}
     for hit in keep:
@@ -201,20 +186,29 @@ def pack_turns(
         if hit.page.id not in originals:
             fixed[hit.page.id] = hit  # not ranked any more (cannot happen on one read): kept as it was
     used += len(days)
-    units: list[tuple[_Unit, ScoredPage]] = []
+    # (-score, rank, side's index, words, day, side, hit): sorted once; each unit's cost counted once
+    units: list[tuple[float, int, int, int, _dt.date, Side, ScoredPage]] = []
     for rank, hit in enumerate(ranked):
-        for side in SIDES:
-            if not _text(hit.page, side) or side in taken.get(hit.page.id, ()):
+        page = hit.page
+        on = page.timestamp.date()
+        for index, side in enumerate(SIDES):
+            if not _text(page, side) or side in taken.get(page.id, ()):
                 continue
-            bonus = speaker_weight if named is not None and side_speaker(hit.page, side) == named else 0.0
-            units.append((_Unit(hit.score + bonus, rank, side), hit))
-    units.sort(key=lambda u: (-u[0].score, u[0].rank, SIDES.index(u[0].side)))
+            bonus = speaker_weight if named is not None and side_speaker(page, side) == named else 0.0
+            units.append((-(hit.score + bonus), rank, index, words_of(page, side), on, side, hit))
+    units.sort(key=lambda u: u[:3])
     count = sum(len(s) for s in taken.values())
-    for unit, hit in units:
+    for _, _, _, words, day, side, hit in units:
         if count >= max_units or room - used < 3:
             break
-        if take(hit, unit.side):
-            count += 1
+        cost = words + (0 if day in days else 1)
+        if used + cost > room:
+            continue
+        used += cost
+        days.add(day)
+        taken.setdefault(hit.page.id, set()).add(side)
+        hits.setdefault(hit.page.id, hit)
+        count += 1
     order = {hit.page.id: i for i, hit in enumerate(ranked)}
     out: list[ScoredPage] = []
     for page_id in sorted(hits, key=lambda key: order.get(key, -1)):

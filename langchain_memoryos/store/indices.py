@@ -47,6 +47,7 @@ class DerivedIndices:
     _lexicon: LexicalIndex | None = field(default=None, repr=False)
     _chain: ChainWindows | None = field(default=None, repr=False)
     _words: dict[str, int] = field(default_factory=dict, repr=False)
+    _sides: dict[str, tuple[int, int]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.stm = VectorIndex(self.dimension)
@@ -130,6 +131,22 @@ class DerivedIndices:
             words = self._words[page.id] = page_words(page)
         return words
 
+    def side_words(self, page: DialoguePage, side: str) -> int:
+        """Words one side of a page shows (its label and text; 0 when empty), remembered by page id.
+
+        Example:
+            >>> p = DialoguePage(id="p", user_input="I paint daily.", agent_response="Nice!")
+            >>> DerivedIndices(2).side_words(p, "user"), DerivedIndices(2).side_words(p, "agent")
+            (4, 2)
+        """
+        words = self._sides.get(page.id)
+        if words is None:
+            words = self._sides[page.id] = (
+                len(page.user_label.split()) + len(page.user_input.split()) if page.user_input else 0,
+                len(page.agent_label.split()) + len(page.agent_response.split()) if page.agent_response else 0,
+            )
+        return words[0] if side == "user" else words[1]
+
     def add_page(self, page: DialoguePage, vector: Vector) -> None:
         """Index an MTM page (FAISS; BM25 and the chain once built)."""
         self.pages.add(page.id, vector)
@@ -138,6 +155,7 @@ class DerivedIndices:
     def page_added(self, page: DialoguePage, vector: Vector) -> None:
         """Keep BM25 and the chain windows in step with a page added (nothing while they are not built)."""
         self._words.pop(page.id, None)
+        self._sides.pop(page.id, None)
         if self._lexicon is None and self._chain is None:
             return
         tokens = page_tokens(page)  # once for both
@@ -150,6 +168,7 @@ class DerivedIndices:
         """Keep BM25 and the chain windows in step with pages removed (nothing while they are not built)."""
         for page_id in page_ids:
             self._words.pop(page_id, None)
+            self._sides.pop(page_id, None)
         if self._lexicon is not None:
             self._lexicon.remove(page_ids)
         if self._chain is not None:
