@@ -552,8 +552,9 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         tool calls). Tool calls and tool results are kept out of the pages (the
         answer is what is stored); system messages are ignored; consecutive
         human messages form one turn's input; an AI answer with no human
-        message before it is a turn of its own. Each turn is written as by
-        :meth:`add_turn` (every one checked before the first is written); with
+        message before it is a turn of its own. The turns are written as by
+        :meth:`add_turns` (every one checked before the first is written, the
+        same result as :meth:`add_turn` one by one, in batches); with
         message ids (LangGraph's ``add_messages`` reducer gives every message
         one) a turn's id derives from them, so passing the whole conversation
         again stores only its new turns.
@@ -602,7 +603,7 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             True
         """
         return self._sync(
-            turns.add_messages(self._runtime, messages, user_id, thread_id, timestamp, metadata, store_unanswered)
+            bulk.add_messages(self._runtime, messages, user_id, thread_id, timestamp, metadata, store_unanswered)
         )
 
     async def aadd_messages(
@@ -625,7 +626,7 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             [True]
         """
         return await self._async(
-            turns.add_messages(self._runtime, messages, user_id, thread_id, timestamp, metadata, store_unanswered)
+            bulk.add_messages(self._runtime, messages, user_id, thread_id, timestamp, metadata, store_unanswered)
         )
 
     def retrieve(

@@ -29,7 +29,7 @@ from typing import Any
 from langchain_memoryos.controllers.base import PageAnalysis
 from langchain_memoryos.controllers.heuristic import HeuristicController, PageContent
 from langchain_memoryos.operations.runtime import Runtime
-from langchain_memoryos.operations.turns import turn_input
+from langchain_memoryos.operations.turns import message_turns, turn_input
 from langchain_memoryos.operations.validation import check_user
 from langchain_memoryos.pipeline.effects import Embed, Services, Step, Wait, run_async, run_sync
 from langchain_memoryos.pipeline.settings import embedding_text
@@ -39,7 +39,7 @@ from langchain_memoryos.schema import DialoguePage, WriteReport
 from langchain_memoryos.scoring import gate
 from langchain_memoryos.store.vector_index import Vector
 
-__all__ = ["TURN_KEYS", "WriteTurns", "add_turns", "turn_fields"]
+__all__ = ["TURN_KEYS", "WriteTurns", "add_messages", "add_turns", "turn_fields"]
 
 #: The keys of a turn given as a dict (``add_turn``'s arguments).
 TURN_KEYS = ("user_input", "agent_response", "thread_id", "timestamp", "metadata", "turn_id")
@@ -328,6 +328,29 @@ class WriteTurns:
         if self.turns:
             runtime.writer.submit(self.user_id, write)
         return [WriteReport(page_id=turn_page(t).id, queued=True) for t in self.turns]
+
+
+def add_messages(
+    runtime: Runtime,
+    messages: Any,
+    user_id: Any,
+    thread_id: Any,
+    timestamp: Any,
+    metadata: Mapping[str, Any] | None,
+    store_unanswered: Any,
+) -> WriteTurns:
+    """Operation: ``MemoryOS.add_messages``: the messages' turns (:func:`message_turns`) written as ``add_turns``.
+
+    Example:
+        >>> from langchain_core.messages import AIMessage, HumanMessage
+        >>> from langchain_memoryos import MemoryOS
+        >>> memory = MemoryOS()
+        >>> op = add_messages(memory._runtime, [HumanMessage("hi"), AIMessage("hello")], "u", "t", None, None, False)
+        >>> [r.added for r in memory._sync(op)]
+        [True]
+    """
+    turns = message_turns(runtime, messages, user_id, thread_id, timestamp, metadata, store_unanswered)
+    return WriteTurns(check_user(user_id), turns)
 
 
 def add_turns(runtime: Runtime, turns: Iterable[Any], user_id: Any, thread_id: Any) -> WriteTurns:

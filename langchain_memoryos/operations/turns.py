@@ -31,8 +31,7 @@ from langchain_memoryos.schema import MemoryContext, WriteReport
 __all__ = [
     "Retrieve",
     "WriteTurn",
-    "WriteTurns",
-    "add_messages",
+    "message_turns",
     "add_turn",
     "read_graph",
     "retrieve",
@@ -284,30 +283,7 @@ def add_turn(
     return WriteTurn(turn_input(runtime, user_input, agent_response, user_id, thread_id, timestamp, metadata, turn_id))
 
 
-@dataclass(frozen=True)
-class WriteTurns:
-    """Store turns one after the other, every one checked before the first is written (``add_messages``).
-
-    Example:
-        >>> from langchain_memoryos import MemoryOS
-        >>> memory = MemoryOS()
-        >>> turns = [turn_input(memory._runtime, f"Turn {i}", "ok", "u", "t", None, None, None) for i in (1, 2)]
-        >>> [r.added for r in WriteTurns(tuple(WriteTurn(t) for t in turns)).run(memory._runtime)]
-        [True, True]
-    """
-
-    writes: tuple[WriteTurn, ...]
-
-    def run(self, runtime: Runtime) -> list[WriteReport]:
-        """Run with blocking IO."""
-        return [write.run(runtime) for write in self.writes]
-
-    async def arun(self, runtime: Runtime) -> list[WriteReport]:
-        """Run with async IO."""
-        return [await write.arun(runtime) for write in self.writes]
-
-
-def add_messages(
+def message_turns(
     runtime: Runtime,
     messages: Any,
     user_id: Any,
@@ -315,19 +291,22 @@ def add_messages(
     timestamp: Any,
     metadata: Mapping[str, Any] | None,
     store_unanswered: Any,
-) -> WriteTurns:
-    """Operation: ``MemoryOS.add_messages`` (the messages paired into turns and every turn checked now).
+) -> tuple[TurnWrite, ...]:
+    """The turns of ``MemoryOS.add_messages``: the messages paired into turns, every turn checked now.
+
+    ``add_messages`` writes them as ``add_turns`` does (:mod:`~langchain_memoryos.operations.bulk`).
 
     Raises:
         TypeError: ``messages`` is not a list of messages (or of ``{"role", "content"}`` dicts).
 
     Example:
-        >>> from langchain_core.messages import AIMessage, HumanMessage
+        >>> from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
         >>> from langchain_memoryos import MemoryOS
-        >>> memory = MemoryOS()
-        >>> op = add_messages(memory._runtime, [HumanMessage("hi"), AIMessage("hello")], "u", "t", None, None, False)
-        >>> [r.added for r in memory._sync(op)]
-        [True]
+        >>> messages = [HumanMessage("hi"), AIMessage("", tool_calls=[{"name": "t", "args": {}, "id": "c"}]),
+        ...             ToolMessage("x", tool_call_id="c"), AIMessage("hello"), HumanMessage("bye")]
+        >>> [(t.user_input, t.agent_response) for t in message_turns(MemoryOS()._runtime, messages, "u", "t",
+        ...                                                          None, None, False)]
+        [('hi', 'hello')]
     """
     user = check_user(user_id)  # the user first: a missing user id is the first thing to fix
     if isinstance(messages, (str, BaseMessage, Mapping)) or not isinstance(messages, Iterable):
@@ -348,13 +327,13 @@ def add_messages(
     if last is not None:
         turns.append(last)
     writes = tuple(
-        WriteTurn(turn_input(runtime, t.user_input, t.agent_response, user, thread_id, timestamp, metadata, t.turn_id))
+        turn_input(runtime, t.user_input, t.agent_response, user, thread_id, timestamp, metadata, t.turn_id)
         for t in turns
         if t.user_input.strip() or t.agent_response.strip()
     )
     if not writes:
         check_thread(thread_id)  # still refuse a bad thread id when there is nothing to write
-    return WriteTurns(writes)
+    return writes
 
 
 def retrieve(
