@@ -16,7 +16,7 @@ from typing import Any
 from langchain_memoryos.operations.runtime import Runtime
 from langchain_memoryos.operations.turns import Retrieve
 from langchain_memoryos.operations.validation import check_query, check_thread, check_user
-from langchain_memoryos.retrieval.recall import ReadRun
+from langchain_memoryos.retrieval.recall import ReadRun, copy_page
 from langchain_memoryos.schema import MemoryContext, SearchHit
 
 __all__ = ["Search", "search"]
@@ -49,6 +49,8 @@ class Search:
         return self._hits(await self.retrieve.arun(runtime))
 
     def _hits(self, ctx: MemoryContext) -> list[SearchHit]:
+        # the page ranking before the context's word budget: at most ``limit`` pages, copied (the ranking
+        # holds the stored pages themselves)
         pages = [
             SearchHit(
                 kind="page",
@@ -58,9 +60,9 @@ class Search:
                 timestamp=hit.page.timestamp,
                 sources=hit.page.source_ids(),
                 thread_id=hit.page.thread_id,
-                page=hit.page,
+                page=copy_page(hit.page),
             )
-            for hit in self.retrieve.read.ranked  # the page ranking before the context's word budget
+            for hit in self.retrieve.read.ranked[: self.limit]
         ]
         scored = sorted([*ctx.user_facts, *ctx.agent_facts], key=lambda hit: -hit.score)
         facts = [

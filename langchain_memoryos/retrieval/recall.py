@@ -63,7 +63,7 @@ from langchain_memoryos.scoring import f_score, segment_heat, top_k
 from langchain_memoryos.store.repository import MemoryRepository, UserLease, UserState
 from langchain_memoryos.store.vector_index import Vector
 
-__all__ = ["READ_STAGES", "ReadRun", "context_words", "read", "retrieve", "run_read_stage"]
+__all__ = ["READ_STAGES", "ReadRun", "context_words", "copy_page", "read", "retrieve", "run_read_stage"]
 
 #: How deep each ranking of the fusion looks (at least this many pages).
 _FUSION_DEPTH = 100
@@ -214,7 +214,7 @@ def stage_assemble_context(settings: EngineSettings, r: ReadRun) -> Step[None]:
             side_words_of=r.state.indices.side_words,
             config=config,
         )
-    ctx.pages = [ScoredPage(_copy_page(hit.page), hit.score, hit.side) for hit in ctx.pages]
+    ctx.pages = [ScoredPage(copy_page(hit.page), hit.score, hit.side) for hit in ctx.pages]
     _visit_segments(r.state, settings, ctx, touch=r.touch)
     if r.touch:
         yield StoreBatch(r.state.take_ops())
@@ -410,8 +410,15 @@ def _rank_by_segments(
     return [ScoredPage(page, score) for page, score in hits]
 
 
-def _copy_page(page: DialoguePage) -> DialoguePage:
-    """A copy of a stored page for the caller (who may change it): its containers copied, not shared."""
+def copy_page(page: DialoguePage) -> DialoguePage:
+    """A copy of a stored page for the caller (who may change it): its containers copied, not shared.
+
+    Example:
+        >>> page = DialoguePage(id="p", user_input="hi", agent_response="yo", metadata={"source_id": ["D1:1"]})
+        >>> copied = copy_page(page); copied.metadata["source_id"].append("x")
+        >>> copied == page, page.metadata["source_id"]
+        (False, ['D1:1'])
+    """
     return replace(
         page,
         keywords=list(page.keywords),

@@ -169,6 +169,13 @@ def test_search_returns_scored_pages_and_facts_ranked_as_retrieve_and_writes_not
     stm_ids = {p.id for p in memory.get_stm(user_id="u", thread_id="t1")}
     assert stm_ids and not stm_ids & {h.id for h in in_thread if h.kind == "page"}
     assert asyncio.run(memory.asearch("my cat Miso", user_id="u", limit=20)) == hits
+    # a hit's page is the caller's copy: changing it leaves the memory as it was
+    assert pages[0].page is not None
+    pages[0].page.metadata["source_id"] = ["changed"]
+    again = [h for h in memory.search("my cat Miso", user_id="u", limit=20) if h.kind == "page"]
+    assert again[0].id == pages[0].id and again[0].sources in (["D0"], ["D1"])
+    assert again[0].page is not None and again[0].page.source_ids() == again[0].sources
+    assert memory.export_user(user_id="u") == before
 
 
 def test_search_refuses_what_it_cannot_answer() -> None:
