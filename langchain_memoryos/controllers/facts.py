@@ -57,6 +57,7 @@ from langchain_memoryos.controllers.rules import (
 from langchain_memoryos.controllers.slots import slot_of
 from langchain_memoryos.retrieval.lexical import STOPWORDS
 from langchain_memoryos.schema import DialoguePage, MemoryRecord
+from langchain_memoryos.schema.pages import split_speaker
 
 __all__ = [
     "FactSentence",
@@ -74,7 +75,6 @@ SENTENCES_PER_SIDE = 3
 #: The write-gate threshold the side's sentences are selected against (``MemoryOSConfig.gate_threshold``).
 SELECT_THRESHOLD = 0.5
 
-_PREFIX = re.compile(r"^\s*([A-Z][\w'’-]{1,30}(?:\s[A-Z][\w'’-]{1,30})?):\s+")
 _PHOTO = re.compile(r"\s*\[shares (?:a photo|an image)[^\]]*\]\s*", re.I)
 _LEAD_NOISE = re.compile(
     r"^(?:(?:hey|hi|hello|thanks|thank you|thanks a lot|thx|wow|woah|whoa|oh|ooh|yeah|yep|yes|yup|aw+|omg|"
@@ -131,19 +131,6 @@ _USER_FORMS = (
     (re.compile(r"\bthemself\b"), "themselves"),
     (re.compile(r"\byourself\b"), "themselves"),
 )
-
-
-def split_speaker(text: str) -> tuple[str | None, str]:
-    """The speaker prefix of a side and its text: ``("Caroline", "text")`` for ``"Caroline: text"``.
-
-    Example:
-        >>> split_speaker("Caroline: I went to a support group."), split_speaker("I'm vegan.")
-        (('Caroline', 'I went to a support group.'), (None, "I'm vegan."))
-    """
-    m = _PREFIX.match(text or "")
-    if not m:
-        return None, (text or "").strip()
-    return m.group(1), text[m.end() :].strip()
 
 
 def _content_words(text: str) -> list[str]:

@@ -39,6 +39,7 @@ from dataclasses import replace
 from typing import Literal
 
 from langchain_memoryos.schema import DialoguePage, ScoredPage
+from langchain_memoryos.schema.pages import split_speaker
 
 __all__ = ["SIDES", "Side", "named_speaker", "one_side", "pack_turns", "side_speaker", "side_words"]
 
@@ -47,14 +48,10 @@ Side = Literal["user", "agent"]
 #: The two sides of a page, in conversation order.
 SIDES: tuple[Side, Side] = ("user", "agent")
 
-#: A speaker prefix: "Ana:" or "Ana Lee:" at the start of a side's text.
-_PREFIX = re.compile(r"^\s*([A-Z][\w'’-]{1,30}(?:\s[A-Z][\w'’-]{1,30})?):\s")
-
 
 @functools.lru_cache(maxsize=1 << 16)
 def _prefix(text: str) -> str | None:
-    m = _PREFIX.match(text)
-    return m.group(1) if m else None
+    return split_speaker(text)[0]  # cached: a read asks it of a few hundred sides
 
 
 def _text(page: DialoguePage, side: Side) -> str:

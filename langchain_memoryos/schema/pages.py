@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 from langchain_memoryos.schema.records import MemoryRecord
 from langchain_memoryos.schema.timestamps import _EPOCH, _iso, _ts
 
-__all__ = ["DialoguePage", "Segment"]
+__all__ = ["DialoguePage", "Segment", "split_speaker"]
 
 
 def _label(value: Any, default: str) -> str:
@@ -258,3 +259,20 @@ class Segment:
             pending_page_ids=list(data.get("pending_page_ids", [])),
             promotions=int(data.get("promotions", 0)),
         )
+
+
+#: A speaker prefix: "Ana:" or "Ana Lee:" at the start of a side's text.
+_SPEAKER_PREFIX = re.compile(r"^\s*([A-Z][\w'’-]{1,30}(?:\s[A-Z][\w'’-]{1,30})?):\s+")
+
+
+def split_speaker(text: str) -> tuple[str | None, str]:
+    """The speaker prefix of a side and its text: ``("Caroline", "text")`` for ``"Caroline: text"``.
+
+    Example:
+        >>> split_speaker("Caroline: I went to a support group."), split_speaker("I'm vegan.")
+        (('Caroline', 'I went to a support group.'), (None, "I'm vegan."))
+    """
+    m = _SPEAKER_PREFIX.match(text or "")
+    if not m:
+        return None, (text or "").strip()
+    return m.group(1), text[m.end() :].strip()
