@@ -6,8 +6,10 @@ import datetime as dt
 import re
 
 import pytest
+from langchain_core.embeddings import Embeddings
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
+from langchain_memoryos.embeddings import resolve_embeddings
 from langchain_memoryos.retrieval.lexical import page_tokens, tokenize
 from langchain_memoryos.retrieval.recall import COMPACT_STM_WORDS
 from langchain_memoryos.schema import DialoguePage, page_words, past_conversation, stm_line
@@ -137,3 +139,35 @@ def test_when_stm_alone_is_over_budget_the_oldest_pages_give_way() -> None:
         assert 1 <= len(shown) < 7 and shown == [p.id for p in stored[-len(shown) :]]  # the newest kept
         assert ctx.stm[-1].user_input == stored[-1].user_input  # the newest page whole
         assert all("[cut:" not in p.user_input for p in ctx.stm[1:])  # only the oldest shown may be cut
+
+
+class _CountingEmbeddings(Embeddings):
+    """The offline encoder, counting the texts each read embeds."""
+
+    def __init__(self) -> None:
+        self.inner = resolve_embeddings()
+        self.texts: list[str] = []
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.texts.extend(texts)
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        self.texts.append(text)
+        return self.inner.embed_query(text)
+
+
+def test_a_read_embeds_the_query_once_as_facts_are_written() -> None:
+    emb = _CountingEmbeddings()
+    memory = MemoryOS(embeddings=emb, config=MemoryOSConfig(stm_capacity=1))
+    memory.add_fact("The user lives in Denver now.", user_id="u")
+    _feed(memory, [("I moved to Denver last spring.", "Nice city!"), ("My dog is called Rex.", "Cute.")])
+    emb.texts.clear()
+    ctx = memory.retrieve("Where do I live?", user_id="u", thread_id="t", touch=False)
+    # one text, the question in the third person: it meets the fact (0.27 as asked, above tau_r rewritten)
+    assert len(emb.texts) == 1 and "the user" in emb.texts[0].lower()
+    assert any("lives in Denver" in f.record.summary for f in ctx.user_facts)
+    assert any("Denver" in s.page.user_input for s in ctx.pages)
+    emb.texts.clear()
+    memory.retrieve("What is Rex?", user_id="u", thread_id="t", touch=False)
+    assert emb.texts == ["What is Rex?"]  # not in the first person: embedded as asked
