@@ -51,9 +51,11 @@ from langchain_memoryos.schema import (
     DialoguePage,
     MemoryContext,
     MemoryRecord,
+    Persona,
     ScoredPage,
     ScoredRecord,
     ScoredSegment,
+    Segment,
     cut_page,
     fence_memory,
     page_words,
@@ -141,7 +143,7 @@ def stage_retrieve_stm(repo: MemoryRepository, settings: EngineSettings, r: Read
     state = yield from repo.load(r.user_id)
     r.state = state
     stm = yield from repo.load_thread(state, r.thread_id)
-    persona = copy.deepcopy(state.persona)
+    persona = _copy_persona(state.persona)
     if not persona.agent_profile:
         persona.agent_profile = config.agent_profile
     shown = list(stm)
@@ -404,7 +406,7 @@ def _rank_by_segments(
         segments = [state.segments[key] for key, _ in cosines]
         scores = [f_score(cos, state.segments[key].keywords, query_keywords) for key, cos in cosines]
         chosen = top_k(segments, scores, config.top_segments)
-        ctx.segments = [ScoredSegment(copy.deepcopy(seg), score) for seg, score in chosen]
+        ctx.segments = [ScoredSegment(_copy_segment(seg), score) for seg, score in chosen]
         within = [pid for seg, _ in chosen for pid in seg.page_ids]
         hits = [(state.pages[key], s) for key, s in state.page_index.search(qvec, config.top_pages, within=within)]
     if other:
@@ -603,7 +605,7 @@ def _visit_segments(state: UserState, settings: EngineSettings, ctx: MemoryConte
         seg = state.segments[seg_id]
         if not touch:
             best = max((h.score for h in ctx.pages if h.page.segment_id == seg_id), default=0.0)
-            visited.append(ScoredSegment(copy.deepcopy(seg), scores.get(seg_id, best)))
+            visited.append(ScoredSegment(_copy_segment(seg), scores.get(seg_id, best)))
             continue
         seg.n_visit += 1
         if clock is not None:
@@ -611,5 +613,18 @@ def _visit_segments(state: UserState, settings: EngineSettings, ctx: MemoryConte
         seg.heat = segment_heat(seg, clock, config)
         state.put_segment(seg)
         best = max((h.score for h in ctx.pages if h.page.segment_id == seg_id), default=0.0)
-        visited.append(ScoredSegment(copy.deepcopy(seg), scores.get(seg_id, best)))
+        visited.append(ScoredSegment(_copy_segment(seg), scores.get(seg_id, best)))
     ctx.segments = visited
+
+
+def _copy_persona(persona: Persona) -> Persona:
+    """A copy of the stored persona for the caller: its dicts and lists copied (the rest is immutable)."""
+    traits = {dim: list(values) for dim, values in persona.user_traits.items()}
+    return replace(persona, user_profile=dict(persona.user_profile), user_traits=traits)
+
+
+def _copy_segment(seg: Segment) -> Segment:
+    """A copy of a stored segment for the caller: its lists copied (every other field is immutable)."""
+    return replace(
+        seg, keywords=list(seg.keywords), page_ids=list(seg.page_ids), pending_page_ids=list(seg.pending_page_ids)
+    )

@@ -12,7 +12,7 @@ from langchain_memoryos import MemoryOS, MemoryOSConfig
 from langchain_memoryos.embeddings import resolve_embeddings
 from langchain_memoryos.retrieval.lexical import page_tokens, tokenize
 from langchain_memoryos.retrieval.recall import COMPACT_STM_WORDS
-from langchain_memoryos.schema import DialoguePage, page_words, past_conversation, stm_line
+from langchain_memoryos.schema import DialoguePage, Persona, page_words, past_conversation, stm_line
 
 T0 = dt.datetime(2024, 3, 1, 9, tzinfo=dt.UTC)
 
@@ -171,3 +171,23 @@ def test_a_read_embeds_the_query_once_as_facts_are_written() -> None:
     emb.texts.clear()
     memory.retrieve("What is Rex?", user_id="u", thread_id="t", touch=False)
     assert emb.texts == ["What is Rex?"]  # not in the first person: embedded as asked
+
+
+@pytest.mark.parametrize("ranking", ["hybrid", "segments"])
+def test_the_context_is_the_callers_copy(ranking: str) -> None:
+    memory = MemoryOS(config=MemoryOSConfig(stm_capacity=1, page_ranking=ranking))  # type: ignore[arg-type]
+    _feed(memory, [("I play chess every Sunday.", "Fun!"), ("Chess club tonight.", "Enjoy."), ("Bye.", "Bye.")])
+    state = memory.repository.cached("u")
+    assert state is not None
+    state.persona = Persona(user_profile={"name": "Ana"}, user_traits={"interests": ["chess"]})
+    ctx = memory.retrieve("chess", user_id="u", thread_id="t")
+    assert ctx.segments and ctx.persona.user_traits["interests"] == ["chess"]
+    # changing what the read returned leaves the memory as it was
+    ctx.persona.user_traits["interests"].append("poker")
+    ctx.persona.user_profile["name"] = "Eve"
+    ctx.segments[0].segment.page_ids.clear()
+    ctx.segments[0].segment.keywords.append("poker")
+    again = memory.retrieve("chess", user_id="u", thread_id="t", touch=False)
+    assert again.persona.user_traits["interests"] == ["chess"] and again.persona.user_profile["name"] == "Ana"
+    stored = again.segments[0].segment
+    assert stored.page_ids and "poker" not in stored.keywords
