@@ -99,13 +99,28 @@ class ChainWindows:
     def __init__(self, dimension: int, *, gap_seconds: float) -> None:
         self.dimension = dimension
         self.gap_seconds = float(gap_seconds)
-        self._nodes: dict[str, _Node] = {}
+        self._node_map: dict[str, _Node] = {}
+        # restored, the nodes are built on first need: ([page id, thread, seq, time], vectors, rows)
+        self._pending: tuple[list[list[Any]], Vector, Mapping[str, int]] | None = None
         self._order: dict[str, list[tuple[_OrderKey, str]]] = {}
         self._vectors = {size: VectorIndex(dimension) for size in WINDOW_SIZES}
         self._lexicons = {size: LexicalIndex() for size in WINDOW_SIZES}
         self._members: dict[int, dict[str, tuple[str, ...]]] = {size: {} for size in WINDOW_SIZES}
         self._bags: Bags | None = None
         self._bag_rows: dict[str, int] = {}
+
+    @property
+    def _nodes(self) -> dict[str, _Node]:
+        """Every page's node, built now if the chain was restored and they are not built yet."""
+        if self._pending is not None:
+            saved, vectors, rows = self._pending
+            self._pending = None
+            parse = _dt.datetime.fromisoformat
+            self._node_map.update(
+                (pid, _Node(thread, (seq, iso, pid), parse(iso), None, vectors[rows[pid]]))
+                for pid, thread, seq, iso in saved
+            )
+        return self._node_map
 
     def snapshot(self) -> dict[str, Any]:
         """The chain as JSON data for :meth:`restore` (its pages' words and vectors are saved elsewhere).
@@ -130,7 +145,10 @@ class ChainWindows:
         """The chain saved by :meth:`snapshot`, given its pages' vectors and words.
 
         The windows' vectors and BM25 indices are computed in bulk, as
-        :meth:`build` would compute them one by one.
+        :meth:`build` would compute them one by one (the BM25 documents as
+        :meth:`Bags.joined` rows: no merging sort). The per-page nodes (a
+        parsed time and a vector view each) are built on the first change to
+        the chain, not here: a read needs only the windows.
 
         Args:
             data: what :meth:`snapshot` returned.
@@ -157,39 +175,39 @@ class ChainWindows:
         chain = cls(dimension, gap_seconds=float(data["gap_seconds"]))
         bag_rows = dict(zip(bags.keys, range(len(bags.keys)), strict=True))
         chain._bags, chain._bag_rows = bags, bag_rows
-        parse = _dt.datetime.fromisoformat
-        nodes, threads = chain._nodes, chain._order
-        for pid, thread, seq, iso in data["nodes"]:
-            order = (seq, iso, pid)
-            nodes[pid] = _Node(thread, order, parse(iso), None, vectors[rows[pid]])
-            threads.setdefault(thread, []).append((order, pid))
-        if not nodes.keys() <= bag_rows.keys():
-            raise KeyError("a page of the chain has no bag of words")
-        where: dict[str, tuple[list[str], int]] = {}
+        saved: list[list[Any]] = data["nodes"]
+        # the nodes themselves (a parsed time, a vector view each) wait for a change to the chain: a read needs none
+        chain._pending = (saved, vectors, rows)
+        threads = chain._order
+        for pid, thread, seq, iso in saved:
+            threads.setdefault(thread, []).append(((seq, iso, pid), pid))
+        flat: list[str] = []  # every thread's chain, one after another
+        start: list[int] = []  # the position where the thread of each position starts
         for chain_of_thread in threads.values():
             chain_of_thread.sort()
-            ids = [pid for _, pid in chain_of_thread]
-            where.update((pid, (ids, at)) for at, pid in enumerate(ids))
+            start += [len(flat)] * len(chain_of_thread)
+            flat += [pid for _, pid in chain_of_thread]
+        at = dict(zip(flat, range(len(flat)), strict=True))
+        starts = np.asarray(start, dtype=np.int64)
+        page_row = np.fromiter((rows[pid] for pid in flat), dtype=np.int64, count=len(flat))
+        word_row = np.fromiter((bag_rows[pid] for pid in flat), dtype=np.int64, count=len(flat))  # KeyError: no bag
         for size in WINDOW_SIZES:
-            windows: dict[str, tuple[str, ...]] = {}
-            for last in data["windows"][str(size)]:
-                ids, at = where[last]
-                if at < size - 1:
-                    raise KeyError(f"window of {size} pages ending at {last}: not in its thread's chain")
-                windows[last] = tuple(ids[at - size + 1 : at + 1])
-            if not windows:
+            keys: list[str] = data["windows"][str(size)]
+            if not keys:
                 continue
-            keys = list(windows)
-            chain._members[size] = windows
-            members = [pid for key in keys for pid in windows[key]]
-            cols = np.fromiter((rows[pid] for pid in members), dtype=np.int64, count=len(members)).reshape(-1, size)
-            summed = vectors[cols[:, 0]].copy()
+            ends = np.fromiter((at[last] for last in keys), dtype=np.int64, count=len(keys))
+            short = np.flatnonzero(ends - starts[ends] < size - 1)
+            if short.size:
+                raise KeyError(f"window of {size} pages ending at {keys[int(short[0])]}: not in its thread's chain")
+            spans = zip(keys, ends.tolist(), strict=True)
+            chain._members[size] = {last: tuple(flat[e - size + 1 : e + 1]) for last, e in spans}
+            cols = ends[:, None] + np.arange(1 - size, 1, dtype=np.int64)
+            summed = vectors[page_row[cols[:, 0]]]  # a new array (gathered): summed in place
             for col in range(1, size):
-                summed += vectors[cols[:, col]]
-            summed = (summed / np.maximum(np.linalg.norm(summed, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+                summed += vectors[page_row[cols[:, col]]]
+            summed /= np.maximum(np.linalg.norm(summed, axis=1, keepdims=True), np.float32(1e-12))
             chain._vectors[size].add_many(keys, summed)
-            words = np.fromiter((bag_rows[pid] for pid in members), dtype=np.int64, count=len(members))
-            chain._lexicons[size] = LexicalIndex.restore(bags.merged(keys, words.reshape(len(keys), size)))
+            chain._lexicons[size] = LexicalIndex.restore(bags.joined(keys, word_row[cols]))
         return chain
 
     def _tokens(self, pid: str) -> list[str]:
