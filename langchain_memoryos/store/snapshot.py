@@ -72,7 +72,8 @@ __all__ = [
 ]
 
 #: The snapshot format; a row of another format is not read (the user is rebuilt, and a new snapshot written).
-FORMAT = 1
+#: 2: the MTM and STM page vectors in one block (restored without a copy), the records' texts kept as bytes.
+FORMAT = 2
 #: The namespace parts of the snapshot and the journal.
 SNAPSHOT, JOURNAL = "snapshot", "journal"
 #: The namespaces (after the user's label) whose records make the state; the journal names changes to these.
@@ -87,11 +88,11 @@ T = TypeVar("T")
 
 
 class _Raw:
-    """A record not decoded yet: its JSON text."""
+    """A record not decoded yet: its JSON text (UTF-8 bytes as read from a snapshot)."""
 
     __slots__ = ("text",)
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str | bytes) -> None:
         self.text = text
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Raw:
@@ -105,8 +106,8 @@ class LazyRecords(MutableMapping[str, T], Generic[T]):
     all would cost more than the rest of the load. Order is insertion order, as a ``dict``.
 
     Args:
-        raw: the records' JSON texts by key.
-        decode: turns a text into the record.
+        raw: the records' JSON texts by key (``str``, or UTF-8 ``bytes``).
+        decode: turns a text (as given) into the record.
 
     Example:
         >>> m = LazyRecords({"a": "1", "b": "2"}, int)
@@ -115,7 +116,7 @@ class LazyRecords(MutableMapping[str, T], Generic[T]):
         ([('b', 2), ('c', 3)], True, 2)
     """
 
-    def __init__(self, raw: Mapping[str, str], decode: Callable[[str], T]) -> None:
+    def __init__(self, raw: Mapping[str, str | bytes], decode: Callable[[str | bytes], T]) -> None:
         self._items: dict[str, T | _Raw] = {key: _Raw(text) for key, text in raw.items()}
         self._decode = decode
 
@@ -148,17 +149,19 @@ class LazyRecords(MutableMapping[str, T], Generic[T]):
             ('1', 1, None)
         """
         value = self._items[key]
-        return value.text if isinstance(value, _Raw) else None
+        if not isinstance(value, _Raw):
+            return None
+        return value.text if isinstance(value.text, str) else value.text.decode("utf-8")
 
     def __repr__(self) -> str:
         return f"LazyRecords({len(self)} records)"
 
 
-def _page(text: str) -> DialoguePage:
+def _page(text: str | bytes) -> DialoguePage:
     return DialoguePage.from_dict(json.loads(text))
 
 
-def _record(text: str) -> MemoryRecord:
+def _record(text: str | bytes) -> MemoryRecord:
     return MemoryRecord.from_dict(json.loads(text))
 
 
@@ -180,7 +183,7 @@ def encode_snapshot(state: UserState) -> dict[str, Any]:
         >>> s = UserState(user_id="u", label="u", dimension=2); s.version = "v1"
         >>> s.put_page(DialoguePage(id="p", user_input="pottery", agent_response=""), np.ones(2, np.float32))
         >>> value = encode_snapshot(s); value["version"], value["format"]
-        ('v1', 1)
+        ('v1', 2)
         >>> twin = decode_snapshot(value, s)
         >>> twin.pages["p"].user_input, len(twin.page_index), twin.indices.lexicon([]).bags().keys
         ('pottery', 1, ['p'])
@@ -197,10 +200,15 @@ def encode_snapshot(state: UserState) -> dict[str, Any]:
         "stm": {thread: [p.to_dict() for p in pages] for thread, pages in state.stm.items() if pages},
         "vectors": {},
     }
+    pages_stm: list[Vector] = []
     for name, index in _indices(state).items():
         keys, mat = index.arrays()
         header["vectors"][name] = keys
-        arrays[f"v:{name}"] = mat
+        if name in ("pages", "stm"):  # one block: the chain windows' matrix, restored as a view
+            pages_stm.append(mat)
+        else:
+            arrays[f"v:{name}"] = mat
+    arrays["v:pages+stm"] = np.concatenate(pages_stm)
     bags = state.lexicon.bags()
     header["lexicon"] = {"keys": bags.keys, "terms": bags.terms}
     arrays.update({"l:ptr": bags.ptr, "l:ids": bags.ids.astype(np.int32), "l:tfs": bags.tfs.astype(np.int32)})
@@ -208,8 +216,7 @@ def encode_snapshot(state: UserState) -> dict[str, Any]:
     header["chain"] = chain.snapshot() if chain is not None and set(chain.page_ids()) <= set(bags.keys) else None
     # the records' JSON texts, one a line (JSON escapes newlines), in the order of the keys above
     texts = [*_texts(state.pages).values(), *(t for k in ("user", "agent") for t in _texts(state.facts[k]).values())]
-    arrays["texts"] = np.frombuffer("\n".join(texts).encode("utf-8"), dtype=np.uint8)
-    body = _pack(header, arrays)
+    body = _pack(header, arrays, {"texts": "\n".join(texts).encode("utf-8")})
     return {
         "format": FORMAT,
         "version": state.version,
@@ -224,24 +231,25 @@ def _indices(state: UserState) -> dict[str, VectorIndex]:
     return {"pages": ix.pages, "segments": ix.segments, "stm": ix.stm, **{f"facts/{k}": v for k, v in ix.facts.items()}}
 
 
-def _pack(header: dict[str, Any], arrays: dict[str, np.ndarray[Any, Any]]) -> bytes:
-    """The body: magic, the header's length, the header (zlib JSON), then each array's bytes (text ones zlib'd)."""
+def _pack(header: dict[str, Any], arrays: dict[str, np.ndarray[Any, Any]], blobs: dict[str, bytes]) -> bytes:
+    """The body: magic, the header's length, the header (zlib JSON), each array's bytes, then each blob zlib'd."""
     specs: dict[str, list[Any]] = {}
     chunks: list[bytes] = []
     offset = 0
-    for name, arr in arrays.items():
-        data = np.ascontiguousarray(arr).tobytes()
-        packed = name == "texts"
-        if packed:
-            data = zlib.compress(data, 1)
-        specs[name] = [arr.dtype.str, list(arr.shape), offset, len(data), packed]
+    parts: list[tuple[str, bytes, list[Any] | None]] = [
+        (name, np.ascontiguousarray(arr).tobytes(), [arr.dtype.str, list(arr.shape)]) for name, arr in arrays.items()
+    ]
+    parts += [(name, zlib.compress(blob, 1), None) for name, blob in blobs.items()]
+    for name, data, spec in parts:
+        specs[name] = [spec, offset, len(data)]  # spec None: a blob
         chunks.append(data)
         offset += len(data)
     head = zlib.compress(json.dumps({"header": header, "arrays": specs}, separators=(",", ":")).encode("utf-8"), 1)
     return _MAGIC + len(head).to_bytes(8, "little") + head + b"".join(chunks)
 
 
-def _unpack(body: bytes) -> tuple[dict[str, Any], dict[str, np.ndarray[Any, Any]]]:
+def _unpack(body: bytes) -> tuple[dict[str, Any], dict[str, np.ndarray[Any, Any]], dict[str, bytes]]:
+    """The header, the arrays (read-only views of ``body``) and the blobs (decompressed) of a body."""
     if not body.startswith(_MAGIC):
         raise ValueError("not a snapshot")
     start = len(_MAGIC) + 8
@@ -250,14 +258,16 @@ def _unpack(body: bytes) -> tuple[dict[str, Any], dict[str, np.ndarray[Any, Any]
     base = start + size
     view = memoryview(body)
     arrays: dict[str, np.ndarray[Any, Any]] = {}
-    for name, (dtype, shape, offset, length, packed) in parsed["arrays"].items():
-        raw: Any = view[base + offset : base + offset + length]
+    blobs: dict[str, bytes] = {}
+    for name, (spec, offset, length) in parsed["arrays"].items():
+        raw = view[base + offset : base + offset + length]
         if len(raw) != length:
             raise ValueError("truncated snapshot")
-        if packed:
-            raw = zlib.decompress(raw)
-        arrays[name] = np.frombuffer(raw, dtype=np.dtype(dtype)).reshape(shape)
-    return parsed["header"], arrays
+        if spec is None:
+            blobs[name] = zlib.decompress(raw)
+        else:
+            arrays[name] = np.frombuffer(raw, dtype=np.dtype(spec[0])).reshape(spec[1])
+    return parsed["header"], arrays, blobs
 
 
 def decode_snapshot(value: Any, like: UserState) -> UserState | None:
@@ -269,9 +279,12 @@ def decode_snapshot(value: Any, like: UserState) -> UserState | None:
 
     Example:
         >>> from langchain_memoryos.store.state import UserState
-        >>> decode_snapshot({"format": 1, "version": "v", "crc32": 0, "data": ""},
-        ...                 UserState(user_id="u", label="u", dimension=2)) is None
+        >>> like = UserState(user_id="u", label="u", dimension=2)
+        >>> decode_snapshot({"format": FORMAT, "version": "v", "crc32": 0, "data": ""}, like) is None
         True
+        >>> old = encode_snapshot(like) | {"format": 1}  # an older layout: never read as this one
+        >>> decode_snapshot(old, like) is None, decode_snapshot(old | {"format": FORMAT}, like) is not None
+        (True, True)
     """
     from langchain_memoryos.store.state import UserState
 
@@ -281,7 +294,7 @@ def decode_snapshot(value: Any, like: UserState) -> UserState | None:
         body = binascii.a2b_base64(value["data"])  # a str of ASCII: no copy to bytes first
         if zlib.crc32(body) != value.get("crc32"):
             return None
-        header, arrays = _unpack(body)
+        header, arrays, blobs = _unpack(body)
         if header["dimension"] != like.dimension:
             return None
         state = UserState(
@@ -294,7 +307,7 @@ def decode_snapshot(value: Any, like: UserState) -> UserState | None:
             state.persona_stored = True
         state.segments = {d["id"]: Segment.from_dict(d) for d in header["segments"]}
         keys = [header["pages"], header["facts"]["user"], header["facts"]["agent"]]
-        texts = arrays["texts"].tobytes().decode("utf-8").split("\n") if any(keys) else []
+        texts = blobs["texts"].split(b"\n") if any(keys) else []
         if len(texts) != sum(map(len, keys)):
             return None
         cut = [0, len(keys[0]), len(keys[0]) + len(keys[1]), len(texts)]
@@ -306,16 +319,17 @@ def decode_snapshot(value: Any, like: UserState) -> UserState | None:
         for thread, pages in header["stm"].items():
             state.stm[thread] = [DialoguePage.from_dict(d) for d in pages]
         ix = state.indices
-        page_keys: list[str] = []
-        page_mats: list[Vector] = []
+        # the MTM then the STM pages' vectors, one read-only block (FAISS copies what it indexes)
+        matrix = arrays["v:pages+stm"].astype(np.float32, copy=False)
+        page_keys = [*header["vectors"]["pages"], *header["vectors"]["stm"]]
+        if matrix.shape != (len(page_keys), like.dimension):
+            return None
+        cut_at = len(header["vectors"]["pages"])
+        blocks = {"pages": matrix[:cut_at], "stm": matrix[cut_at:]}
         for name, index in _indices(state).items():
-            keys, mat = header["vectors"][name], arrays[f"v:{name}"]
+            keys = header["vectors"][name]
             if keys:
-                index.add_many(keys, mat)
-            if name in ("pages", "stm"):
-                page_keys += keys
-                page_mats.append(mat)
-        matrix = np.concatenate(page_mats).astype(np.float32, copy=False)
+                index.add_many(keys, blocks[name] if name in blocks else arrays[f"v:{name}"])
         rows = dict(zip(page_keys, range(len(page_keys)), strict=True))
         ix.stm_vectors.update((key, matrix[rows[key]]) for key in ix.stm.keys())
         stm_ids = {p.id for pages in state.stm.values() for p in pages}
@@ -325,7 +339,7 @@ def decode_snapshot(value: Any, like: UserState) -> UserState | None:
         bags = Bags(
             list(lex["keys"]),
             list(lex["terms"]),
-            arrays["l:ptr"].astype(np.int64),
+            arrays["l:ptr"].astype(np.int64, copy=False),
             arrays["l:ids"].astype(np.int64),
             arrays["l:tfs"].astype(np.int64),
         )
