@@ -72,7 +72,8 @@ __all__ = [
 ]
 
 #: The snapshot format; a row of another format is not read (the user is rebuilt, and a new snapshot written).
-#: 2: the MTM and STM page vectors in one block (restored without a copy), the records' texts kept as bytes.
+#: 2: the MTM and STM page vectors in one block (restored without a copy), the records' texts kept as bytes,
+#: the chain saved as columns in chain order.
 FORMAT = 2
 #: The namespace parts of the snapshot and the journal.
 SNAPSHOT, JOURNAL = "snapshot", "journal"
