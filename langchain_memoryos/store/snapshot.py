@@ -84,7 +84,7 @@ SNAPSHOT_EVERY = 500
 #: A load that replays more journal rows than this writes a new snapshot at its next flush.
 REPLAY_LIMIT = 64
 
-_MAGIC = b"MOSNAP1\n"
+_MAGIC = b"MOSNAP2\n"
 T = TypeVar("T")
 
 
@@ -232,20 +232,51 @@ def _indices(state: UserState) -> dict[str, VectorIndex]:
     return {"pages": ix.pages, "segments": ix.segments, "stm": ix.stm, **{f"facts/{k}": v for k, v in ix.facts.items()}}
 
 
+def _zstd() -> Any:
+    """The ``zstandard`` module, or ``None`` (it comes with LangSmith, which LangChain requires)."""
+    try:
+        import zstandard
+    except ImportError:  # pragma: no cover - every LangChain install has it
+        return None
+    return zstandard
+
+
+def _compress(data: bytes) -> bytes:
+    """``data`` compressed, after a codec byte: ``s`` Zstandard (4 times faster to read than zlib), ``z`` zlib."""
+    zstd = _zstd()
+    if zstd is not None:
+        return b"s" + zstd.ZstdCompressor(level=3).compress(data)  # type: ignore[no-any-return]
+    return b"z" + zlib.compress(data, 1)  # pragma: no cover
+
+
+def _decompress(data: bytes | memoryview) -> bytes:
+    """What :func:`_compress` compressed (``ValueError``: a codec this install cannot read, or a bad stream)."""
+    codec, rest = bytes(data[:1]), data[1:]
+    try:
+        if codec == b"z":
+            return zlib.decompress(rest)
+        zstd = _zstd()
+        if codec == b"s" and zstd is not None:
+            return zstd.ZstdDecompressor().decompress(rest)  # type: ignore[no-any-return]
+    except Exception as err:  # zlib.error, zstandard.ZstdError
+        raise ValueError(f"snapshot: {err}") from err
+    raise ValueError(f"snapshot compressed with {codec!r}, which this install cannot read (pip install zstandard)")
+
+
 def _pack(header: dict[str, Any], arrays: dict[str, np.ndarray[Any, Any]], blobs: dict[str, bytes]) -> bytes:
-    """The body: magic, the header's length, the header (zlib JSON), each array's bytes, then each blob zlib'd."""
+    """The body: magic, the header's length, the header (compressed JSON), the arrays' bytes, the blobs compressed."""
     specs: dict[str, list[Any]] = {}
     chunks: list[bytes] = []
     offset = 0
     parts: list[tuple[str, bytes, list[Any] | None]] = [
         (name, np.ascontiguousarray(arr).tobytes(), [arr.dtype.str, list(arr.shape)]) for name, arr in arrays.items()
     ]
-    parts += [(name, zlib.compress(blob, 1), None) for name, blob in blobs.items()]
+    parts += [(name, _compress(blob), None) for name, blob in blobs.items()]
     for name, data, spec in parts:
         specs[name] = [spec, offset, len(data)]  # spec None: a blob
         chunks.append(data)
         offset += len(data)
-    head = zlib.compress(json.dumps({"header": header, "arrays": specs}, separators=(",", ":")).encode("utf-8"), 1)
+    head = _compress(json.dumps({"header": header, "arrays": specs}, separators=(",", ":")).encode("utf-8"))
     return _MAGIC + len(head).to_bytes(8, "little") + head + b"".join(chunks)
 
 
@@ -255,7 +286,7 @@ def _unpack(body: bytes) -> tuple[dict[str, Any], dict[str, np.ndarray[Any, Any]
         raise ValueError("not a snapshot")
     start = len(_MAGIC) + 8
     size = int.from_bytes(body[len(_MAGIC) : start], "little")
-    parsed = json.loads(zlib.decompress(body[start : start + size]))
+    parsed = json.loads(_decompress(body[start : start + size]))
     base = start + size
     view = memoryview(body)
     arrays: dict[str, np.ndarray[Any, Any]] = {}
@@ -265,7 +296,7 @@ def _unpack(body: bytes) -> tuple[dict[str, Any], dict[str, np.ndarray[Any, Any]
         if len(raw) != length:
             raise ValueError("truncated snapshot")
         if spec is None:
-            blobs[name] = zlib.decompress(raw)
+            blobs[name] = _decompress(raw)
         else:
             arrays[name] = np.frombuffer(raw, dtype=np.dtype(spec[0])).reshape(spec[1])
     return parsed["header"], arrays, blobs

@@ -480,3 +480,33 @@ def test_a_scoped_memory_keeps_its_snapshot_and_journal_in_its_scope(sqlite_targ
         assert len(memory.list_pages(user_id=USER)) == 7
     with MemoryOS.from_sqlite(sqlite_target, config=CONFIG) as unscoped:
         assert unscoped.stats(user_id=USER).mtm_pages == 0  # nothing leaked out of the scope
+
+
+def test_a_snapshot_written_without_zstandard_is_read_with_it_and_a_bad_stream_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from langchain_memoryos.store import snapshot
+
+    state = UserState(user_id="u", label="u", dimension=2)
+    state.version = "v1"
+    for i, text in enumerate(["pottery class", "sourdough starter", "fjords in May"]):
+        page = DialoguePage(id=f"p{i}", user_input=text, agent_response="", metadata={"_seq": i})
+        state.put_page(page, np.array([1.0, float(i)], dtype=np.float32) / np.hypot(1.0, i))
+    with_zstd = snapshot.encode_snapshot(state)
+    monkeypatch.setattr(snapshot, "_zstd", lambda: None)
+    with_zlib = snapshot.encode_snapshot(state)
+    assert with_zlib["data"] != with_zstd["data"]
+    twin = snapshot.decode_snapshot(with_zlib, state)  # zlib needs nothing installed
+    assert twin is not None and [twin.pages[k].user_input for k in twin.pages] == [
+        "pottery class",
+        "sourdough starter",
+        "fjords in May",
+    ]
+    with pytest.raises(ValueError, match="pip install zstandard"):  # a Zstandard stream, read without it
+        snapshot._decompress(b"s\x28\xb5\x2f\xfd")
+    monkeypatch.undo()
+    twin = snapshot.decode_snapshot(with_zstd, state)
+    assert twin is not None and list(twin.pages) == list(state.pages)
+    for broken in (b"s" + b"not zstd", b"z" + b"not zlib", b"q" + b"unknown"):
+        with pytest.raises(ValueError):
+            snapshot._decompress(broken)
