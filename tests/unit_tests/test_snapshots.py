@@ -510,3 +510,22 @@ def test_a_snapshot_written_without_zstandard_is_read_with_it_and_a_bad_stream_i
     for broken in (b"s" + b"not zstd", b"z" + b"not zlib", b"q" + b"unknown"):
         with pytest.raises(ValueError):
             snapshot._decompress(broken)
+
+
+def test_lazy_records_read_from_one_blob_copy_apart_and_read_any_json_they_were_given() -> None:
+    import copy
+    import math
+
+    from langchain_memoryos.store import snapshot
+
+    texts = snapshot.Lines(b'{"x":1}{"x":NaN}[2]', [0, 7, 16, 19])
+    records: LazyRecords[Any] = LazyRecords(["a", "b"], texts[:2], snapshot._json)  # "[2]" left out
+    twin = copy.deepcopy(records)  # a writer's fork
+    assert twin["a"] == {"x": 1} and records.raw("a") == '{"x":1}'  # the fork's read leaves the original unread
+    assert math.isnan(records["b"]["x"])  # orjson refuses NaN: json reads it, as json wrote it
+    records["a"] = {"x": 2}
+    del records["b"]
+    assert twin["a"] == {"x": 1} and twin.raw("b") == '{"x":NaN}' and records.raw("a") is None
+    assert list(records.items()) == [("a", {"x": 2})] and list(twin) == ["a", "b"]
+    with pytest.raises(KeyError):
+        records.raw("b")
