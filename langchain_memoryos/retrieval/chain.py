@@ -99,30 +99,80 @@ class ChainWindows:
     def __init__(self, dimension: int, *, gap_seconds: float) -> None:
         self.dimension = dimension
         self.gap_seconds = float(gap_seconds)
-        self._nodes: dict[str, _Node] = {}
-        self._order: dict[str, list[tuple[_OrderKey, str]]] = {}
+        self._node_map: dict[str, _Node] = {}
+        self._order_map: dict[str, list[tuple[_OrderKey, str]]] = {}
+        # restored, the nodes and threads are built on first need: (what :meth:`snapshot` saved, vectors, rows)
+        self._pending: tuple[Mapping[str, Any], Vector, Mapping[str, int]] | None = None
         self._vectors = {size: VectorIndex(dimension) for size in WINDOW_SIZES}
         self._lexicons = {size: LexicalIndex() for size in WINDOW_SIZES}
         self._members: dict[int, dict[str, tuple[str, ...]]] = {size: {} for size in WINDOW_SIZES}
         self._bags: Bags | None = None
         self._bag_rows: dict[str, int] = {}
 
+    @property
+    def _nodes(self) -> dict[str, _Node]:
+        """Every page's node (built now if the chain was restored and they are not built yet)."""
+        if self._pending is not None:
+            self._materialize()
+        return self._node_map
+
+    @property
+    def _order(self) -> dict[str, list[tuple[_OrderKey, str]]]:
+        """Every thread's chain: ``(order key, page id)`` in order (built now if restored and not built yet)."""
+        if self._pending is not None:
+            self._materialize()
+        return self._order_map
+
+    def _materialize(self) -> None:
+        """Build the nodes and threads of a restored chain (the first change to it needs them)."""
+        assert self._pending is not None
+        data, vectors, rows = self._pending
+        self._pending = None
+        parse = _dt.datetime.fromisoformat
+        names: list[str] = data["threads"]
+        for t, pid, seq, iso in zip(data["thread"], data["pids"], data["seq"], data["time"], strict=True):
+            order = (seq, iso, pid)
+            self._node_map[pid] = _Node(names[t], order, parse(iso), None, vectors[rows[pid]])
+            self._order_map.setdefault(names[t], []).append((order, pid))
+        for chain in self._order_map.values():
+            chain.sort()  # saved in order: a check that costs one pass
+
     def snapshot(self) -> dict[str, Any]:
         """The chain as JSON data for :meth:`restore` (its pages' words and vectors are saved elsewhere).
+
+        The pages are saved thread by thread in chain order, as columns (a
+        page id, its thread's number, sequence number and time each), and a
+        window as the position of its last page: a thread's run of pages that
+        ends there.
 
         Example:
             >>> import numpy as np
             >>> w = ChainWindows(2, gap_seconds=60)
-            >>> for i in "ab":
+            >>> for i in "abc":
             ...     w.add(DialoguePage(id=i, user_input="x", agent_response=""), np.ones(2, dtype=np.float32))
-            >>> w.snapshot()["windows"]  # the last page of each window
-            {'2': ['b'], '3': []}
+            >>> data = w.snapshot(); data["pids"], data["windows"]  # windows (a, b), (b, c) and (a, b, c)
+            (['a', 'b', 'c'], {'2': [1, 2], '3': [2]})
         """
+        pids: list[str] = []
+        thread: list[int] = []
+        seq: list[int] = []
+        time: list[str] = []
+        for t, chain in enumerate(self._order.values()):
+            for order, pid in chain:
+                pids.append(pid)
+                thread.append(t)
+                seq.append(order[0])
+                time.append(order[1])
+        at = dict(zip(pids, range(len(pids)), strict=True))
         return {
             "gap_seconds": self.gap_seconds,
-            "nodes": [[pid, n.thread_id, *n.order[:2]] for pid, n in self._nodes.items()],
-            # a window is the run of pages of its thread that ends at its last page: the last page says it all
-            "windows": {str(size): list(self._members[size]) for size in WINDOW_SIZES},
+            "threads": list(self._order),
+            "pids": pids,
+            "thread": thread,
+            "seq": seq,
+            "time": time,
+            # in the order the windows were indexed (FAISS and BM25 break ties by it)
+            "windows": {str(size): [at[last] for last in self._members[size]] for size in WINDOW_SIZES},
         }
 
     @classmethod
@@ -130,7 +180,10 @@ class ChainWindows:
         """The chain saved by :meth:`snapshot`, given its pages' vectors and words.
 
         The windows' vectors and BM25 indices are computed in bulk, as
-        :meth:`build` would compute them one by one.
+        :meth:`build` would compute them one by one (the BM25 documents as
+        :meth:`Bags.joined` rows: no merging sort). The per-page nodes (a
+        parsed time and a vector view each) are built on the first change to
+        the chain, not here: a read needs only the windows.
 
         Args:
             data: what :meth:`snapshot` returned.
@@ -157,39 +210,35 @@ class ChainWindows:
         chain = cls(dimension, gap_seconds=float(data["gap_seconds"]))
         bag_rows = dict(zip(bags.keys, range(len(bags.keys)), strict=True))
         chain._bags, chain._bag_rows = bags, bag_rows
-        parse = _dt.datetime.fromisoformat
-        nodes, threads = chain._nodes, chain._order
-        for pid, thread, seq, iso in data["nodes"]:
-            order = (seq, iso, pid)
-            nodes[pid] = _Node(thread, order, parse(iso), None, vectors[rows[pid]])
-            threads.setdefault(thread, []).append((order, pid))
-        if not nodes.keys() <= bag_rows.keys():
-            raise KeyError("a page of the chain has no bag of words")
-        where: dict[str, tuple[list[str], int]] = {}
-        for chain_of_thread in threads.values():
-            chain_of_thread.sort()
-            ids = [pid for _, pid in chain_of_thread]
-            where.update((pid, (ids, at)) for at, pid in enumerate(ids))
+        pids: list[str] = data["pids"]
+        n = len(pids)
+        thread = np.asarray(data["thread"], dtype=np.int64)
+        if thread.shape != (n,) or len(data["seq"]) != n or len(data["time"]) != n:
+            raise ValueError("chain snapshot: columns of different lengths")
+        heads = np.flatnonzero(np.diff(thread, prepend=-1))  # where each thread's chain starts
+        if len(heads) != len(data["threads"]) or not np.array_equal(thread[heads], np.arange(len(heads))):
+            raise ValueError("chain snapshot: the pages are not grouped by thread")
+        starts = np.repeat(heads, np.diff(np.append(heads, n)))  # the start of each position's thread
+        # the nodes themselves (a parsed time, a vector view each) wait for a change to the chain: a read needs none
+        chain._pending = (data, vectors, rows)
+        page_row = np.fromiter((rows[pid] for pid in pids), dtype=np.int64, count=n)
+        word_row = np.fromiter((bag_rows[pid] for pid in pids), dtype=np.int64, count=n)  # KeyError: no bag
         for size in WINDOW_SIZES:
-            windows: dict[str, tuple[str, ...]] = {}
-            for last in data["windows"][str(size)]:
-                ids, at = where[last]
-                if at < size - 1:
-                    raise KeyError(f"window of {size} pages ending at {last}: not in its thread's chain")
-                windows[last] = tuple(ids[at - size + 1 : at + 1])
-            if not windows:
+            ends = np.asarray(data["windows"][str(size)], dtype=np.int64)
+            if not ends.size:
                 continue
-            keys = list(windows)
-            chain._members[size] = windows
-            members = [pid for key in keys for pid in windows[key]]
-            cols = np.fromiter((rows[pid] for pid in members), dtype=np.int64, count=len(members)).reshape(-1, size)
-            summed = vectors[cols[:, 0]].copy()
+            if ends.min() < 0 or ends.max() >= n or bool(np.any(ends - starts[ends] < size - 1)):
+                raise KeyError(f"a window of {size} pages that is not a run of its thread's chain")
+            last = ends.tolist()
+            keys = [pids[e] for e in last]
+            chain._members[size] = {pids[e]: tuple(pids[e - size + 1 : e + 1]) for e in last}
+            cols = ends[:, None] + np.arange(1 - size, 1, dtype=np.int64)
+            summed = vectors[page_row[cols[:, 0]]]  # a new array (gathered): summed in place
             for col in range(1, size):
-                summed += vectors[cols[:, col]]
-            summed = (summed / np.maximum(np.linalg.norm(summed, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+                summed += vectors[page_row[cols[:, col]]]
+            summed /= np.maximum(np.linalg.norm(summed, axis=1, keepdims=True), np.float32(1e-12))
             chain._vectors[size].add_many(keys, summed)
-            words = np.fromiter((bag_rows[pid] for pid in members), dtype=np.int64, count=len(members))
-            chain._lexicons[size] = LexicalIndex.restore(bags.merged(keys, words.reshape(len(keys), size)))
+            chain._lexicons[size] = LexicalIndex.restore(bags.joined(keys, word_row[cols]))
         return chain
 
     def _tokens(self, pid: str) -> list[str]:

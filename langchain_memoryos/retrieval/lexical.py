@@ -44,7 +44,7 @@ class Bags:
         keys: the documents' keys, in row order.
         terms: the vocabulary.
         ptr: row offsets (``len(keys) + 1``).
-        ids: term ids of each row (each at most once per row).
+        ids: term ids of each row (a term that repeats in a row: its counts add up).
         tfs: their counts.
 
     Example:
@@ -60,17 +60,24 @@ class Bags:
     tfs: _IntArray
 
     def counts(self, row: int) -> Counter[str]:
-        """The bag of one row.
+        """The bag of one row (the counts of a term that repeats in the row add up).
 
         Example:
             >>> ix = LexicalIndex(); ix.add("a", ["x", "x"]); ix.bags().counts(0)
             Counter({'x': 2})
         """
         a, b = int(self.ptr[row]), int(self.ptr[row + 1])
-        return Counter(dict(zip([self.terms[i] for i in self.ids[a:b].tolist()], self.tfs[a:b].tolist(), strict=True)))
+        out: Counter[str] = Counter()
+        for term, tf in zip(self.ids[a:b].tolist(), self.tfs[a:b].tolist(), strict=True):
+            out[self.terms[term]] += tf
+        return out
 
-    def merged(self, keys: Sequence[str], rows: _IntArray) -> Bags:
-        """New bags, one per key: the sum of the bags of one row of ``rows`` (a chain window from its pages).
+    def joined(self, keys: Sequence[str], rows: _IntArray) -> Bags:
+        """New bags, one per key: the rows of ``rows`` put end to end (a chain window from its pages).
+
+        A term in two of the joined rows appears twice in the new row; its
+        counts add up wherever the bags are read (:meth:`counts`, :meth:`LexicalIndex.restore`),
+        so no sort is needed to merge them.
 
         Args:
             keys: the new documents' keys.
@@ -78,28 +85,18 @@ class Bags:
 
         Example:
             >>> ix = LexicalIndex(); ix.add("a", ["x"]); ix.add("b", ["x", "y"])
-            >>> w = ix.bags().merged(["w"], np.array([[0, 1]])); w.counts(0) == Counter({"x": 2, "y": 1})
+            >>> w = ix.bags().joined(["w"], np.array([[0, 1]])); w.counts(0) == Counter({"x": 2, "y": 1})
             True
         """
-        rows = np.asarray(rows, dtype=np.int64).reshape(len(keys), -1)
-        src = rows.ravel()
-        owner = np.repeat(np.arange(len(keys), dtype=np.int64), rows.shape[1])
+        src = np.asarray(rows, dtype=np.int64).reshape(-1)
         counts = np.diff(self.ptr)[src]
-        starts = self.ptr[src]
-        total = int(counts.sum())
+        ends = np.cumsum(counts)
+        total = int(ends[-1]) if len(ends) else 0
         # the positions of every member's entries, gathered in one pass
-        offsets = np.repeat(starts - (np.cumsum(counts) - counts), counts) + np.arange(total)
-        which = np.repeat(owner, counts)
-        ids, tfs = self.ids[offsets], self.tfs[offsets]
-        order = np.argsort(which * max(len(self.terms), 1) + ids, kind="stable")
-        which, ids, tfs = which[order], ids[order], tfs[order]
-        first = np.ones(total, dtype=bool)
-        first[1:] = (which[1:] != which[:-1]) | (ids[1:] != ids[:-1])
-        starts_u = np.flatnonzero(first)
-        sums = np.add.reduceat(tfs, starts_u) if total else tfs
-        per_row = np.bincount(which[starts_u], minlength=len(keys))
-        ptr = np.concatenate(([0], np.cumsum(per_row))).astype(np.int64)
-        return Bags(list(keys), self.terms, ptr, ids[starts_u].astype(np.int64), sums.astype(np.int64))
+        offsets = np.repeat(self.ptr[src] - (ends - counts), counts) + np.arange(total)
+        per_row = ends.reshape(len(keys), -1)[:, -1] if len(keys) else ends
+        ptr = np.concatenate(([0], per_row)).astype(np.int64)
+        return Bags(list(keys), self.terms, ptr, self.ids[offsets], self.tfs[offsets])
 
 
 #: English function words left out of lexical matching.
@@ -177,20 +174,20 @@ class LexicalIndex:
         self._df: Counter[str] = Counter()
         self._total_length = 0
         self._dead = 0
-        # documents restored in bulk (:meth:`restore`): their postings as arrays, by term id
+        # documents restored in bulk (:meth:`restore`): their bags, read per term on its first search
         self._base: Bags | None = None
         self._base_vocab: dict[str, int] = {}
-        self._base_ptr: _IntArray = np.zeros(1, dtype=np.int64)
-        self._base_slots: _IntArray = np.zeros(0, dtype=np.int64)
-        self._base_tfs: _FloatArray = np.zeros(0, dtype=np.float64)
-        self._base_df: _IntArray = np.zeros(0, dtype=np.int64)
+        self._base_postings: dict[int, tuple[_IntArray, _FloatArray]] = {}
 
     @classmethod
     def restore(cls, bags: Bags, k1: float = 1.5, b: float = 0.75) -> LexicalIndex:
         """An index of the documents in ``bags``, built in bulk (no Python object per posting).
 
-        Searches, additions and removals then behave as on an index built
-        document by document (a test compares them).
+        Nothing is sorted or inverted here: a term's postings are read from the
+        bags on its first search (one pass over the term ids, about 0.1 ms for
+        a 5,000-page user), so a new process's first query costs what its
+        words need. Searches, additions and removals then behave as on an
+        index built document by document (a test compares them).
 
         Example:
             >>> ix = LexicalIndex(); ix.add("p1", tokenize("pottery class")); ix.add("p2", tokenize("camping"))
@@ -203,8 +200,8 @@ class LexicalIndex:
         ix._base = bags
         ix._slot = dict(zip(bags.keys, range(n), strict=True))
         ix._keys = list(bags.keys)
-        rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(bags.ptr))
-        lengths = np.bincount(rows, weights=bags.tfs, minlength=n).astype(np.int64)
+        running = np.concatenate(([0], np.cumsum(bags.tfs, dtype=np.int64)))
+        lengths = running[bags.ptr[1:]] - running[bags.ptr[:-1]]
         ix._lengths = lengths.tolist()
         ix._terms = [None] * n  # held by the bags
         ix._total_length = int(lengths.sum())
@@ -214,12 +211,23 @@ class LexicalIndex:
         ix._lengths_array = np.zeros(size, dtype=np.float64)
         ix._lengths_array[:n] = lengths
         ix._base_vocab = dict(zip(bags.terms, range(len(bags.terms)), strict=True))
-        order = np.argsort(bags.ids, kind="stable")
-        ix._base_slots = rows[order]
-        ix._base_tfs = bags.tfs[order].astype(np.float64)
-        ix._base_df = np.bincount(bags.ids, minlength=len(bags.terms)).astype(np.int64)
-        ix._base_ptr = np.concatenate(([0], np.cumsum(ix._base_df))).astype(np.int64)
         return ix
+
+    def _base_posting(self, tid: int) -> tuple[_IntArray, _FloatArray]:
+        """The restored documents holding term ``tid`` (removed ones too) and its counts there, once per term."""
+        cached = self._base_postings.get(tid)
+        if cached is None:
+            assert self._base is not None
+            at = np.flatnonzero(self._base.ids == tid)
+            slots = np.searchsorted(self._base.ptr, at, side="right") - 1
+            tfs = self._base.tfs[at].astype(np.float64)
+            if slots.size > 1 and not bool(np.all(slots[1:] != slots[:-1])):  # a row holds the term twice: add up
+                first = np.ones(slots.size, dtype=bool)
+                first[1:] = slots[1:] != slots[:-1]
+                starts = np.flatnonzero(first)
+                slots, tfs = slots[starts], np.add.reduceat(tfs, starts)
+            cached = self._base_postings[tid] = (slots.astype(np.int64), tfs)
+        return cached
 
     def bags(self) -> Bags:
         """The live documents as :class:`Bags` (what :meth:`restore` takes), in insertion order.
@@ -260,7 +268,8 @@ class LexicalIndex:
 
     def _doc_freq(self, term: str) -> int:
         tid = self._base_vocab.get(term)
-        return self._df.get(term, 0) + (int(self._base_df[tid]) if tid is not None else 0)
+        base = int(np.count_nonzero(self._alive[self._base_posting(tid)[0]])) if tid is not None else 0
+        return self._df.get(term, 0) + base
 
     def __len__(self) -> int:
         return len(self._slot)
@@ -308,11 +317,7 @@ class LexicalIndex:
             slot = self._slot.pop(key, None)
             if slot is None:
                 continue
-            if self._terms[slot] is None:  # a restored document: its counts are in the base arrays
-                assert self._base is not None
-                a, b = int(self._base.ptr[slot]), int(self._base.ptr[slot + 1])
-                self._base_df[self._base.ids[a:b]] -= 1
-            else:
+            if self._terms[slot] is not None:  # a restored one leaves its postings, as dead (``_alive``)
                 for term in self._terms[slot]:  # type: ignore[union-attr]
                     self._df[term] -= 1
                     if self._df[term] <= 0:
@@ -383,11 +388,8 @@ class LexicalIndex:
             cached = (pairs[:, 0], pairs[:, 1].astype(np.float64))
             tid = self._base_vocab.get(term)
             if tid is not None:
-                a, b = int(self._base_ptr[tid]), int(self._base_ptr[tid + 1])
-                cached = (
-                    np.concatenate((self._base_slots[a:b], cached[0])),
-                    np.concatenate((self._base_tfs[a:b], cached[1])),
-                )
+                slots, tfs = self._base_posting(tid)
+                cached = (np.concatenate((slots, cached[0])), np.concatenate((tfs, cached[1])))
             self._arrays[term] = cached
         return cached
 

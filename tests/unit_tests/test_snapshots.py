@@ -400,6 +400,69 @@ def test_restored_chain_windows_score_and_change_as_the_built_ones() -> None:
     same()
 
 
+def test_a_restored_chain_builds_its_nodes_only_when_changed_and_then_as_the_built_ones() -> None:
+    rng = np.random.default_rng(8)
+    pages = [
+        DialoguePage(
+            id=f"p{i}",
+            user_input=f"{TOPICS[i % 5]} {i}",
+            agent_response="ok",
+            thread_id=f"t{i % 3}",
+            timestamp=T0 + dt.timedelta(minutes=5 * i, hours=3 * (i % 11 == 0)),
+            metadata={"_seq": i} if i % 13 else {},  # a few pages without a sequence number come first
+        )
+        for i in range(40)
+    ]
+    vectors = rng.standard_normal((40, 8)).astype(np.float32)
+    built, lexicon = ChainWindows(8, gap_seconds=1800), LexicalIndex()
+    built.build((p, vectors[i]) for i, p in enumerate(pages))
+    for p in pages:
+        lexicon.add(p.id, page_tokens(p))
+    restored = ChainWindows.restore(built.snapshot(), vectors, {p.id: i for i, p in enumerate(pages)}, lexicon.bags())
+    query = (vectors[7], tokenize("jazz piano 7"))
+    assert restored.scores(*query, depth=40, k=20) == built.scores(*query, depth=40, k=20)
+    assert restored._pending is not None and not restored._node_map  # a read built no node
+    assert len(restored) == len(built) and restored._order == built._order
+    assert restored._nodes.keys() == built._nodes.keys() and restored._pending is None
+    for pid, node in built._nodes.items():
+        twin = restored._nodes[pid]
+        assert (twin.thread_id, twin.order, twin.timestamp) == (node.thread_id, node.order, node.timestamp)
+        assert twin.vector.tobytes() == node.vector.tobytes()
+        assert sorted(restored._tokens(pid)) == sorted(built._tokens(pid))
+
+
+def test_a_bm25_index_restored_from_joined_bags_is_the_index_of_the_joined_documents() -> None:
+    rng = random.Random(4)
+    words = [f"w{i}" for i in range(40)]
+    docs = {f"d{i}": [rng.choice(words) for _ in range(rng.randint(0, 12))] for i in range(300)}
+    pages = LexicalIndex()
+    for key, tokens in docs.items():
+        pages.add(key, tokens)
+    spans = [(i, i + 1, i + 2) for i in range(0, 297, 2)]  # windows of three pages: terms repeat across members
+    keys = [f"w{a}" for a, _, _ in spans]
+    built = LexicalIndex()
+    for key, span in zip(keys, spans, strict=True):
+        built.add(key, [t for i in span for t in docs[f"d{i}"]])
+    restored = LexicalIndex.restore(pages.bags().joined(keys, np.array(spans)))
+    assert all(restored._counts(slot) == built._counts(slot) for slot in range(len(keys)))
+
+    def same() -> None:
+        for _ in range(40):
+            query = rng.sample(words, 2)
+            a, b = dict(built.search(query, 1000)), dict(restored.search(query, 1000))
+            assert a.keys() == b.keys() and all(abs(a[k] - b[k]) < 1e-9 for k in a)
+
+    same()
+    for ix in (built, restored):  # document frequencies follow removals of restored documents
+        ix.remove(keys[::3])
+        ix.add("extra", ["w1", "w1", "w2"])
+    same()
+    for ix in (built, restored):  # and a compaction rebuilds the index from the summed counts
+        ix.remove(keys[1::3])
+    same()
+    assert restored._base is None and len(built) == len(restored)
+
+
 def test_a_scoped_memory_keeps_its_snapshot_and_journal_in_its_scope(sqlite_target: str) -> None:
     def scoped() -> MemoryOS:
         return MemoryOS.from_sqlite(sqlite_target, config=CONFIG, agent_id="coach")
@@ -417,3 +480,52 @@ def test_a_scoped_memory_keeps_its_snapshot_and_journal_in_its_scope(sqlite_targ
         assert len(memory.list_pages(user_id=USER)) == 7
     with MemoryOS.from_sqlite(sqlite_target, config=CONFIG) as unscoped:
         assert unscoped.stats(user_id=USER).mtm_pages == 0  # nothing leaked out of the scope
+
+
+def test_a_snapshot_written_without_zstandard_is_read_with_it_and_a_bad_stream_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from langchain_memoryos.store import snapshot
+
+    state = UserState(user_id="u", label="u", dimension=2)
+    state.version = "v1"
+    for i, text in enumerate(["pottery class", "sourdough starter", "fjords in May"]):
+        page = DialoguePage(id=f"p{i}", user_input=text, agent_response="", metadata={"_seq": i})
+        state.put_page(page, np.array([1.0, float(i)], dtype=np.float32) / np.hypot(1.0, i))
+    with_zstd = snapshot.encode_snapshot(state)
+    monkeypatch.setattr(snapshot, "_zstd", lambda: None)
+    with_zlib = snapshot.encode_snapshot(state)
+    assert with_zlib["data"] != with_zstd["data"]
+    twin = snapshot.decode_snapshot(with_zlib, state)  # zlib needs nothing installed
+    assert twin is not None and [twin.pages[k].user_input for k in twin.pages] == [
+        "pottery class",
+        "sourdough starter",
+        "fjords in May",
+    ]
+    with pytest.raises(ValueError, match="pip install zstandard"):  # a Zstandard stream, read without it
+        snapshot._decompress(b"s\x28\xb5\x2f\xfd")
+    monkeypatch.undo()
+    twin = snapshot.decode_snapshot(with_zstd, state)
+    assert twin is not None and list(twin.pages) == list(state.pages)
+    for broken in (b"s" + b"not zstd", b"z" + b"not zlib", b"q" + b"unknown"):
+        with pytest.raises(ValueError):
+            snapshot._decompress(broken)
+
+
+def test_lazy_records_read_from_one_blob_copy_apart_and_read_any_json_they_were_given() -> None:
+    import copy
+    import math
+
+    from langchain_memoryos.store import snapshot
+
+    texts = snapshot.Lines(b'{"x":1}{"x":NaN}[2]', [0, 7, 16, 19])
+    records: LazyRecords[Any] = LazyRecords(["a", "b"], texts[:2], snapshot._json)  # "[2]" left out
+    twin = copy.deepcopy(records)  # a writer's fork
+    assert twin["a"] == {"x": 1} and records.raw("a") == '{"x":1}'  # the fork's read leaves the original unread
+    assert math.isnan(records["b"]["x"])  # orjson refuses NaN: json reads it, as json wrote it
+    records["a"] = {"x": 2}
+    del records["b"]
+    assert twin["a"] == {"x": 1} and twin.raw("b") == '{"x":NaN}' and records.raw("a") is None
+    assert list(records.items()) == [("a", {"x": 2})] and list(twin) == ["a", "b"]
+    with pytest.raises(KeyError):
+        records.raw("b")
