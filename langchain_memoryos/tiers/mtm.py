@@ -175,7 +175,8 @@ def centroid(state: UserState, segment: Segment) -> Vector:
         >>> [round(x, 3) for x in centroid(s, Segment(id="s", page_ids=["p0", "p1"])).tolist()]
         [0.707, 0.707]
     """
-    vecs = [state.page_index.get(p) for p in segment.page_ids if p in state.page_index]
-    mean: Vector = np.mean(np.stack(vecs), axis=0).astype(np.float32)
+    index = state.page_index
+    vecs = index.get_many([p for p in segment.page_ids if p in index])  # one lookup, not one per page
+    mean: Vector = np.mean(vecs, axis=0).astype(np.float32)
     norm = float(np.linalg.norm(mean))
     return mean / np.float32(norm) if norm > 0 else mean
