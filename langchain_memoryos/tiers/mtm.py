@@ -36,7 +36,8 @@ def stage_chain_link(settings: EngineSettings, t: TurnWrite) -> Step[None]:
     similarity = None
     if previous is not None and previous.id in state.page_index:
         similarity = float(np.dot(state.page_index.get(previous.id), vector))
-    analysis: PageAnalysis = yield AnalyzePage(page, previous, similarity)
+    reading = state.indices.readings.pop(page.id, None)  # read while the page was embedded, if it was
+    analysis: PageAnalysis = yield AnalyzePage(page, previous, similarity, reading=reading)
     page.linked = analysis.linked
     page.meta = analysis.chain_meta
     page.keywords = list(analysis.keywords)
