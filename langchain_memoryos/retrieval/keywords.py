@@ -10,6 +10,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Iterable
+from itertools import chain
 
 __all__ = ["extract_keywords", "merge_keywords"]
 
@@ -156,6 +157,6 @@ def merge_keywords(keyword_lists: Iterable[Iterable[str]], top: int) -> list[str
         ['hiking', 'denver']
     """
     # a Counter keeps first-seen order, and most_common(top) is a stable sort by count: ties stay first seen
-    counts = Counter(kw.lower() for kws in keyword_lists for kw in kws)
+    counts = Counter(map(str.lower, chain.from_iterable(keyword_lists)))  # counted in C
     ranked = counts.most_common(top) if top >= 0 else counts.most_common()[:top]
     return [k for k, _ in ranked]
