@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
 import copy
 import logging
-import sys
 import threading
-from collections.abc import Awaitable, Callable, Generator, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -125,30 +123,6 @@ class EmbedAndRead:
 
 _READERS: concurrent.futures.ThreadPoolExecutor | None = None
 _READERS_LOCK = threading.Lock()
-#: The GIL switch interval while a page is read beside the encoder (seconds). At Python's default (5 ms) the
-#: encoder, back from each matrix product, waits for the reading thread to give the GIL up: the reading (a
-#: few ms of pure Python) would then run almost entirely between two products instead of during them.
-READ_SWITCH_INTERVAL = 0.0002
-_switching = 0
-_saved_interval = 0.005
-
-
-@contextlib.contextmanager
-def _fine_switching() -> Iterator[None]:
-    """Lower the GIL switch interval to :data:`READ_SWITCH_INTERVAL` meanwhile (restored by the last one out)."""
-    global _switching, _saved_interval
-    with _READERS_LOCK:
-        if _switching == 0:
-            _saved_interval = sys.getswitchinterval()
-            sys.setswitchinterval(min(_saved_interval, READ_SWITCH_INTERVAL))
-        _switching += 1
-    try:
-        yield
-    finally:
-        with _READERS_LOCK:
-            _switching -= 1
-            if _switching == 0:
-                sys.setswitchinterval(_saved_interval)
 
 
 def _readers() -> concurrent.futures.ThreadPoolExecutor:
@@ -480,9 +454,8 @@ def _perform_sync(effect: Effect, services: Services) -> Any:
         read = _reader(effect, services)
         if read is None:
             return _perform_sync(effect.embed, services), None
-        with _fine_switching():
-            reading = _readers().submit(_read_quietly, read, effect.page)
-            return _perform_sync(effect.embed, services), reading.result()
+        reading = _readers().submit(_read_quietly, read, effect.page)
+        return _perform_sync(effect.embed, services), reading.result()
     if isinstance(effect, Wait):
         return effect.future.result(timeout=effect.timeout)
     if isinstance(effect, Parallel):
@@ -554,9 +527,8 @@ async def _perform_async(effect: Effect, services: Services) -> Any:
         read = _reader(effect, services)
         if read is None:
             return await _perform_async(effect.embed, services), None
-        with _fine_switching():
-            reading = asyncio.get_running_loop().run_in_executor(_readers(), _read_quietly, read, effect.page)
-            return await _perform_async(effect.embed, services), await reading
+        reading = asyncio.get_running_loop().run_in_executor(_readers(), _read_quietly, read, effect.page)
+        return await _perform_async(effect.embed, services), await reading
     if isinstance(effect, Wait):
         return await asyncio.wait_for(asyncio.wrap_future(effect.future), effect.timeout)
     if isinstance(effect, Parallel):
