@@ -98,10 +98,11 @@ class EmbedAndRead:
     controller's ``read_ahead(page)`` (a
     :class:`~langchain_memoryos.controllers.heuristic.PageReading`), or
     ``None`` when the controller reads nothing ahead (a model controller, a
-    redefined analysis), the rows were known already, or the reading failed (the page is then analysed as it
-    leaves STM, as without a reading). The encoder releases the GIL in its
-    matrix products, so the reading costs the turn little more than the
-    embedding alone on a machine with a second core.
+    redefined analysis), the rows were known already, or the reading failed
+    (the page is then analysed as it leaves STM, as without a reading). The
+    reading runs beside the encoder (which releases the GIL inside its matrix
+    products) and before the user's lock is taken: the analysis of a page
+    leaving STM then computes no keywords or facts under the lock.
 
     Example:
         >>> from langchain_memoryos.controllers import HeuristicController

@@ -196,7 +196,7 @@ def embed_turn(settings: EngineSettings, t: TurnWrite) -> Step[None]:
     vector is missing (the write graph used as a subgraph). A local
     controller reads the page (keywords, facts) in a worker thread while it
     is embedded (:class:`~langchain_memoryos.pipeline.effects.EmbedAndRead`):
-    its analysis when it leaves STM then costs the turn that moves it nothing.
+    its analysis when it leaves STM then computes no keywords or facts under the user's lock.
 
     Example:
         >>> from langchain_memoryos.config import MemoryOSConfig
