@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from langchain_memoryos.config import MODEL_THRESHOLDS, ModelThresholds
 from langchain_memoryos.controllers.base import (
@@ -42,7 +43,7 @@ from langchain_memoryos.controllers.slots import agent_slot, find_slot
 from langchain_memoryos.retrieval.keywords import extract_keywords, merge_keywords
 from langchain_memoryos.schema import PROFILE_KEYS, DialoguePage, FactKind, MemoryRecord, Persona, Relation, Segment
 
-__all__ = ["HeuristicController", "PageContent"]
+__all__ = ["HeuristicController", "PageContent", "PageReading"]
 
 _REFERENCE_START = re.compile(
     r"^(?:and|also|but|so|then|what about|how about|it|that|this|they|those|he|she|yes|no|yeah|"
@@ -114,6 +115,61 @@ class PageContent:
     gist: str
     keywords: list[str] = field(default_factory=list)
     records: list[MemoryRecord] = field(default_factory=list)
+
+
+#: The metadata a page's content reads: the speakers' names (see :func:`~.facts.page_speakers`).
+_SPEAKER_KEYS = ("user_name", "agent_name", "persona_name")
+
+
+def _read_of(page: DialoguePage, page_keywords: int) -> tuple[Any, ...]:
+    """Everything :meth:`HeuristicController.page_content` reads of a page (and how many keywords it keeps)."""
+    meta = page.metadata or {}
+    return (page.user_input, page.agent_response, page_keywords, *(meta.get(k) for k in _SPEAKER_KEYS))
+
+
+@dataclass(frozen=True)
+class PageReading:
+    """A page's :class:`PageContent` read ahead, while the page was embedded, for its analysis when it leaves STM.
+
+    ``add_turn`` reads the new page in a worker thread while the encoder
+    embeds it (:meth:`HeuristicController.read_ahead`), and the user's state
+    keeps the reading, in memory only, until the page leaves STM: its
+    ``chain_link`` then needs no keywords or facts computed under the user's
+    lock. It fits only the controller that read it and the page as it was read.
+
+    Attributes:
+        reader: the controller that read the page.
+        of: what the reading depends on (the page's texts and speaker names, the number of keywords).
+        content: the page's content.
+
+    Example:
+        >>> c = HeuristicController()
+        >>> page = DialoguePage(id="p", user_input="I'm vegan.", agent_response="Noted!")
+        >>> reading = c.read_ahead(page)
+        >>> reading.content_for(page, c) == c.page_content(page), reading.content_for(page, HeuristicController())
+        (True, None)
+    """
+
+    reader: HeuristicController
+    of: tuple[Any, ...]
+    content: PageContent
+
+    def content_for(self, page: DialoguePage, controller: object) -> PageContent | None:
+        """The content when it fits ``page`` as it is now and ``controller`` is the reader, else ``None``.
+
+        Example:
+            >>> c = HeuristicController()
+            >>> page = DialoguePage(id="p", user_input="I'm vegan.", agent_response="Noted!")
+            >>> reading = c.read_ahead(page); page.user_input = "I'm a nurse."
+            >>> reading.content_for(page, c) is None
+            True
+        """
+        if controller is not self.reader or _read_of(page, self.reader.page_keywords) != self.of:
+            return None
+        return self.content
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> PageReading:
+        return self  # immutable, and its reader is shared on purpose (a copied state keeps the reading)
 
 
 #: A first-person word: a query without one needs no third-person rewrite.
@@ -215,6 +271,26 @@ class HeuristicController(BaseController):
         keywords = extract_keywords(f"{page.user_input}\n{page.agent_response}", self.page_keywords)
         traits = [r for r in self.records_from_text(split_speaker(page.user_input)[1]) if r.kind == "agent"]
         return PageContent(this_gist, keywords, traits + page_fact_records(page))
+
+    def read_ahead(self, page: DialoguePage) -> PageReading | None:
+        """The page's content read now, for :meth:`analyze_page` when the page leaves STM (``None``: not this class).
+
+        Thread-safe (a pure function of the page): ``add_turn`` calls it in a
+        worker thread while the page is embedded. A subclass that redefines
+        :meth:`page_content` or :meth:`analyze_page` reads nothing ahead: its
+        pages are analysed as they leave STM.
+
+        Example:
+            >>> page = DialoguePage(id="p", user_input="I live in Lyon.", agent_response="Nice city.")
+            >>> HeuristicController().read_ahead(page).content.keywords
+            ['lyon', 'live', 'city']
+        """
+        cls = type(self)
+        if cls.page_content is not HeuristicController.page_content or (
+            cls.analyze_page is not HeuristicController.analyze_page
+        ):
+            return None
+        return PageReading(self, _read_of(page, self.page_keywords), self.page_content(page))
 
     def analyze_page(
         self,

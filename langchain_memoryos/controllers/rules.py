@@ -12,7 +12,8 @@ The rewriting of sentences (third person, agent traits) is in
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from langchain_memoryos.controllers.lexicon import PARTNERS, PERIODS, words
 from langchain_memoryos.controllers.rewrite import (
@@ -320,6 +321,13 @@ def analyze_sentence(sentence: str) -> SentenceFacts:
         >>> f.intent, f.personal
         ('request', False)
     """
+    facts = _analyzed(sentence)  # a page's analysis reads a sentence several times: it is read once
+    return replace(facts, entities=list(facts.entities))  # the caller's own copy (callers may change it)
+
+
+@lru_cache(maxsize=4096)
+def _analyzed(sentence: str) -> SentenceFacts:
+    """:func:`analyze_sentence`, remembered by sentence (a pure function of it); callers get copies."""
     clean = sentence.replace("’", "'").strip()
     bare = _INTERJECTION.sub("", clean)
     if _IMPLICIT_I.match(bare):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from langchain_memoryos.controllers.lexicon import PARTNERS, PERIODS, words
 
@@ -344,6 +345,12 @@ def find_slot(summary: str) -> SlotFact | None:
         >>> find_slot("The user's girlfriend and the user broke up.").key
         'relationship_status'
     """
+    return _found_slot(summary)  # a statement's slot is read several times per page: once is enough
+
+
+@lru_cache(maxsize=4096)
+def _found_slot(summary: str) -> SlotFact | None:
+    """:func:`find_slot`, remembered by statement (a pure function of it; a :class:`SlotFact` is immutable)."""
     text = " ".join(summary.replace("’", "'").split())
     subject, rest = _subject(text)
     joint = subject != "user" and bool(re.match(r"(?i:\s*and the user\b)", rest))

@@ -14,6 +14,8 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import copy
+import logging
+import threading
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -27,10 +29,13 @@ from langchain_memoryos.pipeline.judgements import Judgement
 
 if TYPE_CHECKING:
     from langchain_memoryos.controllers.base import MemoryController
+    from langchain_memoryos.controllers.heuristic import PageReading
+    from langchain_memoryos.schema import DialoguePage
 
 __all__ = [
     "Effect",
     "Embed",
+    "EmbedAndRead",
     "Judgement",
     "Judgements",
     "Lock",
@@ -46,6 +51,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+logger = logging.getLogger("langchain_memoryos")
 
 
 @dataclass(frozen=True)
@@ -82,6 +88,66 @@ class Embed:
 
     texts: tuple[str, ...]
     threads: int = field(default=1, kw_only=True)  # forward passes at once (a bulk write's batches use two cores)
+
+
+@dataclass(frozen=True)
+class EmbedAndRead:
+    """Embed, and meanwhile let the memory's controller read ``page`` ahead in a worker thread.
+
+    The result is ``(rows, reading)``: the embedding's rows, and the
+    controller's ``read_ahead(page)`` (a
+    :class:`~langchain_memoryos.controllers.heuristic.PageReading`), or
+    ``None`` when the controller reads nothing ahead (a model controller, a
+    redefined analysis), the rows were known already, or the reading failed
+    (the page is then analysed as it leaves STM, as without a reading). The
+    reading runs beside the encoder (which releases the GIL inside its matrix
+    products) and before the user's lock is taken: the analysis of a page
+    leaving STM then computes no keywords or facts under the lock.
+
+    Example:
+        >>> from langchain_memoryos.controllers import HeuristicController
+        >>> from langchain_memoryos.embeddings import resolve_embeddings
+        >>> from langchain_memoryos.schema import DialoguePage
+        >>> page = DialoguePage(id="p", user_input="I live in Lyon.", agent_response="Nice city.")
+        >>> def step():
+        ...     return (yield EmbedAndRead(Embed((page.embedding_text,)), page))
+        >>> rows, reading = run_sync(step(), Services(None, resolve_embeddings(), HeuristicController()))
+        >>> rows.shape, reading.content.keywords
+        ((1, 384), ['lyon', 'live', 'city'])
+        >>> run_sync(step(), Services(None, resolve_embeddings(), None))[1] is None  # type: ignore[arg-type]
+        True
+    """
+
+    embed: Embed
+    page: DialoguePage
+
+
+_READERS: concurrent.futures.ThreadPoolExecutor | None = None
+_READERS_LOCK = threading.Lock()
+
+
+def _readers() -> concurrent.futures.ThreadPoolExecutor:
+    """The threads that read pages ahead while they are embedded (made on first use)."""
+    global _READERS
+    with _READERS_LOCK:
+        if _READERS is None:
+            _READERS = concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="memoryos-read")
+        return _READERS
+
+
+def _read_quietly(read: Callable[[DialoguePage], PageReading | None], page: DialoguePage) -> PageReading | None:
+    try:
+        return read(page)
+    except Exception:  # noqa: BLE001 - no reading: the page is analysed when it leaves STM (the error shows there)
+        logger.debug("reading page %s ahead failed", page.id, exc_info=True)
+        return None
+
+
+def _reader(effect: EmbedAndRead, services: Services) -> Callable[[DialoguePage], PageReading | None] | None:
+    """The controller's ``read_ahead`` when the page is to be embedded now and the controller reads ahead."""
+    if not effect.embed.texts or services.embedded(effect.embed.texts) is not None:
+        return None
+    return getattr(services.controller, "read_ahead", None)
 
 
 @dataclass(frozen=True)
@@ -166,7 +232,7 @@ class Wait:
     timeout: float | None = None
 
 
-Effect = StoreBatch | Embed | Judgement | Parallel | Lock | Purge | Wait
+Effect = StoreBatch | Embed | EmbedAndRead | Judgement | Parallel | Lock | Purge | Wait
 Step = Generator[Effect, Any, T]
 
 
@@ -385,6 +451,12 @@ def _perform_sync(effect: Effect, services: Services) -> Any:
             return np.zeros((0, 1), dtype=np.float32)
         known = services.embedded(effect.texts)
         return known if known is not None else encode_texts(services.embeddings, effect.texts, threads=effect.threads)
+    if isinstance(effect, EmbedAndRead):
+        read = _reader(effect, services)
+        if read is None:
+            return _perform_sync(effect.embed, services), None
+        reading = _readers().submit(_read_quietly, read, effect.page)
+        return _perform_sync(effect.embed, services), reading.result()
     if isinstance(effect, Wait):
         return effect.future.result(timeout=effect.timeout)
     if isinstance(effect, Parallel):
@@ -452,6 +524,12 @@ async def _perform_async(effect: Effect, services: Services) -> Any:
         if known is not None:
             return known
         return await aencode_texts(services.embeddings, effect.texts, threads=effect.threads)
+    if isinstance(effect, EmbedAndRead):
+        read = _reader(effect, services)
+        if read is None:
+            return await _perform_async(effect.embed, services), None
+        reading = asyncio.get_running_loop().run_in_executor(_readers(), _read_quietly, read, effect.page)
+        return await _perform_async(effect.embed, services), await reading
     if isinstance(effect, Wait):
         return await asyncio.wait_for(asyncio.wrap_future(effect.future), effect.timeout)
     if isinstance(effect, Parallel):

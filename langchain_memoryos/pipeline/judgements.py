@@ -18,7 +18,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         QueryPlan,
         RelationJudgement,
     )
+    from langchain_memoryos.controllers.heuristic import PageReading
     from langchain_memoryos.schema import DialoguePage, MemoryRecord, Persona, Segment
 
 __all__ = [
@@ -72,7 +73,7 @@ class Judgement:
             >>> ParseRecords("I'm vegan.", "user").key() == ParseRecords("I'm vegan.", "user", offline=True).key()
             True
         """
-        values = [getattr(self, f) for f in self.__dataclass_fields__ if f != "offline"]
+        values = [getattr(self, f.name) for f in fields(self) if f.compare and f.name != "offline"]
         return self.name + repr(values)
 
 
@@ -92,13 +93,21 @@ class AnalyzePage(Judgement):
     page: DialoguePage
     previous: DialoguePage | None
     similarity: float | None
+    #: the page's content read ahead when it was embedded (a pure function of the page: not part of the request)
+    reading: PageReading | None = field(default=None, compare=False, kw_only=True)
 
     def ask(self, controller: MemoryController) -> PageAnalysis:
-        """Ask ``controller.analyze_page``."""
+        """Ask ``controller.analyze_page`` (with the content read ahead when it fits the page and the controller)."""
+        reading = self.reading
+        content = reading.content_for(self.page, controller) if reading is not None else None
+        if reading is not None and content is not None:  # the reader is the controller
+            return reading.reader.analyze_page(self.page, self.previous, self.similarity, content=content)
         return controller.analyze_page(self.page, self.previous, self.similarity)
 
     async def aask(self, controller: MemoryController) -> PageAnalysis:
-        """Ask ``controller.aanalyze_page``."""
+        """Ask ``controller.aanalyze_page`` (a fitting reading ahead is used in process: it is a local controller)."""
+        if self.reading is not None and self.reading.content_for(self.page, controller) is not None:
+            return self.ask(controller)
         return await controller.aanalyze_page(self.page, self.previous, self.similarity)
 
 

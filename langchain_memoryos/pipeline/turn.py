@@ -11,11 +11,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_memoryos.amu import RecordWrite
 from langchain_memoryos.controllers.base import ControllerUsage, PageAnalysis, count_usage
-from langchain_memoryos.pipeline.effects import Embed, Judgements, Lock, Step, StoreBatch
+from langchain_memoryos.pipeline.effects import Embed, EmbedAndRead, Judgements, Lock, Step, StoreBatch
 from langchain_memoryos.pipeline.settings import EngineSettings, embedding_text
 from langchain_memoryos.schema import DialoguePage, WriteReport, ensure_utc
 from langchain_memoryos.scoring import hot_segments
@@ -24,6 +24,9 @@ from langchain_memoryos.store.unit_of_work import MAX_ATTEMPTS, commit_fork, for
 from langchain_memoryos.store.vector_index import Vector
 
 __all__ = ["TurnWrite", "after_mtm", "after_record", "commit_turn", "embed_turn", "open_turn", "turn_page"]
+
+if TYPE_CHECKING:
+    from langchain_memoryos.controllers.heuristic import PageReading
 
 logger = logging.getLogger("langchain_memoryos")
 
@@ -38,6 +41,8 @@ class TurnWrite:
         page: the page the turn adds (built once, by :func:`turn_page`).
         vector: the page's embedding, when :func:`embed_turn` computed it before
             the user's lock was taken (else ``stm_append`` computes it).
+        reading: the page's content, read by the controller while the page was embedded
+            (``stm_append`` leaves it with the user's state for the page's ``chain_link``), or ``None``.
         lease: the user's write lock while the turn is written (taken by the
             graph's entry node unless the caller holds it).
         state: the user's state (loaded by ``stm_append``).
@@ -77,6 +82,7 @@ class TurnWrite:
     report: WriteReport = field(default_factory=lambda: WriteReport(page_id=""))
     page: DialoguePage | None = None
     vector: Vector | None = None
+    reading: PageReading | None = None
     lease: UserLease | None = None
     state: UserState | None = None
     moving: list[tuple[DialoguePage, Vector]] = field(default_factory=list)
@@ -182,12 +188,15 @@ def turn_page(t: TurnWrite) -> DialoguePage:
 
 
 def embed_turn(settings: EngineSettings, t: TurnWrite) -> Step[None]:
-    """Step: embed the turn's page into ``t.vector``.
+    """Step: embed the turn's page into ``t.vector`` (and meanwhile read it ahead into ``t.reading``).
 
     It needs no user state, so ``MemoryOS`` runs it before taking the user's
     lock: the slowest part of a write (the encoder) never holds the lock, and
     ``stm_append`` then only stores. ``stm_append`` runs it itself when the
-    vector is missing (the write graph used as a subgraph).
+    vector is missing (the write graph used as a subgraph). A local
+    controller reads the page (keywords, facts) in a worker thread while it
+    is embedded (:class:`~langchain_memoryos.pipeline.effects.EmbedAndRead`):
+    its analysis when it leaves STM then computes no keywords or facts under the user's lock.
 
     Example:
         >>> from langchain_memoryos.config import MemoryOSConfig
@@ -200,8 +209,13 @@ def embed_turn(settings: EngineSettings, t: TurnWrite) -> Step[None]:
         >>> t.vector.shape, round(float(t.vector @ emb.encode([turn_page(t).embedding_text])[0]), 4)
         ((384,), 1.0)
     """
-    text = turn_page(t).embedding_text
-    t.vector = (yield Embed((embedding_text(text, settings.config.max_embedding_chars),)))[0]
+    page = turn_page(t)
+    embed = Embed((embedding_text(page.embedding_text, settings.config.max_embedding_chars),))
+    if t.optimistic:  # a controller that may call a model analyses the page when it leaves STM
+        t.vector = (yield embed)[0]
+        return
+    rows, t.reading = yield EmbedAndRead(embed, page)
+    t.vector = rows[0]
 
 
 def after_mtm(t: TurnWrite, settings: EngineSettings) -> str:

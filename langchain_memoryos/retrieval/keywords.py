@@ -10,6 +10,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Iterable
+from itertools import chain
 
 __all__ = ["extract_keywords", "merge_keywords"]
 
@@ -155,12 +156,7 @@ def merge_keywords(keyword_lists: Iterable[Iterable[str]], top: int) -> list[str
         >>> merge_keywords([["hiking", "denver"], ["hiking", "dog"]], 2)
         ['hiking', 'denver']
     """
-    counts: Counter[str] = Counter()
-    first: dict[str, int] = {}
-    for kws in keyword_lists:
-        for kw in kws:
-            k = kw.lower()
-            counts[k] += 1
-            first.setdefault(k, len(first))
-    ranked = sorted(counts, key=lambda k: (-counts[k], first[k]))
-    return ranked[:top]
+    # a Counter keeps first-seen order, and most_common(top) is a stable sort by count: ties stay first seen
+    counts = Counter(map(str.lower, chain.from_iterable(keyword_lists)))  # counted in C
+    ranked = counts.most_common(top) if top >= 0 else counts.most_common()[:top]
+    return [k for k, _ in ranked]

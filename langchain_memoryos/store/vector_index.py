@@ -215,6 +215,23 @@ class VectorIndex:
         with self._lock:
             return np.asarray(self._index.reconstruct(self._ids[key]), dtype=np.float32)
 
+    def get_many(self, keys: Sequence[str]) -> Vector:
+        """The vectors stored for ``keys``, as a ``(len(keys), dimension)`` matrix in their order (one lookup).
+
+        Raises:
+            KeyError: for an unknown key.
+
+        Example:
+            >>> idx = VectorIndex(2); idx.add_many(["a", "b"], np.eye(2, dtype=np.float32))
+            >>> idx.get_many(["b", "a"]).tolist(), idx.get_many([]).shape
+            ([[0.0, 1.0], [1.0, 0.0]], (0, 2))
+        """
+        if not keys:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        with self._lock:
+            ids = np.fromiter((self._ids[k] for k in keys), dtype=np.int64, count=len(keys))
+            return np.asarray(self._index.reconstruct_batch(ids), dtype=np.float32)
+
     def search(
         self,
         query: Vector,

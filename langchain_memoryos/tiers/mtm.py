@@ -5,8 +5,8 @@ Over ``mtm_max_segments`` the coldest segment is evicted (heat, paper Eq. 4).
 
 from __future__ import annotations
 
-import copy
 import logging
+from dataclasses import replace
 
 import numpy as np
 
@@ -17,7 +17,7 @@ from langchain_memoryos.pipeline.judgements import AnalyzePage
 from langchain_memoryos.pipeline.settings import EngineSettings
 from langchain_memoryos.pipeline.turn import TurnWrite, after_mtm
 from langchain_memoryos.retrieval.keywords import merge_keywords
-from langchain_memoryos.schema import DialoguePage, Segment, WriteReport
+from langchain_memoryos.schema import DialoguePage, MemoryRecord, Segment, WriteReport
 from langchain_memoryos.scoring import best_segment, coldest_segment, segment_heat
 from langchain_memoryos.store.repository import UserState
 from langchain_memoryos.store.vector_index import Vector
@@ -25,6 +25,11 @@ from langchain_memoryos.store.vector_index import Vector
 __all__ = ["join_segment", "centroid", "evict_coldest", "stage_chain_link", "stage_heat_evict", "stage_mtm_insert"]
 
 logger = logging.getLogger("langchain_memoryos")
+
+
+def _own(record: MemoryRecord) -> MemoryRecord:
+    """A copy of a record sharing nothing mutable (its lists; the rest is immutable): a deep copy, made cheaply."""
+    return replace(record, entities=list(record.entities), source_page_ids=list(record.source_page_ids))
 
 
 def stage_chain_link(settings: EngineSettings, t: TurnWrite) -> Step[None]:
@@ -36,13 +41,14 @@ def stage_chain_link(settings: EngineSettings, t: TurnWrite) -> Step[None]:
     similarity = None
     if previous is not None and previous.id in state.page_index:
         similarity = float(np.dot(state.page_index.get(previous.id), vector))
-    analysis: PageAnalysis = yield AnalyzePage(page, previous, similarity)
+    reading = state.indices.readings.pop(page.id, None)  # read while the page was embedded, if it was
+    analysis: PageAnalysis = yield AnalyzePage(page, previous, similarity, reading=reading)
     page.linked = analysis.linked
     page.meta = analysis.chain_meta
     page.keywords = list(analysis.keywords)
     page.candidates = []
     for record in analysis.records:
-        rec = copy.deepcopy(record)
+        rec = _own(record)
         rec.source_page_ids = [page.id]
         rec.created_at = page.timestamp
         page.candidates.append(rec)
@@ -64,7 +70,7 @@ def stage_mtm_insert(settings: EngineSettings, t: TurnWrite) -> Step[None]:
     assert t.current is not None
     page, vector, analysis = t.current
     t.current = None
-    records = [copy.deepcopy(r) for r in page.candidates]  # the page keeps its candidates (what was read off it)
+    records = [_own(r) for r in page.candidates]  # the page keeps its candidates (what was read off it)
     t.created = join_segment(t.user, settings, page, vector, analysis.topic_summary, t.report)
     now = t.user.clock or page.timestamp
     fallback = analysis.usage.fallback
@@ -175,7 +181,8 @@ def centroid(state: UserState, segment: Segment) -> Vector:
         >>> [round(x, 3) for x in centroid(s, Segment(id="s", page_ids=["p0", "p1"])).tolist()]
         [0.707, 0.707]
     """
-    vecs = [state.page_index.get(p) for p in segment.page_ids if p in state.page_index]
-    mean: Vector = np.mean(np.stack(vecs), axis=0).astype(np.float32)
+    index = state.page_index
+    vecs = index.get_many([p for p in segment.page_ids if p in index])  # one lookup, not one per page
+    mean: Vector = np.mean(vecs, axis=0).astype(np.float32)
     norm = float(np.linalg.norm(mean))
     return mean / np.float32(norm) if norm > 0 else mean

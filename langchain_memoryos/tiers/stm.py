@@ -38,6 +38,8 @@ def stage_stm_append(repo: MemoryRepository, settings: EngineSettings, t: TurnWr
     vector = t.vector
     assert vector is not None
     state.stm_append(page, vector)
+    if t.reading is not None:  # kept in memory until the page leaves STM (chain_link)
+        state.indices.readings[page.id] = t.reading
     state.advance_clock(page.timestamp)
     while len(state.stm[t.thread_id]) > config.stm_capacity:
         t.moving.append(state.stm_pop_oldest(t.thread_id))

@@ -1,0 +1,131 @@
+"""add_turn reads its page ahead (while it is embedded) and reuses the reading when the page leaves STM.
+
+The memory is the same with and without the readings (a new process, or a memory opened per turn, has none):
+the same pages, segments, facts and write events (real SQLite, offline embeddings).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from langchain_memoryos import MemoryOS, MemoryOSConfig
+from langchain_memoryos.controllers import HeuristicController
+from langchain_memoryos.operations import bulk
+from langchain_memoryos.schema import DialoguePage
+from tests.unit_tests.test_bulk_write import CONFIG, _memory_of, _turns
+
+USER = "ana"
+
+
+def _fields(turn: dict[str, Any]) -> dict[str, Any]:
+    fields = bulk.turn_fields(turn)
+    fields.setdefault("thread_id", "default")
+    fields.setdefault("agent_response", "")
+    return fields
+
+
+def _counted(memory: MemoryOS, reads: list[str]) -> None:
+    """Count the pages the memory's controller reads (its ``page_content`` calls), by page id."""
+    controller = memory._runtime.services.controller
+    assert isinstance(controller, HeuristicController)
+    content = controller.page_content
+
+    def page_content(page: DialoguePage) -> Any:
+        reads.append(page.id)
+        return content(page)
+
+    controller.page_content = page_content  # type: ignore[method-assign]
+
+
+def _memory(tmp_path: Path, name: str, controller: HeuristicController | None = None) -> MemoryOS:
+    kwargs: dict[str, Any] = {"config": MemoryOSConfig(**CONFIG)}  # type: ignore[arg-type]
+    if controller is not None:
+        kwargs["controller"] = controller
+    return MemoryOS.from_sqlite(tmp_path / f"{name}.db", **kwargs)
+
+
+def test_a_page_read_ahead_is_read_once_and_the_memory_is_the_same_as_without(tmp_path: Path) -> None:
+    turns = _turns()
+    ahead = _memory(tmp_path, "ahead")
+    reads: list[str] = []
+    _counted(ahead, reads)
+    reports = [ahead.add_turn(user_id=USER, **_fields(t)) for t in turns]
+    embedded = [r.page_id for r in reports]  # a turn added again is embedded (and read) before it is found
+    assert len(embedded) > len({r.page_id for r in reports if r.added})
+    moved = [p for r in reports for p in r.moved_to_mtm]
+    assert len(moved) > 20  # most pages left STM: through chain_link, with their readings
+    assert sorted(reads) == sorted(embedded)  # every page read once, as it was embedded; never again as it left
+    state = ahead.repository.cached(USER)
+    assert state is not None
+    in_stm = {p.id for pages in state.stm.values() for p in pages}
+    assert set(state.indices.readings) == in_stm  # kept for the pages still in STM only
+
+    # a cache miss every turn: each turn in a new memory on the same file (as a new process would)
+    path = tmp_path / "fresh.db"
+    fresh_reads: list[str] = []
+    for t in turns:
+        with MemoryOS.from_sqlite(path, config=MemoryOSConfig(**CONFIG)) as fresh:  # type: ignore[arg-type]
+            _counted(fresh, fresh_reads)
+            fresh.add_turn(user_id=USER, **_fields(t))
+    assert sorted(fresh_reads) == sorted(embedded + moved)  # read as it arrived, and again as it left (no reading kept)
+
+    # and a controller that reads nothing ahead (its analysis redefined) analyses each page as it leaves STM
+    class Redefined(HeuristicController):
+        def analyze_page(self, page: DialoguePage, *args: Any, **kwargs: Any) -> Any:
+            return super().analyze_page(page, *args, **kwargs)
+
+    plain = _memory(tmp_path, "plain", Redefined())
+    plain_reads: list[str] = []
+    _counted(plain, plain_reads)
+    for t in turns:
+        plain.add_turn(user_id=USER, **_fields(t))
+    assert sorted(plain_reads) == sorted(moved)
+
+    with MemoryOS.from_sqlite(path, config=MemoryOSConfig(**CONFIG)) as fresh:  # type: ignore[arg-type]
+        expected = _memory_of(fresh, USER)
+    assert _memory_of(ahead, USER) == expected
+    assert _memory_of(plain, USER) == expected
+    ahead.close()
+    plain.close()
+
+
+def test_aadd_turn_reads_ahead_and_stores_the_same(tmp_path: Path) -> None:
+    turns = _turns()[:20]
+    sync, concurrent = _memory(tmp_path, "sync"), _memory(tmp_path, "async")
+    for t in turns:
+        sync.add_turn(user_id=USER, **_fields(t))
+    reads: list[str] = []
+    _counted(concurrent, reads)
+
+    async def run() -> list[Any]:
+        return [await concurrent.aadd_turn(user_id=USER, **_fields(t)) for t in turns]
+
+    reports = asyncio.run(run())
+    assert sorted(reads) == sorted(r.page_id for r in reports)  # each turn read once (as it was embedded)
+    assert _memory_of(concurrent, USER) == _memory_of(sync, USER)
+    sync.close()
+    concurrent.close()
+
+
+def test_a_reading_of_a_changed_page_is_not_used() -> None:
+    controller = HeuristicController()
+    page = DialoguePage(id="p", user_input="I live in Lyon.", agent_response="Nice!", metadata={"user_name": "Ana"})
+    reading = controller.read_ahead(page)
+    assert reading is not None and reading.content_for(page, controller) == controller.page_content(page)
+    page.metadata["user_name"] = "Ben"  # who speaks changes whose facts they are
+    assert reading.content_for(page, controller) is None
+    page.metadata["user_name"] = "Ana"
+    assert reading.content_for(page, HeuristicController(page_keywords=3)) is None  # another controller
+
+
+@pytest.mark.parametrize("redefined", ["page_content", "analyze_page"])
+def test_a_controller_with_its_own_analysis_reads_nothing_ahead(redefined: str) -> None:
+    def own(self: HeuristicController, *args: Any, **kwargs: Any) -> Any:
+        return getattr(HeuristicController, redefined)(self, *args, **kwargs)
+
+    custom = type("Custom", (HeuristicController,), {redefined: own})()
+    assert custom.read_ahead(DialoguePage(id="p", user_input="I'm vegan.", agent_response="")) is None
