@@ -77,9 +77,9 @@ class ModelThresholds:
 #: Per-embedding-model defaults. ``"default"`` applies to unknown models.
 MODEL_THRESHOLDS: dict[str, ModelThresholds] = {
     # AMU: tau_s = 0.6. MiniLM scores a question against a statement lower than
-    # Qwen3-Embedding does; the question is embedded rewritten in the third
-    # person ("Where do I live?" vs "The user lives in Denver now." is 0.27 as
-    # asked, 0.63 rewritten), and tau_r (0.55 in the paper) is 0.35.
+    # Qwen3-Embedding does; facts are matched with the question rewritten in the
+    # third person as well ("Where do I live?" vs "The user lives in Denver now."
+    # is 0.27 as asked, 0.63 rewritten), and tau_r (0.55 in the paper) is 0.35.
     "all-MiniLM-L6-v2": ModelThresholds(
         write_similarity=0.6,
         retrieval_similarity=0.35,

@@ -106,9 +106,7 @@ class ReadRun:
         ctx: the context being built (returned by ``retrieve``).
         state: the user's state.
         lease: the user's lock while the context is read (taken by the graph's entry node).
-        vector: the query's one embedding: of the query as facts are written (the plan's
-            ``fact_query``, the query itself unless it speaks in the first person); pages and facts
-            are both matched against it.
+        vectors: the query's embeddings (as asked, and in the third person for facts).
         other: STM pages of the user's other threads, by id.
         ranked: MTM pages in rank order, before the budget.
         plan: how facts are matched (the query in the third person, its aspects), from the controller.
@@ -128,7 +126,7 @@ class ReadRun:
     ctx: MemoryContext | None = None
     state: UserState | None = None
     lease: UserLease | None = None
-    vector: Vector | None = None
+    vectors: list[Vector] = field(default_factory=list)
     other: dict[str, DialoguePage] = field(default_factory=dict)
     ranked: list[ScoredPage] = field(default_factory=list)
     plan: QueryPlan | None = None
@@ -159,12 +157,9 @@ def stage_retrieve_stm(repo: MemoryRepository, settings: EngineSettings, r: Read
         r.next = "done"
         return
     r.plan = yield PlanQuery(r.query)
-    # One encoder pass per read: the query as facts are written ("Where does the user live?" for "Where do I
-    # live?"; unchanged otherwise). A second pass for the query as asked cost 5 ms a read (a third of the encoder's
-    # time) and changed nothing measurable: on 300 first-person queries of bench_engine's dialogue the pages'
-    # topic precision@10 was 0.440 with both and 0.439 with this one, and the facts recalled were the same.
-    text = embedding_text(r.plan.fact_query, config.max_embedding_chars)
-    r.vector = (yield Embed((text,)))[0]
+    fact_query = r.plan.fact_query
+    texts = (r.query,) if fact_query == r.query else (r.query, fact_query)
+    r.vectors = list((yield Embed(tuple(embedding_text(t, config.max_embedding_chars) for t in texts))))
     r.next = "retrieve_lpm"
 
 
@@ -173,10 +168,9 @@ def stage_retrieve_lpm(settings: EngineSettings, r: ReadRun) -> None:
     assert r.state is not None and r.ctx is not None
     assert r.plan is not None
     aspects = r.plan.aspects
-    assert r.vector is not None
-    hits = _recall_facts(r.state, settings, "user", r.vector, aspects)
+    hits = _recall_facts(r.state, settings, "user", r.vectors, aspects)
     r.ctx.user_facts.extend(evidence_facts(r.state, settings, (r.query, r.plan.fact_query), hits))
-    r.ctx.agent_facts.extend(_recall_facts(r.state, settings, "agent", r.vector, aspects))
+    r.ctx.agent_facts.extend(_recall_facts(r.state, settings, "agent", r.vectors, aspects))
     _fit_facts(r.ctx, settings.config.context_words)
     _fit_stm(r.ctx, settings.config.context_words, r.stm_view)
     r.next = "retrieve_mtm"
@@ -186,8 +180,7 @@ def stage_retrieve_mtm(settings: EngineSettings, r: ReadRun) -> None:
     """``retrieve_mtm``: MTM pages ranked (hybrid or the paper's segments), filling the word budget."""
     assert r.state is not None and r.ctx is not None
     config = settings.config
-    qvec = r.vector
-    assert qvec is not None
+    qvec = r.vectors[0]
     if config.page_ranking == "segments":
         keywords = extract_keywords(r.query, config.page_keywords)
         r.ranked = _rank_by_segments(r.state, settings, r.ctx, qvec, keywords, r.other)
@@ -314,12 +307,12 @@ def read(repo: MemoryRepository, settings: EngineSettings, r: ReadRun) -> Step[M
 
 
 def _recall_facts(
-    state: UserState, settings: EngineSettings, kind: str, qvec: Vector, aspects: frozenset[str]
+    state: UserState, settings: EngineSettings, kind: str, qvecs: list[Vector], aspects: frozenset[str]
 ) -> list[ScoredRecord]:
     """LPM facts: aspect pre-filter, then vector search, then ``tau_r``.
 
-    Each fact's score is its cosine against the query's vector (the query as
-    facts are written, see :func:`stage_retrieve_stm`). The facts of the aspects the
+    Each fact's score is its best cosine against the query vectors (the
+    query as asked and in the third person). The facts of the aspects the
     query is about (the controller's ``plan_query``) come first, best first; when they
     are fewer than ``top_facts`` (or none, or the query names no aspect) the
     best facts of the other aspects fill the rest, so a wrong guess of the
@@ -329,7 +322,11 @@ def _recall_facts(
     top = settings.config.top_facts
     threshold = settings.thresholds.retrieval_similarity
     index = state.fact_index[kind]
-    ranked = index.search(qvec, len(index))  # best first
+    best: dict[str, float] = {}
+    for qvec in qvecs:
+        for key, score in index.search(qvec, len(index)):
+            best[key] = max(score, best.get(key, -1.0))
+    ranked = sorted(best.items(), key=lambda item: item[1], reverse=True)
     hits = [(state.facts[kind][key], score) for key, score in ranked if score >= threshold]
     preferred = [hit for hit in hits if hit[0].aspect in aspects]
     rest = [hit for hit in hits if hit[0].aspect not in aspects]

@@ -146,31 +146,31 @@ class _CountingEmbeddings(Embeddings):
 
     def __init__(self) -> None:
         self.inner = resolve_embeddings()
-        self.texts: list[str] = []
+        self.calls: list[list[str]] = []
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        self.texts.extend(texts)
+        self.calls.append(list(texts))
         return self.inner.embed_documents(texts)
 
     def embed_query(self, text: str) -> list[float]:
-        self.texts.append(text)
+        self.calls.append([text])
         return self.inner.embed_query(text)
 
 
-def test_a_read_embeds_the_query_once_as_facts_are_written() -> None:
+def test_a_read_makes_one_encoder_call_with_the_question_as_asked_and_as_facts_are_written() -> None:
     emb = _CountingEmbeddings()
     memory = MemoryOS(embeddings=emb, config=MemoryOSConfig(stm_capacity=1))
     memory.add_fact("The user lives in Denver now.", user_id="u")
     _feed(memory, [("I moved to Denver last spring.", "Nice city!"), ("My dog is called Rex.", "Cute.")])
-    emb.texts.clear()
+    emb.calls.clear()
     ctx = memory.retrieve("Where do I live?", user_id="u", thread_id="t", touch=False)
-    # one text, the question in the third person: it meets the fact (0.27 as asked, above tau_r rewritten)
-    assert len(emb.texts) == 1 and "the user" in emb.texts[0].lower()
+    # one call: the question as asked (for pages: "I live…") and in the third person (for facts, 0.27 → 0.63)
+    assert emb.calls == [["Where do I live?", "Where does the user live?"]]
     assert any("lives in Denver" in f.record.summary for f in ctx.user_facts)
     assert any("Denver" in s.page.user_input for s in ctx.pages)
-    emb.texts.clear()
+    emb.calls.clear()
     memory.retrieve("What is Rex?", user_id="u", thread_id="t", touch=False)
-    assert emb.texts == ["What is Rex?"]  # not in the first person: embedded as asked
+    assert emb.calls == [["What is Rex?"]]  # not in the first person: one text
 
 
 @pytest.mark.parametrize("ranking", ["hybrid", "segments"])
