@@ -118,8 +118,7 @@ def _top_page(lexical_weight: float, question: str) -> str:
 
 def test_hybrid_ranking_finds_the_exact_word_dense_misses() -> None:
     # the page that names the brand is about a long day; the cosine prefers the page about hiking boots
-    # (asked in the third person: a first-person question is embedded rewritten, "...did the user buy...")
-    question = "What hiking gear was bought from Fjallraven?"
+    question = "What hiking gear did I buy from Fjallraven?"
     assert _top_page(0.0, question).startswith("Hiking boots")
     assert "Fjallraven" in _top_page(1.0, question)
 
