@@ -8,7 +8,7 @@ The decisions themselves are the pure functions of :mod:`langchain_memoryos.scor
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -27,6 +27,7 @@ __all__ = [
     "AMUSettings",
     "Prejudged",
     "RecordWrite",
+    "admitted_summaries",
     "embed_summaries",
     "evict_over_capacity",
     "fuse",
@@ -432,13 +433,34 @@ def evict_over_capacity(state: UserState, kind: FactKind, capacity: int, *, keep
     return evicted
 
 
-def embed_summaries(state: UserState, settings: AMUSettings, records: list[MemoryRecord]) -> Step[dict[str, Vector]]:
+def admitted_summaries(records: Sequence[MemoryRecord], gate_threshold: float) -> tuple[str, ...]:
+    """The summaries of the records the write gate admits, each once, in order: what AMU embeds of them.
+
+    Example:
+        >>> r = MemoryRecord(aspect="health", intent="inform", entities=["vegan"],
+        ...                  summary="The user is vegan.", confidence=0.75)
+        >>> admitted_summaries([r, r], 0.5), admitted_summaries([r], 0.8)
+        (('The user is vegan.',), ())
+    """
+    return tuple(dict.fromkeys(r.summary for r in records if gate(r, gate_threshold).admitted))
+
+
+def embed_summaries(
+    state: UserState,
+    settings: AMUSettings,
+    records: list[MemoryRecord],
+    known: Mapping[tuple[str, ...], Vector] | None = None,
+) -> Step[dict[str, Vector]]:
     """Embed the admitted records' summaries in one batch.
 
     A summary that is word for word an existing fact's reuses that fact's
     vector (same text, same embedding): repeated facts cost no encoder pass.
+    ``known``: rows already embedded for exactly these texts, as one batch (the
+    facts read off a page while it was embedded, see
+    :class:`~langchain_memoryos.pipeline.effects.EmbedAndRead`): the same rows
+    this batch would give, so they are used as they are.
     """
-    wanted = list(dict.fromkeys(r.summary for r in records if gate(r, settings.gate_threshold).admitted))
+    wanted = admitted_summaries(records, settings.gate_threshold)
     vectors: dict[str, Vector] = {}
     needed = set(wanted)
     for kind, facts in state.facts.items():
@@ -447,5 +469,6 @@ def embed_summaries(state: UserState, settings: AMUSettings, records: list[Memor
                 vectors[fact.summary] = state.fact_index[kind].get(fact.id)
     missing = tuple(s for s in wanted if s not in vectors)
     if missing:
-        vectors.update(zip(missing, (yield Embed(missing)), strict=True))
+        rows = known.get(missing) if known else None
+        vectors.update(zip(missing, rows if rows is not None else (yield Embed(missing)), strict=True))
     return vectors

@@ -141,6 +141,8 @@ class PageReading:
         reader: the controller that read the page.
         of: what the reading depends on (the page's texts and speaker names, the number of keywords).
         content: the page's content.
+        rows: the summaries AMU will embed of its records (the admitted ones) and their rows,
+            embedded beside the page on another core (``None``: not embedded ahead).
 
     Example:
         >>> c = HeuristicController()
@@ -153,6 +155,7 @@ class PageReading:
     reader: HeuristicController
     of: tuple[Any, ...]
     content: PageContent
+    rows: tuple[tuple[str, ...], Any] | None = None
 
     def content_for(self, page: DialoguePage, controller: object) -> PageContent | None:
         """The content when it fits ``page`` as it is now and ``controller`` is the reader, else ``None``.

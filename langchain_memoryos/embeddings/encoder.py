@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import threading
 from collections.abc import Sequence
 from typing import Final, cast
@@ -49,7 +50,10 @@ _GELU_CLIP: Final[float] = 4.0 * math.sqrt(2.0)
 _GELU_BLOCK: Final[int] = 96 * 1024
 
 
-_COMPUTE_LOCK = threading.Lock()
+# At most one forward pass per core at once (each runs on one math thread, see threads.py): a page and
+# the facts read off it are embedded side by side on two cores; more passes than cores would only wait.
+_CORES: Final[int] = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+_COMPUTE_SLOTS = threading.BoundedSemaphore(max(1, _CORES))
 
 # Cost model used to group texts into batches (see _plan_batches): a forward
 # pass has a fixed cost (streaming ~40 MB of weights through the caches) worth

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from langchain_memoryos.embeddings.encoder import _COMPUTE_LOCK, _forward, _plan_batches
+from langchain_memoryos.embeddings.encoder import _COMPUTE_SLOTS, _forward, _plan_batches
 from langchain_memoryos.embeddings.files import INSTALL_HINT, EmbeddingsNotAvailableError, _locate_model_dir
 from langchain_memoryos.embeddings.weights import FloatArray, _BertConfig, _file_key, _shared_weights, _Weights
 from langchain_memoryos.threads import single_math_thread
@@ -220,20 +220,17 @@ class MiniLMEmbeddings(Embeddings):
             batch = np.zeros((len(chunk), int(lengths.max())), dtype=np.int64)
             for row, i in enumerate(chunk):
                 batch[row, : len(ids[i])] = ids[i]
-            out[chunk] = _forward(weights, cfg, batch, lengths)
+            # one pass per core at a time, each on one math thread (numpy releases the GIL in its kernels)
+            with _COMPUTE_SLOTS, single_math_thread():
+                out[chunk] = _forward(weights, cfg, batch, lengths)
 
         plan = _plan_batches([len(x) for x in ids], self.batch_size)
         if threads > 1 and len(plan) > 1:
-            # Forward passes on several cores at once, each with one BLAS thread (numpy releases the GIL
-            # in its kernels); the lock keeps any other pass of this process out meanwhile.
-            with _COMPUTE_LOCK, single_math_thread(), ThreadPoolExecutor(min(threads, len(plan))) as pool:
+            with ThreadPoolExecutor(min(threads, len(plan))) as pool:  # forward passes on several cores at once
                 list(pool.map(run, plan))
             return out
         for chunk in plan:
-            # One forward pass at a time per process: BLAS already uses every
-            # core, and concurrent BLAS calls from several threads thrash.
-            with _COMPUTE_LOCK, single_math_thread():
-                run(chunk)
+            run(chunk)
         return out
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:

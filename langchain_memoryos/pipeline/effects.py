@@ -24,7 +24,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore, Op
 
-from langchain_memoryos.embeddings import aencode_texts, encode_texts
+from langchain_memoryos.embeddings import MiniLMEmbeddings, aencode_texts, encode_texts
 from langchain_memoryos.pipeline.judgements import Judgement
 
 if TYPE_CHECKING:
@@ -104,6 +104,13 @@ class EmbedAndRead:
     products) and before the user's lock is taken: the analysis of a page
     leaving STM then computes no keywords or facts under the lock.
 
+    With ``gate_threshold`` and the offline encoder, the reader also embeds the
+    summaries the write gate admits of the page's records (one batch, as
+    :func:`~langchain_memoryos.amu.embed_summaries` embeds them), on the
+    other core while the page is embedded: when the page leaves STM and those
+    are exactly the summaries to embed, AMU uses these rows (the same the
+    batch would give) and the turn makes one encoder pass, its page's.
+
     Example:
         >>> from langchain_memoryos.controllers import HeuristicController
         >>> from langchain_memoryos.embeddings import resolve_embeddings
@@ -120,6 +127,7 @@ class EmbedAndRead:
 
     embed: Embed
     page: DialoguePage
+    gate_threshold: float | None = None
 
 
 _READERS: concurrent.futures.ThreadPoolExecutor | None = None
@@ -135,19 +143,37 @@ def _readers() -> concurrent.futures.ThreadPoolExecutor:
         return _READERS
 
 
-def _read_quietly(read: Callable[[DialoguePage], PageReading | None], page: DialoguePage) -> PageReading | None:
+def _read_quietly(read: Callable[[], PageReading | None], page: DialoguePage) -> PageReading | None:
     try:
-        return read(page)
+        return read()
     except Exception:  # noqa: BLE001 - no reading: the page is analysed when it leaves STM (the error shows there)
         logger.debug("reading page %s ahead failed", page.id, exc_info=True)
         return None
 
 
-def _reader(effect: EmbedAndRead, services: Services) -> Callable[[DialoguePage], PageReading | None] | None:
-    """The controller's ``read_ahead`` when the page is to be embedded now and the controller reads ahead."""
+def _reader(effect: EmbedAndRead, services: Services) -> Callable[[], PageReading | None] | None:
+    """What the reader thread runs: the controller's ``read_ahead``, then the admitted summaries embedded.
+
+    ``None`` when the page's rows are known already or the controller reads nothing ahead.
+    """
     if not effect.embed.texts or services.embedded(effect.embed.texts) is not None:
         return None
-    return getattr(services.controller, "read_ahead", None)
+    read_ahead: Callable[[DialoguePage], PageReading | None] | None = getattr(services.controller, "read_ahead", None)
+    if read_ahead is None:
+        return None
+    embeddings, threshold = services.embeddings, effect.gate_threshold
+
+    def read() -> PageReading | None:
+        assert read_ahead is not None
+        reading = read_ahead(effect.page)
+        if reading is None or threshold is None or not isinstance(embeddings, MiniLMEmbeddings):
+            return reading  # a remote encoder is not asked ahead for texts it may never need
+        from langchain_memoryos.amu import admitted_summaries  # amu imports this module
+
+        texts = admitted_summaries(reading.content.records, threshold)
+        return replace(reading, rows=(texts, encode_texts(embeddings, texts))) if texts else reading
+
+    return read
 
 
 @dataclass(frozen=True)

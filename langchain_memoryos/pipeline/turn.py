@@ -43,6 +43,8 @@ class TurnWrite:
             the user's lock was taken (else ``stm_append`` computes it).
         reading: the page's content, read by the controller while the page was embedded
             (``stm_append`` leaves it with the user's state for the page's ``chain_link``), or ``None``.
+        read_rows: the rows of the summaries embedded beside the page now leaving STM, by the
+            summaries (set by ``chain_link`` from its reading, used by ``mtm_insert``).
         lease: the user's write lock while the turn is written (taken by the
             graph's entry node unless the caller holds it).
         state: the user's state (loaded by ``stm_append``).
@@ -83,6 +85,7 @@ class TurnWrite:
     page: DialoguePage | None = None
     vector: Vector | None = None
     reading: PageReading | None = None
+    read_rows: dict[tuple[str, ...], Any] = field(default_factory=dict)
     lease: UserLease | None = None
     state: UserState | None = None
     moving: list[tuple[DialoguePage, Vector]] = field(default_factory=list)
@@ -119,6 +122,7 @@ class TurnWrite:
         self.page = None
         self.state, self.base = None, None
         self.moving, self.current, self.created, self.records, self.write = [], None, "", [], None
+        self.read_rows = {}
         self.next = "stm_append"
 
 
@@ -214,7 +218,7 @@ def embed_turn(settings: EngineSettings, t: TurnWrite) -> Step[None]:
     if t.optimistic:  # a controller that may call a model analyses the page when it leaves STM
         t.vector = (yield embed)[0]
         return
-    rows, t.reading = yield EmbedAndRead(embed, page)
+    rows, t.reading = yield EmbedAndRead(embed, page, gate_threshold=settings.amu.gate_threshold)
     t.vector = rows[0]
 
 

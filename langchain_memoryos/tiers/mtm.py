@@ -43,6 +43,7 @@ def stage_chain_link(settings: EngineSettings, t: TurnWrite) -> Step[None]:
         similarity = float(np.dot(state.page_index.get(previous.id), vector))
     reading = state.indices.readings.pop(page.id, None)  # read while the page was embedded, if it was
     analysis: PageAnalysis = yield AnalyzePage(page, previous, similarity, reading=reading)
+    t.read_rows = dict([reading.rows]) if reading is not None and reading.rows is not None else {}
     page.linked = analysis.linked
     page.meta = analysis.chain_meta
     page.keywords = list(analysis.keywords)
@@ -74,7 +75,9 @@ def stage_mtm_insert(settings: EngineSettings, t: TurnWrite) -> Step[None]:
     t.created = join_segment(t.user, settings, page, vector, analysis.topic_summary, t.report)
     now = t.user.clock or page.timestamp
     fallback = analysis.usage.fallback
-    vectors = yield from embed_summaries(t.user, settings.amu, records)  # one encoder batch for the page's records
+    # one encoder batch for the page's records, unless it was embedded beside the page (read_rows)
+    vectors = yield from embed_summaries(t.user, settings.amu, records, known=t.read_rows)
+    t.read_rows = {}
     t.records = [
         RecordWrite(r, now=now, source="page", offline=True, fallback=fallback, vector=vectors.get(r.summary))
         for r in records

@@ -363,3 +363,48 @@ async def test_aencode_texts(model: MiniLMEmbeddings) -> None:
     assert len(query) == 384
     docs = await model.aembed_documents(["hello", "world"])
     np.testing.assert_allclose(docs[0], query, atol=1e-6)
+
+
+def test_overlapping_callers_in_two_threads_each_run_on_one_math_thread_and_leave_theirs_as_found() -> None:
+    # the page and the facts read off it are embedded at once on two threads: each pass must have one
+    # math thread, and one thread leaving must not lift the other's limit (numpy's OpenBLAS keeps its
+    # limit per thread: each caller sets and restores its own)
+    import threading
+
+    from threadpoolctl import ThreadpoolController
+
+    from langchain_memoryos.threads import single_math_thread
+
+    with single_math_thread():  # loads the libraries it limits (numpy's BLAS, FAISS' OpenMP)
+        pass
+    controller = ThreadpoolController().select(threading_layer="pthreads")  # numpy's BLAS
+    assert controller.lib_controllers
+
+    def threads() -> set[int]:
+        return {lib.num_threads for lib in controller.lib_controllers}
+
+    original = threads()
+    seen: dict[str, set[int]] = {}
+    inside, left = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with single_math_thread():
+            inside.set()
+            assert left.wait(10)
+            seen["other, after this one left"] = threads()
+        seen["other, out"] = threads()
+
+    other = threading.Thread(target=hold)
+    other.start()
+    assert inside.wait(10)
+    with single_math_thread():
+        seen["this, inside"] = threads()
+    seen["this, out"] = threads()
+    left.set()
+    other.join(10)
+    assert seen == {
+        "this, inside": {1},
+        "this, out": original,
+        "other, after this one left": {1},
+        "other, out": original,
+    }

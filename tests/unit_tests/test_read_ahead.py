@@ -7,6 +7,7 @@ the same pages, segments, facts and write events (real SQLite, offline embedding
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,11 @@ def _counted(memory: MemoryOS, reads: list[str]) -> None:
         return content(page)
 
     controller.page_content = page_content  # type: ignore[method-assign]
+
+
+def _page_texts(turn: dict[str, Any]) -> dict[str, str]:
+    fields = _fields(turn)
+    return {"user_input": fields["user_input"], "agent_response": fields["agent_response"]}
 
 
 def _memory(tmp_path: Path, name: str, controller: HeuristicController | None = None) -> MemoryOS:
@@ -129,3 +135,35 @@ def test_a_controller_with_its_own_analysis_reads_nothing_ahead(redefined: str) 
 
     custom = type("Custom", (HeuristicController,), {redefined: own})()
     assert custom.read_ahead(DialoguePage(id="p", user_input="I'm vegan.", agent_response="")) is None
+
+
+def test_the_facts_read_off_a_page_are_embedded_beside_it_and_a_turn_makes_one_encoder_pass_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from langchain_memoryos.embeddings import MiniLMEmbeddings
+
+    calls: list[tuple[str, tuple[str, ...]]] = []
+    encode = MiniLMEmbeddings.encode
+
+    def counted(self: MiniLMEmbeddings, texts: Any, *, threads: int = 1) -> Any:
+        calls.append((threading.current_thread().name, tuple(texts)))
+        return encode(self, texts, threads=threads)
+
+    monkeypatch.setattr(MiniLMEmbeddings, "encode", counted)
+    memory = _memory(tmp_path, "ahead")
+    turns = _turns()
+    for t in turns:
+        memory.add_turn(user_id=USER, **_fields(t))
+    facts = {f.summary for f in memory.list_facts(user_id=USER)}
+    assert facts  # the pages that left STM sent facts through AMU
+    pages = {DialoguePage(id="p", **_page_texts(t)).embedding_text for t in turns}
+    own = [texts for name, texts in calls if not name.startswith("memoryos-read")]
+    beside = [texts for name, texts in calls if name.startswith("memoryos-read")]
+    assert len([texts for texts in own if len(texts) == 1 and texts[0] in pages]) == len(turns)
+    own_facts = [texts for texts in own if texts[0] not in pages]
+    # a turn's own pass is its page's; facts are embedded beside their page (on the reader thread), except
+    # when a summary is stored already: AMU then embeds the others, a batch the reader did not embed
+    assert facts <= {s for texts in beside for s in texts}
+    assert all(any(set(texts) < set(b) for b in beside) for texts in own_facts)
+    assert len(own_facts) < len(beside) / 2
+    memory.close()
