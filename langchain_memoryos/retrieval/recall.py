@@ -30,7 +30,10 @@ recency (the user's conversation clock), which is the only write.
 from __future__ import annotations
 
 import copy
+import functools
+import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -72,6 +75,24 @@ _FUSION_DEPTH = 100
 
 #: With a word budget, at least this many words per page may be shown (``top_pages`` grows with the budget).
 _WORDS_PER_PAGE = 25
+
+#: From this many mid-term pages, the chain windows are ranked on the other core while the pages are (the
+#: flat searches of the pages and of both window sizes cost about 2 ms each at 20,000 pages; below a few
+#: thousand a thread's hand-off costs more than it saves).
+PARALLEL_RANKING_PAGES = 4096
+
+_RANKER: ThreadPoolExecutor | None = None
+_RANKER_LOCK = threading.Lock()
+
+
+def _ranker() -> ThreadPoolExecutor:
+    """The thread that ranks the chain windows of a large user beside its pages (made on first use)."""
+    global _RANKER
+    with _RANKER_LOCK:
+        if _RANKER is None:
+            _RANKER = ThreadPoolExecutor(1, thread_name_prefix="memoryos-rank")
+        return _RANKER
+
 
 #: How many ranked pages per page shown the budget filling looks at (past them, pages rarely fit or matter).
 _SCAN_PER_PAGE = 5
@@ -360,6 +381,15 @@ def _rank_hybrid(
     query_tokens = tokenize(query)
     depth = max(_FUSION_DEPTH, 4 * _top_pages(config))
     weights = (config.dense_weight, config.lexical_weight)
+    pending: Future[dict[int, dict[str, float]]] | None = None
+    by_size: dict[int, dict[str, float]] = {}
+    if any(config.chain_weights):
+        chain = state.chain(config.chain_gap_seconds)
+        rank = functools.partial(chain.scores, qvec, query_tokens, depth=_FUSION_DEPTH, k=config.rrf_k, weights=weights)
+        if len(state.pages) >= PARALLEL_RANKING_PAGES:  # the same searches, on the other core (FAISS frees the GIL)
+            pending = _ranker().submit(rank)
+        else:
+            by_size = rank()
     dense = _dense(state, qvec, other, depth) if config.dense_weight > 0 else []
     lexical: list[str] = []
     if config.lexical_weight > 0 and query_tokens:
@@ -369,12 +399,12 @@ def _rank_hybrid(
     def candidate(key: str) -> bool:
         return key in state.pages or key in other
 
-    if any(config.chain_weights):
-        chain = state.chain(config.chain_gap_seconds)
-        windows = chain.scores(qvec, query_tokens, depth=_FUSION_DEPTH, k=config.rrf_k, weights=weights)
-        for size, weight in zip(sorted(windows), config.chain_weights, strict=True):
+    if pending is not None:
+        by_size = pending.result()
+    if by_size:
+        for size, weight in zip(sorted(by_size), config.chain_weights, strict=True):
             if weight:
-                for key, best in windows[size].items():
+                for key, best in by_size[size].items():
                     if candidate(key):
                         score[key] = score.get(key, 0.0) + weight * best
     dates = named_dates(query) if config.date_weight else []

@@ -243,3 +243,33 @@ def test_the_messages_view_returns_the_whole_stm_and_spends_no_budget_on_it() ->
     assert not {h.page.id for h in ctx.pages} & {p.id for p in stored}  # never shown twice
     assert len(ctx.without_stm().to_prompt().split()) <= 200 < len(ctx.to_prompt().split())
     assert "Miso" in ctx.without_stm().to_prompt()
+
+
+def test_a_large_users_windows_ranked_on_the_other_core_give_the_same_context(monkeypatch: pytest.MonkeyPatch) -> None:
+    from langchain_memoryos.retrieval import recall
+
+    memory = MemoryOS(config=MemoryOSConfig(stm_capacity=2, context_words=200))
+    rng = random.Random(7)
+    words = ["garden", "market", "apricot", "tree", "shoes", "weather", "marathon", "chess", "paint", "lake"]
+    for i in range(60):
+        text = " ".join(rng.choice(words) for _ in range(8))
+        memory.add_turn(
+            f"Ana: {text}", "Bo: ok", user_id="u", thread_id="c", timestamp=T0 + dt.timedelta(minutes=3 * i)
+        )
+    questions = ["What did Ana buy at the market?", "apricot tree in the garden", "chess and paint"]
+
+    def contexts() -> list[str]:
+        return [memory.retrieve(q, user_id="u", thread_id="q", touch=False).to_prompt() for q in questions]
+
+    here = contexts()
+    ranked_beside: list[str] = []
+    submit = recall._ranker().submit
+
+    def counted(fn: Callable[[], object]) -> object:
+        ranked_beside.append("window ranking")
+        return submit(fn)
+
+    monkeypatch.setattr(recall, "PARALLEL_RANKING_PAGES", 0)
+    monkeypatch.setattr(recall._ranker(), "submit", counted)
+    assert contexts() == here
+    assert len(ranked_beside) == len(questions)
