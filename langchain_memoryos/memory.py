@@ -31,7 +31,7 @@ from langchain_memoryos.embeddings import encode_texts, resolve_embeddings
 from langchain_memoryos.facade.facts import FactMethods
 from langchain_memoryos.facade.inspection import InspectionMethods
 from langchain_memoryos.facade.maintenance import MaintenanceMethods
-from langchain_memoryos.operations import bulk, turns
+from langchain_memoryos.operations import bulk, reader, turns
 from langchain_memoryos.operations.runtime import Runtime
 from langchain_memoryos.operations.validation import clean_metadata, clean_text
 from langchain_memoryos.pipeline.effects import Services
@@ -159,6 +159,7 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             lease=self.repository.lease,
             alease=self.repository.alease,
             purge=backends.sqlite_purge(self.store),
+            read_elsewhere=reader.read_page,
         )
         self._closers: list[Callable[[], None]] = []
         if write_mode not in ("sync", "background"):

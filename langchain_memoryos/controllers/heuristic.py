@@ -275,13 +275,17 @@ class HeuristicController(BaseController):
         traits = [r for r in self.records_from_text(split_speaker(page.user_input)[1]) if r.kind == "agent"]
         return PageContent(this_gist, keywords, traits + page_fact_records(page))
 
-    def read_ahead(self, page: DialoguePage) -> PageReading | None:
+    def read_ahead(self, page: DialoguePage, content: PageContent | None = None) -> PageReading | None:
         """The page's content read now, for :meth:`analyze_page` when the page leaves STM (``None``: not this class).
 
         Thread-safe (a pure function of the page): ``add_turn`` calls it in a
         worker thread while the page is embedded. A subclass that redefines
         :meth:`page_content` or :meth:`analyze_page` reads nothing ahead: its
         pages are analysed as they leave STM.
+
+        Args:
+            page: the page.
+            content: its :meth:`page_content` computed elsewhere (by this class, in a worker process).
 
         Example:
             >>> page = DialoguePage(id="p", user_input="I live in Lyon.", agent_response="Nice city.")
@@ -293,7 +297,7 @@ class HeuristicController(BaseController):
             cls.analyze_page is not HeuristicController.analyze_page
         ):
             return None
-        return PageReading(self, _read_of(page, self.page_keywords), self.page_content(page))
+        return PageReading(self, _read_of(page, self.page_keywords), content or self.page_content(page))
 
     def analyze_page(
         self,

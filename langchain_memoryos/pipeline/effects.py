@@ -154,19 +154,31 @@ def _read_quietly(read: Callable[[], PageReading | None], page: DialoguePage) ->
 def _reader(effect: EmbedAndRead, services: Services) -> Callable[[], PageReading | None] | None:
     """What the reader thread runs: the controller's ``read_ahead``, then the admitted summaries embedded.
 
+    With :attr:`Services.read_elsewhere` (a worker process, see
+    :func:`~langchain_memoryos.operations.reader.read_page`, off by default) both are done
+    there, so that their Python does not hold this process's GIL while the
+    page is embedded here; when the worker cannot, here, in the reader thread.
     ``None`` when the page's rows are known already or the controller reads nothing ahead.
     """
     if not effect.embed.texts or services.embedded(effect.embed.texts) is not None:
         return None
-    read_ahead: Callable[[DialoguePage], PageReading | None] | None = getattr(services.controller, "read_ahead", None)
+    read_ahead: Callable[..., PageReading | None] | None = getattr(services.controller, "read_ahead", None)
     if read_ahead is None:
         return None
-    embeddings, threshold = services.embeddings, effect.gate_threshold
+    embeddings, threshold, elsewhere = services.embeddings, effect.gate_threshold, services.read_elsewhere
+    page_keywords = getattr(services.controller, "page_keywords", None)
 
     def read() -> PageReading | None:
         assert read_ahead is not None
+        local_encoder = isinstance(embeddings, MiniLMEmbeddings)
+        if elsewhere is not None and local_encoder and threshold is not None and isinstance(page_keywords, int):
+            answer = elsewhere(effect.page, page_keywords, embeddings, threshold)
+            if answer is not None:
+                content, texts, rows = answer
+                reading = read_ahead(effect.page, content)
+                return replace(reading, rows=(texts, rows)) if reading is not None and texts else reading
         reading = read_ahead(effect.page)
-        if reading is None or threshold is None or not isinstance(embeddings, MiniLMEmbeddings):
+        if reading is None or threshold is None or not local_encoder:
             return reading  # a remote encoder is not asked ahead for texts it may never need
         from langchain_memoryos.amu import admitted_summaries  # amu imports this module
 
@@ -276,6 +288,9 @@ class Services:
         purge: make deleted rows unrecoverable from the store's files (for :class:`Purge`).
         vectors: texts already embedded (a bulk write embeds its texts in batches ahead): an
             :class:`Embed` of texts all found here is answered from it.
+        read_elsewhere: reads a page ahead in a worker process for :class:`EmbedAndRead`:
+            ``(page, page_keywords, embeddings, gate_threshold) -> (content, summaries, rows)``,
+            or ``None`` when it cannot (then the reader thread reads it).
 
     Example:
         >>> def step():
@@ -293,6 +308,7 @@ class Services:
     alease: Callable[[str], Awaitable[Any]] | None = None
     purge: Callable[[], Any] | None = None
     vectors: Mapping[str, Any] | None = None
+    read_elsewhere: Callable[..., Any] | None = None
     _async_store: bool | None = None
 
     def embedded(self, texts: tuple[str, ...]) -> Any:

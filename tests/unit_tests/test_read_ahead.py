@@ -15,11 +15,17 @@ import pytest
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
 from langchain_memoryos.controllers import HeuristicController
-from langchain_memoryos.operations import bulk
+from langchain_memoryos.operations import bulk, reader
 from langchain_memoryos.schema import DialoguePage
 from tests.unit_tests.test_bulk_write import CONFIG, _memory_of, _turns
 
 USER = "ana"
+
+
+@pytest.fixture(autouse=True)
+def _read_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pages read ahead by the reader thread (the default; the reader process has its own test below)."""
+    monkeypatch.setenv("MEMORYOS_READER_PROCESS", "0")
 
 
 def _fields(turn: dict[str, Any]) -> dict[str, Any]:
@@ -167,3 +173,24 @@ def test_the_facts_read_off_a_page_are_embedded_beside_it_and_a_turn_makes_one_e
     assert all(any(set(texts) < set(b) for b in beside) for texts in own_facts)
     assert len(own_facts) < len(beside) / 2
     memory.close()
+
+
+def test_the_reader_process_reads_pages_ahead_and_the_memory_is_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMORYOS_READER_PROCESS", "1")
+    assert reader.ready(120)  # started in the background, the encoder loaded there
+    turns = _turns()
+    there = _memory(tmp_path, "there")
+    reads: list[str] = []
+    _counted(there, reads)
+    for t in turns:
+        there.add_turn(user_id=USER, **_fields(t))
+    assert reads == []  # every page was read (and its facts embedded) in the reader process
+    monkeypatch.setenv("MEMORYOS_READER_PROCESS", "0")
+    here = _memory(tmp_path, "here")
+    for t in turns:
+        here.add_turn(user_id=USER, **_fields(t))
+    assert _memory_of(there, USER) == _memory_of(here, USER)  # the same rows, fact vectors included
+    there.close()
+    here.close()
