@@ -357,6 +357,16 @@ def test_a_restored_bm25_index_scores_adds_and_removes_as_the_built_one() -> Non
     assert len(built) == len(restored)
 
 
+def _built_and_restored(pages: list[DialoguePage], vectors: np.ndarray) -> tuple[ChainWindows, ChainWindows]:
+    """The chain built page by page, and the same chain restored from its snapshot and the pages' words."""
+    built, lexicon = ChainWindows(8, gap_seconds=1800), LexicalIndex()
+    built.build((p, vectors[i]) for i, p in enumerate(pages))
+    for p in pages:
+        lexicon.add(p.id, page_tokens(p))
+    restored = ChainWindows.restore(built.snapshot(), vectors, {p.id: i for i, p in enumerate(pages)}, lexicon.bags())
+    return built, restored
+
+
 def test_restored_chain_windows_score_and_change_as_the_built_ones() -> None:
     rng = np.random.default_rng(5)
     pages = [
@@ -371,11 +381,7 @@ def test_restored_chain_windows_score_and_change_as_the_built_ones() -> None:
         for i in range(60)
     ]
     vectors = rng.standard_normal((60, 8)).astype(np.float32)
-    built, lexicon = ChainWindows(8, gap_seconds=1800), LexicalIndex()
-    built.build((p, vectors[i]) for i, p in enumerate(pages))
-    for p in pages:
-        lexicon.add(p.id, page_tokens(p))
-    restored = ChainWindows.restore(built.snapshot(), vectors, {p.id: i for i, p in enumerate(pages)}, lexicon.bags())
+    built, restored = _built_and_restored(pages, vectors)
     query = (vectors[3], tokenize("baking sourdough 3"))
 
     def same() -> None:
@@ -414,11 +420,7 @@ def test_a_restored_chain_builds_its_nodes_only_when_changed_and_then_as_the_bui
         for i in range(40)
     ]
     vectors = rng.standard_normal((40, 8)).astype(np.float32)
-    built, lexicon = ChainWindows(8, gap_seconds=1800), LexicalIndex()
-    built.build((p, vectors[i]) for i, p in enumerate(pages))
-    for p in pages:
-        lexicon.add(p.id, page_tokens(p))
-    restored = ChainWindows.restore(built.snapshot(), vectors, {p.id: i for i, p in enumerate(pages)}, lexicon.bags())
+    built, restored = _built_and_restored(pages, vectors)
     query = (vectors[7], tokenize("jazz piano 7"))
     assert restored.scores(*query, depth=40, k=20) == built.scores(*query, depth=40, k=20)
     assert restored._pending is not None and not restored._node_map  # a read built no node
