@@ -12,9 +12,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from langchain_core.embeddings import Embeddings
 
 from langchain_memoryos.config import MemoryOSConfig, ModelThresholds
 from langchain_memoryos.controllers.base import FuseResult, RelationJudgement
+from langchain_memoryos.embeddings import encode_texts
 from langchain_memoryos.pipeline.effects import Embed, Parallel, Step
 from langchain_memoryos.pipeline.judgements import FuseRecords, JudgeRelations
 from langchain_memoryos.schema import FactKind, MemoryRecord, Relation, WriteAction, WriteEvent
@@ -29,6 +31,7 @@ __all__ = [
     "RecordWrite",
     "admitted_summaries",
     "embed_summaries",
+    "summary_rows",
     "evict_over_capacity",
     "fuse",
     "lpm_commit",
@@ -443,6 +446,27 @@ def admitted_summaries(records: Sequence[MemoryRecord], gate_threshold: float) -
         (('The user is vegan.',), ())
     """
     return tuple(dict.fromkeys(r.summary for r in records if gate(r, gate_threshold).admitted))
+
+
+def summary_rows(
+    records: Sequence[MemoryRecord], gate_threshold: float, embeddings: Embeddings
+) -> tuple[tuple[str, ...], Vector | None]:
+    """The summaries AMU will embed of a page's records and their rows, embedded now as its one batch.
+
+    What a page read ahead carries (see
+    :class:`~langchain_memoryos.pipeline.effects.EmbedAndRead`), for
+    :func:`embed_summaries` to use when that batch is the one it needs.
+
+    Example:
+        >>> from langchain_memoryos.embeddings import resolve_embeddings
+        >>> r = MemoryRecord(aspect="health", intent="inform", entities=["vegan"],
+        ...                  summary="The user is vegan.", confidence=0.75)
+        >>> texts, rows = summary_rows([r], 0.5, resolve_embeddings())
+        >>> texts, rows.shape, summary_rows([r], 0.8, resolve_embeddings())
+        (('The user is vegan.',), (1, 384), ((), None))
+    """
+    texts = admitted_summaries(records, gate_threshold)
+    return texts, encode_texts(embeddings, texts) if texts else None
 
 
 def embed_summaries(

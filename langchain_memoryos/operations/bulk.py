@@ -26,6 +26,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
+from langchain_memoryos.amu import admitted_summaries
 from langchain_memoryos.controllers.base import PageAnalysis
 from langchain_memoryos.controllers.heuristic import HeuristicController, PageContent
 from langchain_memoryos.operations.runtime import Runtime
@@ -36,7 +37,6 @@ from langchain_memoryos.pipeline.settings import embedding_text
 from langchain_memoryos.pipeline.turn import TurnWrite, turn_page
 from langchain_memoryos.pipeline.write import run_turn
 from langchain_memoryos.schema import DialoguePage, WriteReport
-from langchain_memoryos.scoring import gate
 from langchain_memoryos.store.vector_index import Vector
 
 __all__ = ["TURN_KEYS", "WriteTurns", "add_messages", "add_turns", "turn_fields"]
@@ -255,14 +255,8 @@ def _write_turns(runtime: Runtime, plan: _Plan) -> Step[None]:
                 found = [plan.analyser.page_content(p) for p in pages]
             for page, content in zip(pages, found, strict=True):
                 plan.contents[page.id] = (page.user_input, page.agent_response, content)
-            summaries = tuple(
-                dict.fromkeys(
-                    r.summary
-                    for c in found
-                    for r in c.records
-                    if r.summary not in plan.vectors and gate(r, threshold).admitted
-                )
-            )
+            admitted = admitted_summaries([r for c in found for r in c.records], threshold)
+            summaries = tuple(s for s in admitted if s not in plan.vectors)
             if summaries:  # one encoder batch for the facts of the window's pages
                 plan.vectors.update(zip(summaries, (yield Embed(summaries, threads=THREADS)), strict=True))
         for t in window:

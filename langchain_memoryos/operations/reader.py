@@ -65,14 +65,12 @@ def _receive(stream: IO[bytes]) -> Any:
 
 def _answer(request: tuple[int, Any, Any, float]) -> Any:
     """In the process: the page's content, the summaries the write gate admits of it, and their rows."""
-    from langchain_memoryos.amu import admitted_summaries
+    from langchain_memoryos.amu import summary_rows
     from langchain_memoryos.controllers.heuristic import HeuristicController
-    from langchain_memoryos.embeddings import encode_texts
 
     page_keywords, embeddings, page, threshold = request
     content = HeuristicController(page_keywords=page_keywords).page_content(page)
-    texts = admitted_summaries(content.records, threshold)
-    return content, texts, encode_texts(embeddings, texts) if texts else None
+    return (content, *summary_rows(content.records, threshold, embeddings))
 
 
 def _serve() -> None:  # pragma: no cover - runs in the child process (the tests drive it through read_page)

@@ -180,10 +180,10 @@ def _reader(effect: EmbedAndRead, services: Services) -> Callable[[], PageReadin
         reading = read_ahead(effect.page)
         if reading is None or threshold is None or not local_encoder:
             return reading  # a remote encoder is not asked ahead for texts it may never need
-        from langchain_memoryos.amu import admitted_summaries  # amu imports this module
+        from langchain_memoryos.amu import summary_rows  # amu imports this module
 
-        texts = admitted_summaries(reading.content.records, threshold)
-        return replace(reading, rows=(texts, encode_texts(embeddings, texts))) if texts else reading
+        texts, rows = summary_rows(reading.content.records, threshold, embeddings)
+        return replace(reading, rows=(texts, rows)) if texts else reading
 
     return read
 
