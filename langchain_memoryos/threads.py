@@ -10,12 +10,14 @@ is set and restored around each call (about 10 µs) with ``threadpoolctl``.
 from __future__ import annotations
 
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-__all__ = ["single_math_thread"]
+__all__ = ["side_threads", "single_math_thread"]
 
 _CONTROLLER: Any = None
 _LOCK = threading.Lock()
+_SIDE: ThreadPoolExecutor | None = None
 
 
 def single_math_thread() -> Any:
@@ -40,3 +42,21 @@ def single_math_thread() -> Any:
 
                 _CONTROLLER = ThreadpoolController()
     return _CONTROLLER.limit(limits=1)
+
+
+def side_threads() -> ThreadPoolExecutor:
+    """The process's two threads for work beside a call on the other core (made on first use).
+
+    A turn's page read ahead while the page is embedded, a large user's chain
+    windows ranked while its pages are: numpy and FAISS release the GIL, so
+    the two run on two cores.
+
+    Example:
+        >>> side_threads().submit(sum, [1, 2]).result(), side_threads() is side_threads()
+        (3, True)
+    """
+    global _SIDE
+    with _LOCK:
+        if _SIDE is None:
+            _SIDE = ThreadPoolExecutor(2, thread_name_prefix="memoryos-side")
+        return _SIDE

@@ -15,7 +15,6 @@ import asyncio
 import concurrent.futures
 import copy
 import logging
-import threading
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -26,6 +25,7 @@ from langgraph.store.base import BaseStore, Op
 
 from langchain_memoryos.embeddings import MiniLMEmbeddings, aencode_texts, encode_texts
 from langchain_memoryos.pipeline.judgements import Judgement
+from langchain_memoryos.threads import side_threads
 
 if TYPE_CHECKING:
     from langchain_memoryos.controllers.base import MemoryController
@@ -128,19 +128,6 @@ class EmbedAndRead:
     embed: Embed
     page: DialoguePage
     gate_threshold: float | None = None
-
-
-_READERS: concurrent.futures.ThreadPoolExecutor | None = None
-_READERS_LOCK = threading.Lock()
-
-
-def _readers() -> concurrent.futures.ThreadPoolExecutor:
-    """The threads that read pages ahead while they are embedded (made on first use)."""
-    global _READERS
-    with _READERS_LOCK:
-        if _READERS is None:
-            _READERS = concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="memoryos-read")
-        return _READERS
 
 
 def _read_quietly(read: Callable[[], PageReading | None], page: DialoguePage) -> PageReading | None:
@@ -497,7 +484,7 @@ def _perform_sync(effect: Effect, services: Services) -> Any:
         read = _reader(effect, services)
         if read is None:
             return _perform_sync(effect.embed, services), None
-        reading = _readers().submit(_read_quietly, read, effect.page)
+        reading = side_threads().submit(_read_quietly, read, effect.page)
         return _perform_sync(effect.embed, services), reading.result()
     if isinstance(effect, Wait):
         return effect.future.result(timeout=effect.timeout)
@@ -570,7 +557,7 @@ async def _perform_async(effect: Effect, services: Services) -> Any:
         read = _reader(effect, services)
         if read is None:
             return await _perform_async(effect.embed, services), None
-        reading = asyncio.get_running_loop().run_in_executor(_readers(), _read_quietly, read, effect.page)
+        reading = asyncio.get_running_loop().run_in_executor(side_threads(), _read_quietly, read, effect.page)
         return await _perform_async(effect.embed, services), await reading
     if isinstance(effect, Wait):
         return await asyncio.wait_for(asyncio.wrap_future(effect.future), effect.timeout)

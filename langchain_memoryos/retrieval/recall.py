@@ -31,9 +31,8 @@ from __future__ import annotations
 
 import copy
 import functools
-import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -67,6 +66,7 @@ from langchain_memoryos.schema import (
 from langchain_memoryos.scoring import f_score, segment_heat, top_k
 from langchain_memoryos.store.repository import MemoryRepository, UserLease, UserState
 from langchain_memoryos.store.vector_index import Vector
+from langchain_memoryos.threads import side_threads
 
 __all__ = ["READ_STAGES", "ReadRun", "context_words", "copy_page", "read", "retrieve", "run_read_stage"]
 
@@ -80,19 +80,6 @@ _WORDS_PER_PAGE = 25
 #: flat searches of the pages and of both window sizes cost about 2 ms each at 20,000 pages; below a few
 #: thousand a thread's hand-off costs more than it saves).
 PARALLEL_RANKING_PAGES = 4096
-
-_RANKER: ThreadPoolExecutor | None = None
-_RANKER_LOCK = threading.Lock()
-
-
-def _ranker() -> ThreadPoolExecutor:
-    """The thread that ranks the chain windows of a large user beside its pages (made on first use)."""
-    global _RANKER
-    with _RANKER_LOCK:
-        if _RANKER is None:
-            _RANKER = ThreadPoolExecutor(1, thread_name_prefix="memoryos-rank")
-        return _RANKER
-
 
 #: How many ranked pages per page shown the budget filling looks at (past them, pages rarely fit or matter).
 _SCAN_PER_PAGE = 5
@@ -387,7 +374,7 @@ def _rank_hybrid(
         chain = state.chain(config.chain_gap_seconds)
         rank = functools.partial(chain.scores, qvec, query_tokens, depth=_FUSION_DEPTH, k=config.rrf_k, weights=weights)
         if len(state.pages) >= PARALLEL_RANKING_PAGES:  # the same searches, on the other core (FAISS frees the GIL)
-            pending = _ranker().submit(rank)
+            pending = side_threads().submit(rank)
         else:
             by_size = rank()
     dense = _dense(state, qvec, other, depth) if config.dense_weight > 0 else []

@@ -247,6 +247,7 @@ def test_the_messages_view_returns_the_whole_stm_and_spends_no_budget_on_it() ->
 
 def test_a_large_users_windows_ranked_on_the_other_core_give_the_same_context(monkeypatch: pytest.MonkeyPatch) -> None:
     from langchain_memoryos.retrieval import recall
+    from langchain_memoryos.threads import side_threads
 
     memory = MemoryOS(config=MemoryOSConfig(stm_capacity=2, context_words=200))
     rng = random.Random(7)
@@ -263,13 +264,13 @@ def test_a_large_users_windows_ranked_on_the_other_core_give_the_same_context(mo
 
     here = contexts()
     ranked_beside: list[str] = []
-    submit = recall._ranker().submit
+    submit = side_threads().submit
 
     def counted(fn: Callable[[], object]) -> object:
         ranked_beside.append("window ranking")
         return submit(fn)
 
     monkeypatch.setattr(recall, "PARALLEL_RANKING_PAGES", 0)
-    monkeypatch.setattr(recall._ranker(), "submit", counted)
+    monkeypatch.setattr(side_threads(), "submit", counted)
     assert contexts() == here
     assert len(ranked_beside) == len(questions)

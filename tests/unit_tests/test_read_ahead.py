@@ -163,8 +163,8 @@ def test_the_facts_read_off_a_page_are_embedded_beside_it_and_a_turn_makes_one_e
     facts = {f.summary for f in memory.list_facts(user_id=USER)}
     assert facts  # the pages that left STM sent facts through AMU
     pages = {DialoguePage(id="p", **_page_texts(t)).embedding_text for t in turns}
-    own = [texts for name, texts in calls if not name.startswith("memoryos-read")]
-    beside = [texts for name, texts in calls if name.startswith("memoryos-read")]
+    own = [texts for name, texts in calls if not name.startswith("memoryos-side")]
+    beside = [texts for name, texts in calls if name.startswith("memoryos-side")]
     assert len([texts for texts in own if len(texts) == 1 and texts[0] in pages]) == len(turns)
     own_facts = [texts for texts in own if texts[0] not in pages]
     # a turn's own pass is its page's; facts are embedded beside their page (on the reader thread), except
