@@ -8,8 +8,9 @@ algorithm reduces to a few counts per term, so this module computes them with pl
 keeps only what decides the floats: segtok's sentence splitter and web tokenizer (a ``yake`` dependency,
 used as ``yake`` uses them), yake's stopword file, and numpy for the once-per-document mean and standard
 deviation of term frequencies (pairwise summation, so the floats stay bit-identical). Measured on the
-1414 LoCoMo dev page texts (user + agent, as ``extract_keywords`` gets them): median 2.9 ms per page with
-yake, 0.56 ms here (5.1x; segtok's tokenizing is ~0.44 ms of it). It returns the same words in the same
+1414 LoCoMo dev page texts (user + agent, as ``extract_keywords`` gets them): median 2.5-2.9 ms per page
+with yake, 0.56-0.58 ms here (4.3-5.1x; segtok's tokenizing is ~0.44 ms of it); 4.5x on LoCoMo questions
+(0.59 -> 0.13 ms). It returns the same words in the same
 order with bit-identical ``np.float64`` scores; ``tests/unit_tests/test_yake_words.py`` checks that against
 the ``yake`` package on every LoCoMo dev turn and page, synthetic dialogues, edge cases and random texts.
 
