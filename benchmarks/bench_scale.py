@@ -5,6 +5,7 @@ Run from the repository root::
     .venv/bin/python benchmarks/bench_scale.py                       # 1k, 5k, 20k pages (about 15 min)
     .venv/bin/python benchmarks/bench_scale.py --sizes 1000,5000 --dir /tmp/scale --reuse
     .venv/bin/python benchmarks/bench_scale.py --build-turns 5000   # add_turn median, mean, p95 of a build
+    .venv/bin/python benchmarks/bench_scale.py --postgres postgresql://... --cold-from /tmp/scale/user-5000.sqlite
 
 For each size it
 
@@ -24,6 +25,11 @@ For each size it
 3. in this process: ``retrieve`` p50 over ``--queries`` queries once the user is
    loaded (warm), then ``--turns`` ``add_turn`` calls on top of the user
    (median and mean, next to the median time to embed the same pages alone).
+
+With ``--postgres URL --cold-from FILE`` it instead copies the user of an SQLite
+file (every row: records, snapshot, journal) into that PostgreSQL database and
+measures the first ``retrieve`` there in new processes, from the snapshot and
+rebuilt (the same numbers as step 2, on PostgreSQL).
 
 It prints one table (and writes it as JSON with ``--json``). Numbers are wall
 times on whatever machine runs it: read them as ratios within one run (see
@@ -122,9 +128,31 @@ def _flush(state: Any) -> Any:
     yield StoreBatch(state.take_ops())
 
 
+def _open(where: str) -> MemoryOS:
+    """The memory in an SQLite file, or in PostgreSQL for a ``postgresql://`` URL."""
+    return MemoryOS.from_postgres(where) if where.startswith("postgresql://") else MemoryOS.from_sqlite(where)
+
+
+def copy_user(source: Path, url: str) -> int:
+    """Copy every row of the user from an SQLite file into PostgreSQL (replacing the user there); rows copied."""
+    from langgraph.store.base import PutOp
+
+    with MemoryOS.from_sqlite(source) as src, _open(url) as dst:
+        src_store, dst_store = src.store, dst.store
+        dst.delete_user(user_id=USER)
+        rows, offset = 0, 0
+        while True:
+            items = src_store.search(("memoryos", USER), limit=500, offset=offset)
+            if not items:
+                return rows
+            dst_store.batch([PutOp(it.namespace, it.key, it.value, index=False) for it in items])
+            rows += len(items)
+            offset += len(items)
+
+
 def cold_child(path: str, snapshots: bool, query: str) -> None:
     """In a new process: the first retrieve of the user (seconds) and the RSS it added (MB), as JSON."""
-    memory = MemoryOS.from_sqlite(path)
+    memory = _open(path)
     memory.repository.snapshots = snapshots
     memory.embeddings.embed_query("load the encoder before the clock starts")
     before = rss_mb()
@@ -135,7 +163,7 @@ def cold_child(path: str, snapshots: bool, query: str) -> None:
     memory.close()
 
 
-def cold(path: Path, snapshots: bool, query: str, runs: int) -> dict[str, float]:
+def cold(path: Path | str, snapshots: bool, query: str, runs: int) -> dict[str, float]:
     """Median over ``runs`` new processes of :func:`cold_child`."""
     out = []
     for _ in range(runs):
@@ -281,8 +309,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="instead: build a user of this many turns with add_turn and "
         "print the per-turn median, mean and p95 (and by kind of turn)",
     )
+    ap.add_argument("--postgres", help="instead: a PostgreSQL URL to measure the cold start of --cold-from there")
+    ap.add_argument("--cold-from", help="the SQLite file whose user --postgres copies (e.g. <dir>/user-5000.sqlite)")
     ap.add_argument("--cold-child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.postgres:
+        if not args.cold_from:
+            ap.error("--postgres needs --cold-from FILE (the user to copy there)")
+        copied = copy_user(Path(args.cold_from), args.postgres)
+        q = "What trail did I hike last week?"
+        with _open(args.postgres) as memory:  # a touching read makes the snapshot current, as in the SQLite runs
+            memory.retrieve(q, user_id=USER, thread_id=THREAD)
+        result = {
+            "rows": copied,
+            "cold_snapshot": cold(args.postgres, True, q, args.runs),
+            "cold_rebuild": cold(args.postgres, False, q, args.runs),
+        }
+        print(json.dumps(result, indent=2))
+        return 0
     if args.build_turns:
         os.makedirs(args.dir, exist_ok=True)
         path = Path(args.dir) / f"turns-{args.build_turns}.sqlite"

@@ -15,10 +15,10 @@ from langchain_memoryos.amu.corrections import edit_fact, forget_fact
 from langchain_memoryos.controllers.base import ParsedRecords
 from langchain_memoryos.operations.runtime import Locked, Runtime, Unlocked
 from langchain_memoryos.operations.validation import check_kind, check_text, check_user
-from langchain_memoryos.pipeline.effects import Step, StoreBatch
+from langchain_memoryos.pipeline.effects import Step
 from langchain_memoryos.pipeline.judgements import ParseRecords
 from langchain_memoryos.schema import MemoryRecord, WriteEvent, ensure_utc
-from langchain_memoryos.store.repository import UserState
+from langchain_memoryos.store.repository import UserState, flush
 from langchain_memoryos.store.unit_of_work import write_user
 
 __all__ = ["add_fact", "correct_fact", "set_agent_profile"]
@@ -117,6 +117,6 @@ def set_agent_profile(runtime: Runtime, user_id: Any, profile: Any) -> Locked[No
         state = yield from repository.load(user)
         state.persona.agent_profile = text
         state.save_persona()
-        yield StoreBatch(state.take_ops())
+        yield from flush(state)
 
     return Locked(user, step())

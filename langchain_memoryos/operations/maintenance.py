@@ -15,7 +15,7 @@ from langgraph.store.base import PutOp
 from langchain_memoryos.operations.runtime import Locked, Runtime
 from langchain_memoryos.operations.validation import check_import_value, check_thread, check_user
 from langchain_memoryos.pipeline.effects import Step, StoreBatch
-from langchain_memoryos.store.repository import decode_label, encode_label
+from langchain_memoryos.store.repository import decode_label, encode_label, flush
 
 __all__ = ["EXPORT_FORMAT", "check", "clear_stm", "delete_user", "export_user", "import_user"]
 
@@ -46,7 +46,7 @@ def check(runtime: Runtime, user_id: Any, *, repair: bool) -> Locked[list[str]]:
         fixes = repair_state(state, config)
         if state.completed_deletion:
             fixes.insert(0, f"user: finished an interrupted delete_user ({state.completed_deletion} rows deleted)")
-        yield StoreBatch(state.take_ops())
+        yield from flush(state)
         return fixes
 
     return Locked(user, step())
@@ -69,7 +69,7 @@ def clear_stm(runtime: Runtime, user_id: Any, thread_id: Any) -> Locked[int]:
         state = yield from repository.load(user)
         yield from repository.load_thread(state, thread)
         removed = state.stm_clear(thread)
-        yield StoreBatch(state.take_ops())
+        yield from flush(state)
         return len(removed)
 
     return Locked(user, step())

@@ -21,10 +21,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
-from langgraph.store.base import BaseStore, Op
+from langgraph.store.base import BaseStore, GetOp, ListNamespacesOp, Op, SearchOp
 
 from langchain_memoryos.embeddings import MiniLMEmbeddings, aencode_texts, encode_texts
 from langchain_memoryos.pipeline.judgements import Judgement
+from langchain_memoryos.store.changes import change_token, count_write
 from langchain_memoryos.threads import side_threads
 
 if TYPE_CHECKING:
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from langchain_memoryos.schema import DialoguePage
 
 __all__ = [
+    "ChangeToken",
     "Effect",
     "Embed",
     "EmbedAndRead",
@@ -71,6 +73,27 @@ class StoreBatch:
     """
 
     ops: tuple[Op, ...]
+
+
+@dataclass(frozen=True)
+class ChangeToken:
+    """The store's change token (:func:`~langchain_memoryos.store.changes.change_token`; ``None``: it cannot tell).
+
+    Two equal tokens mean nothing was written to the store in between.
+
+    Example:
+        >>> from langgraph.store.base import PutOp
+        >>> from langgraph.store.sqlite import SqliteStore
+        >>> def step():
+        ...     before = yield ChangeToken()
+        ...     yield StoreBatch((PutOp(("notes",), "n1", {"text": "hi"}),))
+        ...     after = yield ChangeToken()
+        ...     return before == after, after == (yield ChangeToken())
+        >>> with SqliteStore.from_conn_string(":memory:") as store:
+        ...     store.setup()
+        ...     run_sync(step(), Services(store, None, None))  # type: ignore[arg-type]
+        (False, True)
+    """
 
 
 @dataclass(frozen=True)
@@ -257,7 +280,13 @@ class Wait:
     timeout: float | None = None
 
 
-Effect = StoreBatch | Embed | EmbedAndRead | Judgement | Parallel | Lock | Purge | Wait
+Effect = StoreBatch | ChangeToken | Embed | EmbedAndRead | Judgement | Parallel | Lock | Purge | Wait
+
+
+def _writes(ops: tuple[Op, ...]) -> bool:
+    return any(not isinstance(op, (GetOp, SearchOp, ListNamespacesOp)) for op in ops)
+
+
 Step = Generator[Effect, Any, T]
 
 
@@ -474,7 +503,11 @@ def _perform_sync(effect: Effect, services: Services) -> Any:
     if isinstance(effect, Purge):
         return services.purge() if services.purge is not None else None
     if isinstance(effect, StoreBatch):
+        if _writes(effect.ops):
+            count_write(services.store)  # before the write: see store/changes.py
         return services.store.batch(effect.ops) if effect.ops else []
+    if isinstance(effect, ChangeToken):
+        return change_token(services.store)
     if isinstance(effect, Embed):
         if not effect.texts:
             return np.zeros((0, 1), dtype=np.float32)
@@ -538,6 +571,8 @@ async def _perform_async(effect: Effect, services: Services) -> Any:
     if isinstance(effect, StoreBatch):
         if not effect.ops:
             return []
+        if _writes(effect.ops):
+            count_write(services.store)  # before the write: see store/changes.py
         if services._async_store is not False:
             try:
                 res = await services.store.abatch(effect.ops)
@@ -546,6 +581,8 @@ async def _perform_async(effect: Effect, services: Services) -> Any:
             except NotImplementedError:
                 services._async_store = False
         return await asyncio.to_thread(services.store.batch, effect.ops)
+    if isinstance(effect, ChangeToken):
+        return change_token(services.store, wait=False)  # never blocks the event loop: None when the store is busy
     if isinstance(effect, Embed):
         if not effect.texts:
             return np.zeros((0, 1), dtype=np.float32)

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_memoryos.amu import RecordWrite
 from langchain_memoryos.controllers.base import ControllerUsage, PageAnalysis, count_usage
-from langchain_memoryos.pipeline.effects import Embed, EmbedAndRead, Judgements, Lock, Step, StoreBatch
+from langchain_memoryos.pipeline.effects import Embed, EmbedAndRead, Judgements, Lock, Step
 from langchain_memoryos.pipeline.settings import EngineSettings, embedding_text
 from langchain_memoryos.schema import DialoguePage, WriteReport, ensure_utc
 from langchain_memoryos.scoring import hot_segments
-from langchain_memoryos.store.repository import MemoryRepository, UserLease, UserState, page_key
+from langchain_memoryos.store.repository import MemoryRepository, UserLease, UserState, flush, page_key
 from langchain_memoryos.store.unit_of_work import MAX_ATTEMPTS, commit_fork, fork_user
 from langchain_memoryos.store.vector_index import Vector
 
@@ -160,7 +160,7 @@ def commit_turn(repo: MemoryRepository, t: TurnWrite) -> Step[None]:
     else it starts again from ``stm_append`` (:meth:`TurnWrite.restart`).
     """
     if t.base is None:
-        yield StoreBatch(t.user.take_ops())
+        yield from flush(t.user)
         if t.lease is not None:
             t.lease.release()
     elif not (yield from commit_fork(repo, t.user, t.base)):

@@ -38,7 +38,7 @@ from typing import Any
 
 from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.controllers.base import QueryPlan
-from langchain_memoryos.pipeline.effects import Embed, Step, StoreBatch
+from langchain_memoryos.pipeline.effects import Embed, Step
 from langchain_memoryos.pipeline.judgements import PlanQuery
 from langchain_memoryos.pipeline.settings import EngineSettings, embedding_text
 from langchain_memoryos.pipeline.stages import READ_TABLE
@@ -64,7 +64,7 @@ from langchain_memoryos.schema import (
     stm_line,
 )
 from langchain_memoryos.scoring import f_score, segment_heat, top_k
-from langchain_memoryos.store.repository import MemoryRepository, UserLease, UserState
+from langchain_memoryos.store.repository import MemoryRepository, UserLease, UserState, flush
 from langchain_memoryos.store.vector_index import Vector
 from langchain_memoryos.threads import side_threads
 
@@ -227,7 +227,7 @@ def stage_assemble_context(settings: EngineSettings, r: ReadRun) -> Step[None]:
     ctx.pages = [ScoredPage(copy_page(hit.page), hit.score, hit.side) for hit in ctx.pages]
     _visit_segments(r.state, settings, ctx, touch=r.touch)
     if r.touch:
-        yield StoreBatch(r.state.take_ops())
+        yield from flush(r.state)
     r.next = "done"
 
 

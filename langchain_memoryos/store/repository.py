@@ -28,13 +28,14 @@ from typing import Any
 import numpy as np
 from langgraph.store.base import GetOp, Item, PutOp, SearchOp
 
-from langchain_memoryos.pipeline.effects import Embed, Purge, Step, StoreBatch
+from langchain_memoryos.pipeline.effects import ChangeToken, Embed, Purge, Step, StoreBatch
 from langchain_memoryos.schema import (
     DialoguePage,
     MemoryRecord,
     Persona,
     Segment,
 )
+from langchain_memoryos.store.changes import unchanged_after
 from langchain_memoryos.store.layout import _DELETING, _TOMBSTONE, ROOT, decode_label, encode_label, page_key
 from langchain_memoryos.store.locks import ProcessLocks, UserLease
 from langchain_memoryos.store.snapshot import (
@@ -51,6 +52,7 @@ from langchain_memoryos.store.vector_index import Vector, VectorIndex, decode_ve
 __all__ = [
     "ROOT",
     "MemoryRepository",
+    "flush",
     "ProcessLocks",
     "UserLease",
     "UserState",
@@ -115,6 +117,33 @@ def _every(namespace: tuple[str, ...]) -> Step[list[Item]]:
 def _version(item: Any) -> str | None:
     value = getattr(item, "value", None)
     return str(value.get("v")) if isinstance(value, dict) and value.get("v") else None
+
+
+def flush(state: UserState) -> Step[None]:
+    """Step: write the state's buffered operations in one store batch (nothing when there are none).
+
+    When the store gives change tokens (:mod:`~langchain_memoryos.store.changes`)
+    and this batch was the only write since the state was known current, the
+    state stays known current: the next operation on the user needs no read of
+    its version stamp.
+
+    Example:
+        >>> from langchain_memoryos.pipeline.effects import Services, run_sync
+        >>> from langgraph.store.memory import InMemoryStore
+        >>> store, state = InMemoryStore(), UserState(user_id="u", label="u", dimension=2)
+        >>> state.save_persona(); run_sync(flush(state), Services(store, None, None))  # type: ignore[arg-type]
+        >>> [item.namespace for item in store.search(("memoryos",))], state.pending
+        ([('memoryos', 'u', 'persona')], [])
+    """
+    ops = state.take_ops()
+    if not ops:
+        return
+    before = yield ChangeToken()
+    known, state.current_at = state.current_at, None  # unknown while the batch runs (or if it fails)
+    yield StoreBatch(ops)
+    after = yield ChangeToken()
+    if known is not None and known == before and unchanged_after(before, after):
+        state.current_at = after
 
 
 class MemoryRepository:
@@ -361,9 +390,13 @@ class MemoryRepository:
         if state is not None:
             if not self.shared:
                 return state
+            token = yield ChangeToken()
+            if token is not None and token == state.current_at:
+                return state  # nothing written to the store since the state was known current: no stamp to read
             stamp = yield StoreBatch((GetOp(state.ns("version"), "v"),))
             current = _version(stamp[0])
             if current == state.version:
+                state.current_at = token
                 return state  # no other process wrote since this cache was built
             if self.snapshots and current is not None and not state.pending:
                 # another process wrote: apply what its flushes changed, if the journal links the two versions
@@ -376,15 +409,18 @@ class MemoryRepository:
         state.snapshot_every = self.snapshot_every if self.snapshots else 0
         marks = (GetOp(state.ns(_DELETING), _TOMBSTONE), GetOp(state.ns("version"), "v"))
         snapshots = self.shared and self.snapshots
+        token = (yield ChangeToken()) if self.shared else None  # before the first read: the state is current as of it
         head = yield StoreBatch((*marks, GetOp(state.ns(SNAPSHOT), "state")) if snapshots else marks)
         if head[0] is not None:  # an interrupted deletion: finish it, the user starts empty
             state.completed_deletion = yield from self._finish_deletion(user_id)
             self._states[user_id] = state
             return state
         state.version = _version(head[1])
+        state.current_at = token
         if snapshots and state.version is not None and not from_records:
             restored = yield from self._restore(state, head[2])
             if restored is not None:
+                restored.current_at = token
                 self._states[user_id] = restored
                 return restored
         state.snapshot_due = snapshots  # rebuilt from the records: the next flush saves a snapshot

@@ -74,6 +74,8 @@ class UserState:
     pending: list[Op] = field(default_factory=list)
     shared: bool = False
     version: str | None = None
+    #: the store's change token when this state was last known to be the stored one (:mod:`~.changes`)
+    current_at: tuple[int, int] | None = None
     load_problems: list[str] = field(default_factory=list)
     revision: int = field(default_factory=next_revision)
     #: rows of an interrupted deletion that loading this user deleted (0 normally)

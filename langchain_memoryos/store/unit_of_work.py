@@ -27,8 +27,8 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from langchain_memoryos.controllers.base import count_usage
-from langchain_memoryos.pipeline.effects import Judgements, Lock, Step, StoreBatch, judged
-from langchain_memoryos.store.repository import MemoryRepository, UserState
+from langchain_memoryos.pipeline.effects import Judgements, Lock, Step, judged
+from langchain_memoryos.store.repository import MemoryRepository, UserState, flush
 
 __all__ = ["MAX_ATTEMPTS", "commit_fork", "fork_user", "write_user"]
 
@@ -81,7 +81,8 @@ def commit_fork(repo: MemoryRepository, state: UserState, base: int) -> Step[boo
         if current.revision != base:
             logger.info("user %r moved while a write was judged: it runs again", state.user_id)
             return False
-        yield StoreBatch(state.take_ops())
+        state.current_at = current.current_at  # the copy is of the state just loaded (same revision)
+        yield from flush(state)
         repo.install(state)
         return True
 
@@ -127,5 +128,5 @@ def write_user(
         state = yield from repo.load(user_id)
         working.append(state)
         result = yield from judged(work(state), judgements)
-        yield StoreBatch(state.take_ops())
+        yield from flush(state)
         return result
