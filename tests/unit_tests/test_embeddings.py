@@ -193,6 +193,24 @@ def test_batching_matches_one_by_one(model: MiniLMEmbeddings) -> None:
     assert list(sims.argmax(axis=1)) == list(range(len(texts)))
 
 
+def test_row_padding_keeps_every_float(model: MiniLMEmbeddings) -> None:
+    """encoder._matmul pads a few rows to a multiple of four for speed: each row's product is bit-identical."""
+    from langchain_memoryos.embeddings.encoder import _matmul
+    from langchain_memoryos.threads import single_math_thread
+
+    model.encode(["load the weights"])
+    weights = model._ensure_loaded()[1]
+    rng = np.random.default_rng(5)
+    with single_math_thread():
+        for layer in weights.layers[:2]:
+            for w in (layer.w_qkv, layer.w_out, layer.w_in, layer.w_ffo):
+                for rows in range(1, 70):
+                    x = rng.standard_normal((rows, w.shape[0])).astype(np.float32)
+                    got = _matmul(x, w)
+                    assert got.shape == (rows, w.shape[1])
+                    assert np.array_equal(got, x @ w), rows
+
+
 def _prefix_with_tokens(model: MiniLMEmbeddings, text: str, n_content: int) -> str:
     """The prefix of ``text`` covering its first ``n_content`` word-piece tokens."""
     from tokenizers import Tokenizer
