@@ -115,7 +115,7 @@ def _matmul(x: FloatArray, w: FloatArray) -> FloatArray:
         return cast(FloatArray, x @ w)
     padded = np.zeros((rows + 4 - rows % 4, x.shape[1]), dtype=x.dtype)
     padded[:rows] = x
-    return cast(FloatArray, (padded @ w)[:rows])
+    return (padded @ w)[:rows]
 
 
 def _layer_norm(x: FloatArray, gamma: FloatArray, beta: FloatArray, eps: float) -> FloatArray:
