@@ -33,7 +33,7 @@ import copy
 import functools
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_memoryos.config import MemoryOSConfig
@@ -42,6 +42,7 @@ from langchain_memoryos.pipeline.effects import Embed, Step, StoreBatch
 from langchain_memoryos.pipeline.judgements import PlanQuery
 from langchain_memoryos.pipeline.settings import EngineSettings, embedding_text
 from langchain_memoryos.pipeline.stages import READ_TABLE
+from langchain_memoryos.retrieval.copies import copied
 from langchain_memoryos.retrieval.dates import named_dates, on_named_date
 from langchain_memoryos.retrieval.facts import evidence_facts
 from langchain_memoryos.retrieval.keywords import extract_keywords
@@ -343,7 +344,7 @@ def _recall_facts(
 
 def _copy_record(record: MemoryRecord) -> MemoryRecord:
     """A copy of a stored fact for the caller: its lists copied (every other field is immutable)."""
-    return replace(record, entities=list(record.entities), source_page_ids=list(record.source_page_ids))
+    return copied(record, entities=list(record.entities), source_page_ids=list(record.source_page_ids))
 
 
 def _dense(
@@ -438,12 +439,12 @@ def copy_page(page: DialoguePage) -> DialoguePage:
         >>> copied == page, page.metadata["source_id"]
         (False, ['D1:1'])
     """
-    return replace(
+    return copied(
         page,
         keywords=list(page.keywords),
         metadata=_copy_json(page.metadata),
         candidates=[
-            replace(c, entities=list(c.entities), source_page_ids=list(c.source_page_ids)) for c in page.candidates
+            copied(c, entities=list(c.entities), source_page_ids=list(c.source_page_ids)) for c in page.candidates
         ],
     )
 
@@ -537,9 +538,9 @@ def _fit_facts(ctx: MemoryContext, budget: int | None) -> None:
     Facts are short, so this only bites on a pathological one (a huge
     ``add_fact`` text) or a tiny budget; the persona is always shown.
     """
-    if budget is None or context_words(replace(ctx, stm=[], pages=[]).to_prompt()) <= budget:
+    if budget is None or context_words(copied(ctx, stm=[], pages=[]).to_prompt()) <= budget:
         return
-    trial = replace(ctx, stm=[], pages=[], user_facts=[], agent_facts=[])
+    trial = copied(ctx, stm=[], pages=[], user_facts=[], agent_facts=[])
     for kind in ("user_facts", "agent_facts"):
         for hit in getattr(ctx, kind):
             getattr(trial, kind).append(hit)
@@ -567,7 +568,7 @@ def _fit_stm(ctx: MemoryContext, budget: int | None, view: str) -> None:
         ctx.stm = [] if fitted is None else [fitted]
     if budget is None:
         return
-    rest = replace(ctx, stm=[], pages=[])
+    rest = copied(ctx, stm=[], pages=[])
     used = context_words(rest.to_prompt() if rest.sections() else fence_memory(" "))
     used += context_words(f"## {RECENT_CONVERSATION_TITLE}")
     shown: list[DialoguePage] = []
@@ -634,11 +635,11 @@ def _visit_segments(state: UserState, settings: EngineSettings, ctx: MemoryConte
 def _copy_persona(persona: Persona) -> Persona:
     """A copy of the stored persona for the caller: its dicts and lists copied (the rest is immutable)."""
     traits = {dim: list(values) for dim, values in persona.user_traits.items()}
-    return replace(persona, user_profile=dict(persona.user_profile), user_traits=traits)
+    return copied(persona, user_profile=dict(persona.user_profile), user_traits=traits)
 
 
 def _copy_segment(seg: Segment) -> Segment:
     """A copy of a stored segment for the caller: its lists copied (every other field is immutable)."""
-    return replace(
+    return copied(
         seg, keywords=list(seg.keywords), page_ids=list(seg.page_ids), pending_page_ids=list(seg.pending_page_ids)
     )

@@ -37,9 +37,9 @@ import heapq
 import itertools
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import replace
 from typing import Literal
 
+from langchain_memoryos.retrieval.copies import copied
 from langchain_memoryos.schema import DialoguePage, ScoredPage
 from langchain_memoryos.schema.pages import split_speaker
 
@@ -114,8 +114,8 @@ def one_side(page: DialoguePage, side: Side) -> DialoguePage:
     if len(ids) == 2 and page.user_input and page.agent_response:
         metadata["source_id"] = [ids[0] if side == "user" else ids[1]]
     if side == "user":
-        return replace(page, agent_response="", metadata=metadata)
-    return replace(page, user_input="", metadata=metadata)
+        return copied(page, agent_response="", metadata=metadata)
+    return copied(page, user_input="", metadata=metadata)
 
 
 def named_speaker(query: str, pages: Iterable[DialoguePage]) -> str | None:
