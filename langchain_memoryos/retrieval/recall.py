@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import operator
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -383,26 +384,23 @@ def _rank_hybrid(
     if config.lexical_weight > 0 and query_tokens:
         lexical = [key for key, _ in state.lexicon.search(query_tokens, depth) if key in state.pages or key in other]
     score = rrf_scores([[page.id for page, _ in dense], lexical], k=config.rrf_k, weights=weights)
-
-    def candidate(key: str) -> bool:
-        return key in state.pages or key in other
-
+    pages = state.pages
     if pending is not None:
         by_size = pending.result()
     if by_size:
         for size, weight in zip(sorted(by_size), config.chain_weights, strict=True):
             if weight:
                 for key, best in by_size[size].items():
-                    if candidate(key):
+                    if key in pages or key in other:
                         score[key] = score.get(key, 0.0) + weight * best
     dates = named_dates(query) if config.date_weight else []
     if dates:
         for page in [*state.pages.values(), *other.values()]:
             if on_named_date(page.timestamp, dates):
                 score[page.id] = score.get(page.id, 0.0) + config.date_weight
-    # not copied yet: only the pages that fit are (see retrieve)
-    ranked = sorted(score, key=lambda key: -score[key])
-    return [ScoredPage(state.pages.get(key) or other[key], score[key]) for key in ranked]
+    # not copied yet: only the pages that fit are (see retrieve); a stable sort: a tie keeps the fusion's order
+    ranked = sorted(score.items(), key=operator.itemgetter(1), reverse=True)
+    return [ScoredPage(pages.get(key) or other[key], value) for key, value in ranked]
 
 
 def _rank_by_segments(
