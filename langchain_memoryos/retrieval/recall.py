@@ -68,7 +68,7 @@ from langchain_memoryos.schema import (
 from langchain_memoryos.scoring import f_score, segment_heat, top_k
 from langchain_memoryos.store.repository import MemoryRepository, UserLease, UserState
 from langchain_memoryos.store.vector_index import Vector
-from langchain_memoryos.threads import side_threads
+from langchain_memoryos.threads import side_threads, single_math_thread
 
 __all__ = ["READ_STAGES", "ReadRun", "context_words", "copy_page", "read", "retrieve", "run_read_stage"]
 
@@ -178,9 +178,11 @@ def stage_retrieve_lpm(settings: EngineSettings, r: ReadRun) -> None:
     assert r.state is not None and r.ctx is not None
     assert r.plan is not None
     aspects = r.plan.aspects
-    hits = _recall_facts(r.state, settings, "user", r.vectors, aspects)
+    with single_math_thread():  # one limit for the stage's searches (see threads)
+        hits = _recall_facts(r.state, settings, "user", r.vectors, aspects)
+        agent = _recall_facts(r.state, settings, "agent", r.vectors, aspects)
     r.ctx.user_facts.extend(evidence_facts(r.state, settings, (r.query, r.plan.fact_query), hits))
-    r.ctx.agent_facts.extend(_recall_facts(r.state, settings, "agent", r.vectors, aspects))
+    r.ctx.agent_facts.extend(agent)
     _fit_facts(r.ctx, settings.config.context_words)
     _fit_stm(r.ctx, settings.config.context_words, r.stm_view)
     r.next = "retrieve_mtm"
@@ -191,11 +193,12 @@ def stage_retrieve_mtm(settings: EngineSettings, r: ReadRun) -> None:
     assert r.state is not None and r.ctx is not None
     config = settings.config
     qvec = r.vectors[0]
-    if config.page_ranking == "segments":
-        keywords = extract_keywords(r.query, config.page_keywords)
-        r.ranked = _rank_by_segments(r.state, settings, r.ctx, qvec, keywords, r.other)
-    else:
-        r.ranked = _rank_hybrid(r.state, settings, qvec, r.query, r.other)
+    with single_math_thread():  # one limit for the stage's searches (see threads)
+        if config.page_ranking == "segments":
+            keywords = extract_keywords(r.query, config.page_keywords)
+            r.ranked = _rank_by_segments(r.state, settings, r.ctx, qvec, keywords, r.other)
+        else:
+            r.ranked = _rank_hybrid(r.state, settings, qvec, r.query, r.other)
     r.ctx.pages = _fill(
         r.ctx,
         r.ranked,
@@ -333,8 +336,8 @@ def _recall_facts(
     threshold = settings.thresholds.retrieval_similarity
     index = state.fact_index[kind]
     best: dict[str, float] = {}
-    for qvec in qvecs:
-        for key, score in index.search(qvec, len(index)):
+    for found in index.search_many(qvecs, len(index)):  # one pass over the facts for both vectors
+        for key, score in found:
             best[key] = max(score, best.get(key, -1.0))
     ranked = sorted(best.items(), key=lambda item: item[1], reverse=True)
     hits = [(state.facts[kind][key], score) for key, score in ranked if score >= threshold]
