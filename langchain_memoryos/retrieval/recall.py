@@ -452,13 +452,16 @@ def copy_page(page: DialoguePage) -> DialoguePage:
 
 def _copy_json(value: Any) -> Any:
     """A copy of JSON-like data (dicts, lists, scalars): several times faster than ``copy.deepcopy``."""
-    if isinstance(value, dict):
-        return {key: _copy_json(item) for key, item in value.items()}
+    if isinstance(value, dict):  # a plain scalar is kept as it is without a call (the usual item)
+        return {key: item if type(item) in _SCALARS else _copy_json(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [_copy_json(item) for item in value]
-    if isinstance(value, (str, int, float, bool, type(None))):
+        return [item if type(item) in _SCALARS else _copy_json(item) for item in value]
+    if isinstance(value, _SCALARS):
         return value
     return copy.deepcopy(value)
+
+
+_SCALARS = (str, int, float, bool, type(None))
 
 
 def _top_pages(config: MemoryOSConfig) -> int:
@@ -616,20 +619,22 @@ def _visit_segments(state: UserState, settings: EngineSettings, ctx: MemoryConte
         ranked = dict.fromkeys(h.page.segment_id for h in ctx.pages if h.page.segment_id in state.segments)
         hit_ids = [seg_id for seg_id in ranked if seg_id is not None][: config.top_segments]
     clock = state.clock
+    best: dict[str | None, float] = {}  # each segment's best page score (the first of equal ones)
+    for hit in ctx.pages:
+        if hit.page.segment_id not in best or hit.score > best[hit.page.segment_id]:
+            best[hit.page.segment_id] = hit.score
     visited: list[ScoredSegment] = []
     for seg_id in hit_ids:
         seg = state.segments[seg_id]
         if not touch:
-            best = max((h.score for h in ctx.pages if h.page.segment_id == seg_id), default=0.0)
-            visited.append(ScoredSegment(_copy_segment(seg), scores.get(seg_id, best)))
+            visited.append(ScoredSegment(_copy_segment(seg), scores.get(seg_id, best.get(seg_id, 0.0))))
             continue
         seg.n_visit += 1
         if clock is not None:
             seg.last_access = clock
         seg.heat = segment_heat(seg, clock, config)
         state.put_segment(seg)
-        best = max((h.score for h in ctx.pages if h.page.segment_id == seg_id), default=0.0)
-        visited.append(ScoredSegment(_copy_segment(seg), scores.get(seg_id, best)))
+        visited.append(ScoredSegment(_copy_segment(seg), scores.get(seg_id, best.get(seg_id, 0.0))))
     ctx.segments = visited
 
 
