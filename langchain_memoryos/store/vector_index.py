@@ -303,6 +303,6 @@ class VectorIndex:
                 scores, labels = self._index.search(q, k)
             keys = self._keys
             return [
-                [(keys[label], float(score)) for score, label in zip(row_scores, row_labels, strict=False) if label >= 0]
-                for row_scores, row_labels in zip(scores.tolist(), labels.tolist(), strict=True)
+                [(keys[label], float(score)) for score, label in zip(found, ids, strict=False) if label >= 0]
+                for found, ids in zip(scores.tolist(), labels.tolist(), strict=True)
             ]

@@ -178,7 +178,8 @@ def test_packing_stops_early_yet_takes_exactly_what_sorting_every_unit_takes(see
         return "" if rng.random() < 0.1 else f"{who}: " + " ".join(rng.choices(words, k=rng.randint(fewest, 14)))
 
     pages = [_page(f"p{i}", said(rng.choice(names)), said(rng.choice(names)), day=rng.randint(0, 4)) for i in range(40)]
-    scores = sorted((rng.choice([0.5, 0.25, rng.random()]) for _ in pages), reverse=rng.random() < 0.9)  # ties; some rising
+    # ties, and now and then rising scores (then every unit is made before the first is taken)
+    scores = sorted((rng.choice([0.5, 0.25, rng.random()]) for _ in pages), reverse=rng.random() < 0.9)
     ranked = [ScoredPage(p, s) for p, s in zip(pages, scores, strict=True) if p.user_input or p.agent_response]
     keep = [ScoredPage(h.page, h.score) for h in rng.sample(ranked, rng.randint(0, 3))]
     args = {
