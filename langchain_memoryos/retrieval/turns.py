@@ -147,6 +147,11 @@ def pack_turns(
 ) -> list[ScoredPage]:
     """The turns that fit in ``room`` words, best first (see the module rule); the result in rank order.
 
+    The units are made lazily in their order (:func:`_units`) and the packing
+    stops once no side ranked could fit in the room left: what sorting every
+    unit and looking at each would take, at a fraction of the cost (a read looks
+    at about 50 of 400 units).
+
     Args:
         ranked: candidate pages, best first (their ``score`` is ``S(p)``).
         query: the question (for the speaker it names).
