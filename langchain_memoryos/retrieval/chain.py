@@ -439,8 +439,9 @@ class ChainWindows:
                     if weights[1] > 0 and query_tokens
                     else []
                 )
+                members = self._members[size]
                 for key, score in rrf_scores([dense, lexical], k=k, weights=weights).items():
-                    for pid in self._members[size][key]:
+                    for pid in members[key]:
                         if score > best.get(pid, 0.0):
                             best[pid] = score
             out[size] = best

@@ -27,6 +27,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 
@@ -51,9 +52,16 @@ def blind_text(text: str, names: Iterable[str]) -> str:
         "Where does someone's sister live?"
     """
     for name in [*sorted(n for n in names if n), *_GENERIC]:
-        text = re.sub(rf"\b{re.escape(name)}'s\b", "someone's", text)
-        text = re.sub(rf"\b{re.escape(name)}\b", "someone", text)
+        possessive, plain = _name_patterns(name)
+        text = possessive.sub("someone's", text)
+        text = plain.sub("someone", text)
     return text
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_patterns(name: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The patterns of a name's possessive and of the name (compiled once: a read blinds a few texts per name)."""
+    return re.compile(rf"\b{re.escape(name)}'s\b"), re.compile(rf"\b{re.escape(name)}\b")
 
 
 def people(state: UserState) -> set[str]:
@@ -114,7 +122,7 @@ def evidence_facts(
     budget = settings.config.context_words
     if budget is None or not hits:
         return list(hits)
-    names = people(state) | {h.record.subject for h in hits if h.record.subject}
+    names = frozenset(people(state) | {h.record.subject for h in hits if h.record.subject})
     asked = set().union(*(_content(q, names) for q in queries))
     stm_ids = {p.id for pages in state.stm.values() for p in pages}
     share = int(budget * FACTS_SHARE)
@@ -131,6 +139,10 @@ def evidence_facts(
     return shown
 
 
-def _content(text: str, names: Iterable[str]) -> set[str]:
-    """The stemmed content words of ``text``, people's names and generic labels set aside."""
-    return set(tokenize(blind_text(text, names))) - set(tokenize("someone"))  # the stemmer loads on first use
+@functools.lru_cache(maxsize=8192)
+def _content(text: str, names: frozenset[str]) -> frozenset[str]:
+    """The stemmed content words of ``text``, people's names and generic labels set aside.
+
+    Remembered: the same facts and names come back read after read (the stemmer loads on first use).
+    """
+    return frozenset(tokenize(blind_text(text, names))) - frozenset(tokenize("someone"))

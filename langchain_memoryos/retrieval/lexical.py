@@ -378,7 +378,8 @@ class LexicalIndex:
         k = min(k, positive)
         top = np.argpartition(-scores, k - 1)[:k] if k < size else np.arange(size)
         top = top[np.argsort(-scores[top], kind="stable")]
-        return [(str(self._keys[i]), float(scores[i])) for i in top if scores[i] > 0]
+        keys = self._keys
+        return [(str(keys[i]), score) for i, score in zip(top.tolist(), scores[top].tolist(), strict=True) if score > 0]
 
     def _posting_arrays(self, term: str) -> tuple[_IntArray, _FloatArray]:
         """A term's postings as (slots, term frequencies) arrays, cached until the term gets a new document."""

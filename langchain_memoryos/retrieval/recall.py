@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import copy
 import functools
+import operator
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_memoryos.config import MemoryOSConfig
@@ -42,6 +43,7 @@ from langchain_memoryos.pipeline.effects import Embed, Step
 from langchain_memoryos.pipeline.judgements import PlanQuery
 from langchain_memoryos.pipeline.settings import EngineSettings, embedding_text
 from langchain_memoryos.pipeline.stages import READ_TABLE
+from langchain_memoryos.retrieval.copies import copied
 from langchain_memoryos.retrieval.dates import named_dates, on_named_date
 from langchain_memoryos.retrieval.facts import evidence_facts
 from langchain_memoryos.retrieval.keywords import extract_keywords
@@ -66,7 +68,7 @@ from langchain_memoryos.schema import (
 from langchain_memoryos.scoring import f_score, segment_heat, top_k
 from langchain_memoryos.store.repository import MemoryRepository, UserLease, UserState, flush
 from langchain_memoryos.store.vector_index import Vector
-from langchain_memoryos.threads import side_threads
+from langchain_memoryos.threads import side_threads, single_math_thread
 
 __all__ = ["READ_STAGES", "ReadRun", "context_words", "copy_page", "read", "retrieve", "run_read_stage"]
 
@@ -176,9 +178,11 @@ def stage_retrieve_lpm(settings: EngineSettings, r: ReadRun) -> None:
     assert r.state is not None and r.ctx is not None
     assert r.plan is not None
     aspects = r.plan.aspects
-    hits = _recall_facts(r.state, settings, "user", r.vectors, aspects)
+    with single_math_thread():  # one limit for the stage's searches (see threads)
+        hits = _recall_facts(r.state, settings, "user", r.vectors, aspects)
+        agent = _recall_facts(r.state, settings, "agent", r.vectors, aspects)
     r.ctx.user_facts.extend(evidence_facts(r.state, settings, (r.query, r.plan.fact_query), hits))
-    r.ctx.agent_facts.extend(_recall_facts(r.state, settings, "agent", r.vectors, aspects))
+    r.ctx.agent_facts.extend(agent)
     _fit_facts(r.ctx, settings.config.context_words)
     _fit_stm(r.ctx, settings.config.context_words, r.stm_view)
     r.next = "retrieve_mtm"
@@ -189,11 +193,12 @@ def stage_retrieve_mtm(settings: EngineSettings, r: ReadRun) -> None:
     assert r.state is not None and r.ctx is not None
     config = settings.config
     qvec = r.vectors[0]
-    if config.page_ranking == "segments":
-        keywords = extract_keywords(r.query, config.page_keywords)
-        r.ranked = _rank_by_segments(r.state, settings, r.ctx, qvec, keywords, r.other)
-    else:
-        r.ranked = _rank_hybrid(r.state, settings, qvec, r.query, r.other)
+    with single_math_thread():  # one limit for the stage's searches (see threads)
+        if config.page_ranking == "segments":
+            keywords = extract_keywords(r.query, config.page_keywords)
+            r.ranked = _rank_by_segments(r.state, settings, r.ctx, qvec, keywords, r.other)
+        else:
+            r.ranked = _rank_hybrid(r.state, settings, qvec, r.query, r.other)
     r.ctx.pages = _fill(
         r.ctx,
         r.ranked,
@@ -331,8 +336,8 @@ def _recall_facts(
     threshold = settings.thresholds.retrieval_similarity
     index = state.fact_index[kind]
     best: dict[str, float] = {}
-    for qvec in qvecs:
-        for key, score in index.search(qvec, len(index)):
+    for found in index.search_many(qvecs, len(index)):  # one pass over the facts for both vectors
+        for key, score in found:
             best[key] = max(score, best.get(key, -1.0))
     ranked = sorted(best.items(), key=lambda item: item[1], reverse=True)
     hits = [(state.facts[kind][key], score) for key, score in ranked if score >= threshold]
@@ -343,7 +348,7 @@ def _recall_facts(
 
 def _copy_record(record: MemoryRecord) -> MemoryRecord:
     """A copy of a stored fact for the caller: its lists copied (every other field is immutable)."""
-    return replace(record, entities=list(record.entities), source_page_ids=list(record.source_page_ids))
+    return copied(record, entities=list(record.entities), source_page_ids=list(record.source_page_ids))
 
 
 def _dense(
@@ -382,26 +387,23 @@ def _rank_hybrid(
     if config.lexical_weight > 0 and query_tokens:
         lexical = [key for key, _ in state.lexicon.search(query_tokens, depth) if key in state.pages or key in other]
     score = rrf_scores([[page.id for page, _ in dense], lexical], k=config.rrf_k, weights=weights)
-
-    def candidate(key: str) -> bool:
-        return key in state.pages or key in other
-
+    pages = state.pages
     if pending is not None:
         by_size = pending.result()
     if by_size:
         for size, weight in zip(sorted(by_size), config.chain_weights, strict=True):
             if weight:
                 for key, best in by_size[size].items():
-                    if candidate(key):
+                    if key in pages or key in other:
                         score[key] = score.get(key, 0.0) + weight * best
     dates = named_dates(query) if config.date_weight else []
     if dates:
         for page in [*state.pages.values(), *other.values()]:
             if on_named_date(page.timestamp, dates):
                 score[page.id] = score.get(page.id, 0.0) + config.date_weight
-    # not copied yet: only the pages that fit are (see retrieve)
-    ranked = sorted(score, key=lambda key: -score[key])
-    return [ScoredPage(state.pages.get(key) or other[key], score[key]) for key in ranked]
+    # not copied yet: only the pages that fit are (see retrieve); a stable sort: a tie keeps the fusion's order
+    ranked = sorted(score.items(), key=operator.itemgetter(1), reverse=True)
+    return [ScoredPage(pages.get(key) or other[key], value) for key, value in ranked]
 
 
 def _rank_by_segments(
@@ -438,25 +440,28 @@ def copy_page(page: DialoguePage) -> DialoguePage:
         >>> copied == page, page.metadata["source_id"]
         (False, ['D1:1'])
     """
-    return replace(
+    return copied(
         page,
         keywords=list(page.keywords),
         metadata=_copy_json(page.metadata),
         candidates=[
-            replace(c, entities=list(c.entities), source_page_ids=list(c.source_page_ids)) for c in page.candidates
+            copied(c, entities=list(c.entities), source_page_ids=list(c.source_page_ids)) for c in page.candidates
         ],
     )
 
 
 def _copy_json(value: Any) -> Any:
     """A copy of JSON-like data (dicts, lists, scalars): several times faster than ``copy.deepcopy``."""
-    if isinstance(value, dict):
-        return {key: _copy_json(item) for key, item in value.items()}
+    if isinstance(value, dict):  # a plain scalar is kept as it is without a call (the usual item)
+        return {key: item if type(item) in _SCALARS else _copy_json(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [_copy_json(item) for item in value]
-    if isinstance(value, (str, int, float, bool, type(None))):
+        return [item if type(item) in _SCALARS else _copy_json(item) for item in value]
+    if isinstance(value, _SCALARS):
         return value
     return copy.deepcopy(value)
+
+
+_SCALARS = (str, int, float, bool, type(None))
 
 
 def _top_pages(config: MemoryOSConfig) -> int:
@@ -537,9 +542,9 @@ def _fit_facts(ctx: MemoryContext, budget: int | None) -> None:
     Facts are short, so this only bites on a pathological one (a huge
     ``add_fact`` text) or a tiny budget; the persona is always shown.
     """
-    if budget is None or context_words(replace(ctx, stm=[], pages=[]).to_prompt()) <= budget:
+    if budget is None or context_words(copied(ctx, stm=[], pages=[]).to_prompt()) <= budget:
         return
-    trial = replace(ctx, stm=[], pages=[], user_facts=[], agent_facts=[])
+    trial = copied(ctx, stm=[], pages=[], user_facts=[], agent_facts=[])
     for kind in ("user_facts", "agent_facts"):
         for hit in getattr(ctx, kind):
             getattr(trial, kind).append(hit)
@@ -567,7 +572,7 @@ def _fit_stm(ctx: MemoryContext, budget: int | None, view: str) -> None:
         ctx.stm = [] if fitted is None else [fitted]
     if budget is None:
         return
-    rest = replace(ctx, stm=[], pages=[])
+    rest = copied(ctx, stm=[], pages=[])
     used = context_words(rest.to_prompt() if rest.sections() else fence_memory(" "))
     used += context_words(f"## {RECENT_CONVERSATION_TITLE}")
     shown: list[DialoguePage] = []
@@ -614,31 +619,33 @@ def _visit_segments(state: UserState, settings: EngineSettings, ctx: MemoryConte
         ranked = dict.fromkeys(h.page.segment_id for h in ctx.pages if h.page.segment_id in state.segments)
         hit_ids = [seg_id for seg_id in ranked if seg_id is not None][: config.top_segments]
     clock = state.clock
+    best: dict[str | None, float] = {}  # each segment's best page score (the first of equal ones)
+    for hit in ctx.pages:
+        if hit.page.segment_id not in best or hit.score > best[hit.page.segment_id]:
+            best[hit.page.segment_id] = hit.score
     visited: list[ScoredSegment] = []
     for seg_id in hit_ids:
         seg = state.segments[seg_id]
         if not touch:
-            best = max((h.score for h in ctx.pages if h.page.segment_id == seg_id), default=0.0)
-            visited.append(ScoredSegment(_copy_segment(seg), scores.get(seg_id, best)))
+            visited.append(ScoredSegment(_copy_segment(seg), scores.get(seg_id, best.get(seg_id, 0.0))))
             continue
         seg.n_visit += 1
         if clock is not None:
             seg.last_access = clock
         seg.heat = segment_heat(seg, clock, config)
         state.put_segment(seg)
-        best = max((h.score for h in ctx.pages if h.page.segment_id == seg_id), default=0.0)
-        visited.append(ScoredSegment(_copy_segment(seg), scores.get(seg_id, best)))
+        visited.append(ScoredSegment(_copy_segment(seg), scores.get(seg_id, best.get(seg_id, 0.0))))
     ctx.segments = visited
 
 
 def _copy_persona(persona: Persona) -> Persona:
     """A copy of the stored persona for the caller: its dicts and lists copied (the rest is immutable)."""
     traits = {dim: list(values) for dim, values in persona.user_traits.items()}
-    return replace(persona, user_profile=dict(persona.user_profile), user_traits=traits)
+    return copied(persona, user_profile=dict(persona.user_profile), user_traits=traits)
 
 
 def _copy_segment(seg: Segment) -> Segment:
     """A copy of a stored segment for the caller: its lists copied (every other field is immutable)."""
-    return replace(
+    return copied(
         seg, keywords=list(seg.keywords), page_ids=list(seg.page_ids), pending_page_ids=list(seg.pending_page_ids)
     )

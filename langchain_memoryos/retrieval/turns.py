@@ -33,11 +33,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import functools
+import heapq
+import itertools
 import re
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Literal
 
+from langchain_memoryos.retrieval.copies import copied
 from langchain_memoryos.schema import DialoguePage, ScoredPage
 from langchain_memoryos.schema.pages import split_speaker
 
@@ -112,8 +114,8 @@ def one_side(page: DialoguePage, side: Side) -> DialoguePage:
     if len(ids) == 2 and page.user_input and page.agent_response:
         metadata["source_id"] = [ids[0] if side == "user" else ids[1]]
     if side == "user":
-        return replace(page, agent_response="", metadata=metadata)
-    return replace(page, user_input="", metadata=metadata)
+        return copied(page, agent_response="", metadata=metadata)
+    return copied(page, user_input="", metadata=metadata)
 
 
 def named_speaker(query: str, pages: Iterable[DialoguePage]) -> str | None:
@@ -145,6 +147,11 @@ def pack_turns(
 ) -> list[ScoredPage]:
     """The turns that fit in ``room`` words, best first (see the module rule); the result in rank order.
 
+    The units are made lazily in their order (:func:`_units`) and the packing
+    stops once no side ranked could fit in the room left: what sorting every
+    unit and looking at each would take, at a fraction of the cost (a read looks
+    at about 50 of 400 units).
+
     Args:
         ranked: candidate pages, best first (their ``score`` is ``S(p)``).
         query: the question (for the speaker it names).
@@ -171,7 +178,7 @@ def pack_turns(
     hits: dict[str, ScoredPage] = {}
     used = 0
     days: set[_dt.date] = set()
-    originals = {hit.page.id: hit for hit in ranked}
+    originals = {hit.page.id: hit for hit in ranked} if keep else {}
     fixed: dict[str, ScoredPage] = {}
     for hit in keep:
         sides: tuple[Side, ...] = (hit.side,) if hit.side else tuple(s for s in SIDES if _text(hit.page, s))
@@ -183,23 +190,16 @@ def pack_turns(
         if hit.page.id not in originals:
             fixed[hit.page.id] = hit  # not ranked any more (cannot happen on one read): kept as it was
     used += len(days)
-    # (-score, rank, side's index, words, day, side, hit): sorted once; each unit's cost counted once
-    units: list[tuple[float, int, int, int, _dt.date, Side, ScoredPage]] = []
-    for rank, hit in enumerate(ranked):
-        page = hit.page
-        on = page.timestamp.date()
-        for index, side in enumerate(SIDES):
-            if not _text(page, side) or side in taken.get(page.id, ()):
-                continue
-            bonus = speaker_weight if named is not None and side_speaker(page, side) == named else 0.0
-            units.append((-(hit.score + bonus), rank, index, words_of(page, side), on, side, hit))
-    units.sort(key=lambda u: u[:3])
     count = sum(len(s) for s in taken.values())
-    for _, _, _, words, day, side, hit in units:
-        if count >= max_units or room - used < 3:
+    kept = {page_id: frozenset(sides) for page_id, sides in taken.items()}
+    floor = 3  # the fewest words of room worth looking on with
+    for _, _, _, words, day, side, hit in _units(ranked, named, speaker_weight, kept, words_of):
+        if count >= max_units or room - used < floor:
             break
         cost = words + (0 if day in days else 1)
         if used + cost > room:
+            if floor == 3:  # no side costs fewer words than the shortest one ranked: below that, none fits
+                floor = max(3, _fewest_words(ranked, words_of))
             continue
         used += cost
         days.add(day)
@@ -221,3 +221,68 @@ def pack_turns(
             (side,) = sides_taken
             out.append(ScoredPage(one_side(hit.page, side), hit.score, side=side))
     return out
+
+
+def _fewest_words(ranked: Sequence[ScoredPage], words_of: Callable[[DialoguePage, Side], int]) -> int:
+    """The fewest words of a non-empty side of the ranked pages (what no unit costs less than).
+
+    Example:
+        >>> page = DialoguePage(id="p", user_input="I paint daily.", agent_response="")
+        >>> _fewest_words([ScoredPage(page, 1.0)], side_words)
+        4
+    """
+    fewest = 1 << 62
+    for hit in ranked:  # a plain loop: it runs over every ranked page
+        page = hit.page
+        words = words_of(page, "user") if page.user_input else fewest
+        if words < fewest:
+            fewest = words
+        words = words_of(page, "agent") if page.agent_response else fewest
+        if words < fewest:
+            fewest = words
+    return fewest
+
+
+_Unit = tuple[float, int, int, int, _dt.date, Side, ScoredPage]
+
+
+def _units(
+    ranked: Sequence[ScoredPage],
+    named: str | None,
+    speaker_weight: float,
+    taken: Mapping[str, Collection[Side]],
+    words_of: Callable[[DialoguePage, Side], int],
+) -> Iterator[_Unit]:
+    """The sides not in ``taken`` as units ``(-(score + bonus), rank, side's index, words, day, side, hit)``, sorted.
+
+    Made lazily, as the packing asks for them: a page's units wait in a heap
+    until no later page can sort before them. When the scores do not rise down
+    the ranking, a later page's unit key is at least ``-(score + top bonus)`` of
+    the page before it (float addition is monotone), and the rank breaks a tie;
+    otherwise every unit is made before the first is given. The order is that of
+    sorting all the units by their first three fields, which are unique.
+
+    Example:
+        >>> pages = [DialoguePage(id="a", user_input="Bo: hi", agent_response="Ana: yo"),
+        ...          DialoguePage(id="b", user_input="Ana: hey", agent_response="")]
+        >>> hits = [ScoredPage(pages[0], 0.3), ScoredPage(pages[1], 0.2)]
+        >>> [(u[0], u[1], u[5]) for u in _units(hits, "Ana", 0.2, {}, side_words)]
+        [(-0.5, 0, 'agent'), (-0.4, 1, 'user'), (-0.3, 0, 'user')]
+    """
+    top = max(speaker_weight, 0.0) if named is not None else 0.0
+    ordered = all(a.score >= b.score for a, b in itertools.pairwise(ranked))
+    heap: list[_Unit] = []
+    for rank, hit in enumerate(ranked):
+        if ordered:
+            bound = -(hit.score + top)  # no unit of this page or a later one has a smaller key
+            while heap and heap[0][0] <= bound:  # (its rank is smaller, so it sorts first on a tie)
+                yield heapq.heappop(heap)
+        page = hit.page
+        on = page.timestamp.date()
+        for index, side in enumerate(SIDES):
+            if not _text(page, side) or side in taken.get(page.id, ()):
+                continue
+            bonus = speaker_weight if named is not None and side_speaker(page, side) == named else 0.0
+            heapq.heappush(heap, (-(hit.score + bonus), rank, index, words_of(page, side), on, side, hit))
+    while heap:
+        yield heapq.heappop(heap)

@@ -280,3 +280,29 @@ class VectorIndex:
                 continue
             out.append((self._keys[label], float(score)))
         return out
+
+    def search_many(self, queries: Sequence[Vector], k: int) -> list[list[tuple[str, float]]]:
+        """:meth:`search` of several query vectors in one FAISS call (one pass over the vectors): a list per query.
+
+        Each list is what :meth:`search` returns for that query alone (FAISS
+        answers each query row on its own).
+
+        Example:
+            >>> idx = VectorIndex(2); idx.add_many(["a", "b"], np.eye(2, dtype=np.float32))
+            >>> idx.search_many([np.array([1.0, 0.0], np.float32), np.array([0.0, 1.0], np.float32)], 1)
+            [[('a', 1.0)], [('b', 1.0)]]
+        """
+        if not queries:
+            return []
+        q = np.ascontiguousarray(np.stack([np.asarray(v, dtype=np.float32).reshape(-1) for v in queries]))
+        with self._lock:
+            k = min(k, len(self._ids))
+            if k <= 0:
+                return [[] for _ in queries]
+            with single_math_thread():
+                scores, labels = self._index.search(q, k)
+            keys = self._keys
+            return [
+                [(keys[label], float(score)) for score, label in zip(found, ids, strict=False) if label >= 0]
+                for found, ids in zip(scores.tolist(), labels.tolist(), strict=True)
+            ]

@@ -118,3 +118,76 @@ def test_page_units_is_validated() -> None:
     with pytest.raises(ValueError, match="speaker_weight"):
         MemoryOSConfig(speaker_weight=-1.0)
     assert MemoryOSConfig.paper().page_units == "pages"
+
+
+def _pack_by_sorting_every_unit(
+    ranked: list[ScoredPage], *, query: str, room: int, max_units: int, speaker_weight: float, keep: list[ScoredPage]
+) -> list[tuple[str, str | None, float, str, str]]:
+    """The packing rule written plainly (every unit made and sorted; no early stop): what pack_turns must match."""
+    named = named_speaker(query, (h.page for h in ranked[:50])) if speaker_weight else None
+    taken: dict[str, set[str]] = {}
+    hits: dict[str, ScoredPage] = {}
+    used, days = 0, set()
+    originals = {h.page.id: h for h in ranked}
+    for hit in keep:
+        for side in (hit.side,) if hit.side else [s for s in ("user", "agent") if side_words(hit.page, s)]:  # type: ignore[attr-defined]
+            used += side_words(hit.page, side)  # type: ignore[arg-type]
+            taken.setdefault(hit.page.id, set()).add(side)  # type: ignore[arg-type]
+        days.add(hit.page.timestamp.date())
+        hits[hit.page.id] = originals.get(hit.page.id, hit)
+    used += len(days)
+    units = []
+    for rank, hit in enumerate(ranked):
+        for index, side in enumerate(("user", "agent")):
+            if not side_words(hit.page, side) or side in taken.get(hit.page.id, ()):  # type: ignore[arg-type]
+                continue
+            bonus = speaker_weight if named is not None and side_speaker(hit.page, side) == named else 0.0  # type: ignore[arg-type]
+            units.append((-(hit.score + bonus), rank, index, side, hit))
+    units.sort(key=lambda u: u[:3])
+    count = sum(len(s) for s in taken.values())
+    for _, _, _, side, hit in units:
+        if count >= max_units or room - used < 3:
+            break
+        day = hit.page.timestamp.date()
+        cost = side_words(hit.page, side) + (0 if day in days else 1)  # type: ignore[arg-type]
+        if used + cost <= room:
+            used, count = used + cost, count + 1
+            days.add(day)
+            taken.setdefault(hit.page.id, set()).add(side)
+            hits.setdefault(hit.page.id, hit)
+    order = {h.page.id: i for i, h in enumerate(ranked)}
+    out = []
+    for pid in sorted(hits, key=lambda key: order.get(key, -1)):
+        present = {s for s in ("user", "agent") if side_words(hits[pid].page, s)}  # type: ignore[arg-type]
+        side = None if taken.get(pid, present) >= present else next(iter(taken[pid]))
+        page = hits[pid].page if side is None else one_side(hits[pid].page, side)  # type: ignore[arg-type]
+        out.append((pid, side, hits[pid].score, page.user_input, page.agent_response))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(80))
+def test_packing_stops_early_yet_takes_exactly_what_sorting_every_unit_takes(seed: int) -> None:
+    import random
+
+    rng = random.Random(seed)
+    names = ["Ana", "Bo", "Cy"]
+    words = "I went to the lake and we painted birds all day long".split()
+    fewest = rng.choice([0, 6, 10])  # long shortest sides: the packing stops once less room than that is left
+
+    def said(who: str) -> str:
+        return "" if rng.random() < 0.1 else f"{who}: " + " ".join(rng.choices(words, k=rng.randint(fewest, 14)))
+
+    pages = [_page(f"p{i}", said(rng.choice(names)), said(rng.choice(names)), day=rng.randint(0, 4)) for i in range(40)]
+    # ties, and now and then rising scores (then every unit is made before the first is taken)
+    scores = sorted((rng.choice([0.5, 0.25, rng.random()]) for _ in pages), reverse=rng.random() < 0.9)
+    ranked = [ScoredPage(p, s) for p, s in zip(pages, scores, strict=True) if p.user_input or p.agent_response]
+    keep = [ScoredPage(h.page, h.score) for h in rng.sample(ranked, rng.randint(0, 3))]
+    args = {
+        "query": f"What did {rng.choice(names)} paint?",
+        "room": rng.choice([0, 3, rng.randint(4, 150), 400]),
+        "max_units": rng.choice([1, 5, 80]),
+        "speaker_weight": rng.choice([0.0, 0.1, 0.2, 5.0]),
+    }
+    got = pack_turns(ranked, keep=keep, **args)  # type: ignore[arg-type]
+    shown = [(h.page.id, h.side, h.score, h.page.user_input, h.page.agent_response) for h in got]
+    assert shown == _pack_by_sorting_every_unit(ranked, keep=keep, **args)  # type: ignore[arg-type]
