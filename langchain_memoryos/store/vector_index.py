@@ -161,10 +161,12 @@ class VectorIndex:
             >>> idx = VectorIndex(2)
             >>> idx.add_many(["a", "b"], np.eye(2, dtype=np.float32)); len(idx)
             2
+            >>> idx.add_many([], np.zeros((0, 2), dtype=np.float32)); len(idx)  # nothing to add
+            2
         """
-        mat = np.ascontiguousarray(np.asarray(vectors, dtype=np.float32).reshape(len(keys), -1))
         if len(keys) == 0:
             return
+        mat = np.ascontiguousarray(np.asarray(vectors, dtype=np.float32).reshape(len(keys), -1))
         if mat.shape[1] != self.dimension:
             raise ValueError(
                 f"vector has dimension {mat.shape[1]}, the index expects {self.dimension}; "
