@@ -226,7 +226,9 @@ class MiniLMEmbeddings(Embeddings):
 
         plan = _plan_batches([len(x) for x in ids], self.batch_size)
         if threads > 1 and len(plan) > 1:
-            with ThreadPoolExecutor(min(threads, len(plan))) as pool:  # forward passes on several cores at once
+            # forward passes on several cores at once, the costliest first: the last to end are short ones
+            plan.sort(key=lambda chunk: -len(chunk) * max(len(ids[i]) for i in chunk))
+            with ThreadPoolExecutor(min(threads, len(plan))) as pool:
                 list(pool.map(run, plan))
             return out
         for chunk in plan:

@@ -211,6 +211,7 @@ class _Plan:
     vectors: dict[str, Vector]
     analyser: HeuristicController | None
     jobs: list[Future[list[PageContent]] | None]
+    parallel: bool = False
 
 
 def _plan(runtime: Runtime, turns: tuple[TurnWrite, ...]) -> _Plan:
@@ -224,14 +225,28 @@ def _plan(runtime: Runtime, turns: tuple[TurnWrite, ...]) -> _Plan:
             [turn_page(t) for i, t in enumerate(windows[w], first) if leaving[i]] if analyser is not None else []
         )
     jobs: list[Future[list[PageContent]] | None] = [None] * len(windows)
-    pool = _pool() if analyser is not None and sum(map(len, ahead)) >= MIN_PARALLEL_PAGES else None
-    if pool is not None and analyser is not None:
-        try:
-            jobs = [_submit(pool, analyser.page_keywords, pages) if pages else None for pages in ahead]
-        except Exception:  # noqa: BLE001 - no worker: the pages are analysed here
-            _drop_pool()
-            jobs = [None] * len(windows)
-    return _Plan(windows, ahead, {}, {}, analyser, jobs)
+    parallel = analyser is not None and sum(map(len, ahead)) >= MIN_PARALLEL_PAGES
+    plan = _Plan(windows, ahead, {}, {}, analyser, jobs, parallel)
+    _analyse_ahead(plan, 0)
+    return plan
+
+
+def _analyse_ahead(plan: _Plan, w: int) -> None:
+    """Give window ``w``'s pages to the worker process (the first window's at once).
+
+    Each next window's pages go while the window before it is written: the
+    worker then uses the core the writing leaves idle, not one the encoder needs.
+    """
+    if not plan.parallel or w >= len(plan.windows) or not plan.ahead[w] or plan.analyser is None:
+        return
+    pool = _pool()
+    if pool is None:
+        return
+    try:
+        plan.jobs[w] = _submit(pool, plan.analyser.page_keywords, plan.ahead[w])
+    except Exception:  # noqa: BLE001 - no worker: the pages are analysed here
+        _drop_pool()
+        plan.parallel = False
 
 
 def _write_turns(runtime: Runtime, plan: _Plan) -> Step[None]:
@@ -239,11 +254,12 @@ def _write_turns(runtime: Runtime, plan: _Plan) -> Step[None]:
     settings = runtime.settings
     max_chars = settings.config.max_embedding_chars
     threshold = settings.amu.gate_threshold
-    for window, pages, job in zip(plan.windows, plan.ahead, plan.jobs, strict=True):
+    for w, (window, pages) in enumerate(zip(plan.windows, plan.ahead, strict=True)):
         texts = tuple(embedding_text(turn_page(t).embedding_text, max_chars) for t in window)
         rows = yield Embed(texts, threads=THREADS)  # the window's pages in batches, outside the user's lock
         for t, row in zip(window, rows, strict=True):
             t.vector = row
+        job = plan.jobs[w]
         if plan.analyser is not None and pages:
             found: list[PageContent] | None = None
             if job is not None:
@@ -259,6 +275,7 @@ def _write_turns(runtime: Runtime, plan: _Plan) -> Step[None]:
             summaries = tuple(s for s in admitted if s not in plan.vectors)
             if summaries:  # one encoder batch for the facts of the window's pages
                 plan.vectors.update(zip(summaries, (yield Embed(summaries, threads=THREADS)), strict=True))
+        _analyse_ahead(plan, w + 1)
         for t in window:
             try:
                 yield from run_turn(runtime.repository, settings, t)
