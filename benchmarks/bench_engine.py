@@ -744,7 +744,9 @@ def measure_write_ratios(
     for r in range(rounds):
         memory = make_memory()
         try:
-            memory.add_turns(turns[:10], user_id=f"warm-{r}")  # the worker process and the encoder are warm
+            # the encoder and the worker process warm (a call whose leaving pages are fewer than
+            # MIN_PARALLEL_PAGES analyses them in this process and would not start the worker)
+            memory.add_turns(turns[:40], user_id=f"warm-{r}")
             start = time.perf_counter()
             for turn in turns:
                 t = time.perf_counter()
