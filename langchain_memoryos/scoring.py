@@ -339,7 +339,8 @@ def best_segment(
 
     Args:
         scored: segments with their cosine to the page, best cosine first
-            (ties of ``F_score`` go to the earlier one).
+            (ties of ``F_score`` go to the earlier one); the scan stops once
+            no later segment can reach the best ``F_score`` (``F <= cos + 1``).
         page_keywords: the page's keywords.
         threshold: ``theta`` (``segment_threshold``).
 
@@ -352,8 +353,13 @@ def best_segment(
     """
     best: Segment | None = None
     best_score = -math.inf
+    page = {k.lower() for k in page_keywords}
     for segment, cosine in scored:
-        score = f_score(cosine, segment.keywords, page_keywords)
+        if cosine + 1.0 <= best_score:
+            break  # F <= cosine + 1 and the cosines only fall from here: no later segment can win
+        keywords = {k.lower() for k in segment.keywords}
+        union = len(keywords | page)
+        score = cosine + (len(keywords & page) / union if union else 0.0)  # f_score, the page's set made once
         if score > best_score:
             best, best_score = segment, score
     return best if best is not None and best_score > threshold else None

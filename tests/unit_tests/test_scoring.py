@@ -139,3 +139,24 @@ def test_action_rule(labels: list[str], action: str) -> None:
 def test_top_k_is_stable_and_bounded() -> None:
     assert top_k(["a", "b", "c"], [0.5, 0.9, 0.5], 2) == [("b", 0.9), ("a", 0.5)]
     assert top_k(["a"], [1.0], 0) == []
+
+
+def test_best_segment_stops_early_yet_picks_what_scoring_every_segment_picks() -> None:
+    """The scan stops once cos + 1 cannot beat the best F: the same segment as F computed for all (ties: first)."""
+    import random
+
+    from langchain_memoryos.schema import Segment
+    from langchain_memoryos.scoring import best_segment
+
+    words = ["tea", "Pottery", "hiking", "denver", "dog", "jazz", "chess", "paint"]
+    rng = random.Random(11)
+    for _ in range(2000):
+        n = rng.randint(0, 12)
+        cosines = sorted((rng.choice([rng.uniform(-1, 1), 0.5, 0.25]) for _ in range(n)), reverse=True)
+        segments = [Segment(id=f"s{i}", keywords=rng.sample(words, rng.randint(0, 4))) for i in range(n)]
+        page = rng.sample(words, rng.randint(0, 4))
+        threshold = rng.choice([-2.0, 0.6, 1.0])
+        scores = [f_score(c, s.keywords, page) for s, c in zip(segments, cosines, strict=True)]
+        best = max(range(n), key=lambda i: (scores[i], -i), default=None)
+        expected = segments[best] if best is not None and scores[best] > threshold else None
+        assert best_segment(list(zip(segments, cosines, strict=True)), page, threshold) is expected
