@@ -256,38 +256,15 @@ class VectorIndex:
             >>> idx.search(np.array([0.0, 1.0], dtype=np.float32), 5, within=["a"])
             [('a', 0.0)]
         """
-        q = np.ascontiguousarray(np.asarray(query, dtype=np.float32).reshape(1, -1))
-        with self._lock:
-            params = None
-            selector = None  # kept referenced until the search is done
-            total = len(self._ids)
-            if within is not None:
-                ids = np.array([self._ids[x] for x in within if x in self._ids], dtype=np.int64)
-                if ids.size == 0:
-                    return []
-                total = int(ids.size)
-                import faiss
+        return self.search_many([query], k, within=within)[0]
 
-                selector = faiss.IDSelectorBatch(ids)
-                params = faiss.SearchParameters()
-                params.sel = selector
-            k = min(k, total)
-            if k <= 0:
-                return []
-            with single_math_thread():
-                scores, labels = self._index.search(q, k, params=params)
-        out: list[tuple[str, float]] = []
-        for score, label in zip(scores[0].tolist(), labels[0].tolist(), strict=False):
-            if label < 0:
-                continue
-            out.append((self._keys[label], float(score)))
-        return out
-
-    def search_many(self, queries: Sequence[Vector], k: int) -> list[list[tuple[str, float]]]:
+    def search_many(
+        self, queries: Sequence[Vector], k: int, *, within: Iterable[str] | None = None
+    ) -> list[list[tuple[str, float]]]:
         """:meth:`search` of several query vectors in one FAISS call (one pass over the vectors): a list per query.
 
         Each list is what :meth:`search` returns for that query alone (FAISS
-        answers each query row on its own).
+        answers each query row on its own); ``within`` restricts every query to those keys.
 
         Example:
             >>> idx = VectorIndex(2); idx.add_many(["a", "b"], np.eye(2, dtype=np.float32))
@@ -298,13 +275,25 @@ class VectorIndex:
             return []
         q = np.ascontiguousarray(np.stack([np.asarray(v, dtype=np.float32).reshape(-1) for v in queries]))
         with self._lock:
-            k = min(k, len(self._ids))
+            params = None
+            selector = None  # kept referenced until the search is done
+            total = len(self._ids)
+            if within is not None:
+                ids = np.array([self._ids[x] for x in within if x in self._ids], dtype=np.int64)
+                total = int(ids.size)
+                if total:
+                    import faiss
+
+                    selector = faiss.IDSelectorBatch(ids)
+                    params = faiss.SearchParameters()
+                    params.sel = selector
+            k = min(k, total)
             if k <= 0:
                 return [[] for _ in queries]
             with single_math_thread():
-                scores, labels = self._index.search(q, k)
+                scores, labels = self._index.search(q, k, params=params)
             keys = self._keys
             return [
-                [(keys[label], float(score)) for score, label in zip(found, ids, strict=False) if label >= 0]
-                for found, ids in zip(scores.tolist(), labels.tolist(), strict=True)
+                [(keys[label], float(score)) for score, label in zip(row, row_labels, strict=False) if label >= 0]
+                for row, row_labels in zip(scores.tolist(), labels.tolist(), strict=True)
             ]
