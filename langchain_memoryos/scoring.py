@@ -98,12 +98,13 @@ def jaccard(a: Collection[str], b: Collection[str]) -> float:
         >>> jaccard({"hiking", "denver"}, {"Denver", "dogs"})
         0.3333333333333333
     """
-    sa = {x.lower() for x in a}
-    sb = {x.lower() for x in b}
-    union = sa | sb
-    if not union:
-        return 0.0
-    return len(sa & sb) / len(union)
+    return _jaccard_lowered({x.lower() for x in a}, {x.lower() for x in b})
+
+
+def _jaccard_lowered(sa: set[str], sb: set[str]) -> float:
+    """:func:`jaccard` of two sets already lower-cased."""
+    union = len(sa | sb)
+    return len(sa & sb) / union if union else 0.0
 
 
 def f_score(cosine: float, keywords_a: Collection[str], keywords_b: Collection[str]) -> float:
@@ -357,9 +358,7 @@ def best_segment(
     for segment, cosine in scored:
         if cosine + 1.0 <= best_score:
             break  # F <= cosine + 1 and the cosines only fall from here: no later segment can win
-        keywords = {k.lower() for k in segment.keywords}
-        union = len(keywords | page)
-        score = cosine + (len(keywords & page) / union if union else 0.0)  # f_score, the page's set made once
+        score = cosine + _jaccard_lowered({k.lower() for k in segment.keywords}, page)  # f_score, page set made once
         if score > best_score:
             best, best_score = segment, score
     return best if best is not None and best_score > threshold else None
