@@ -185,8 +185,9 @@ class MiniLMEmbeddings(Embeddings):
     def encode(self, texts: Sequence[str], *, threads: int = 1) -> FloatArray:
         """Embed texts into an (n, 384) float32 array of L2-normalised rows.
 
-        Texts are sorted by token length internally so that each batch of
-        ``batch_size`` texts needs little padding; rows come back in input order.
+        Texts are grouped by token length internally into passes of at most
+        ``batch_size`` texts, packed without padding: a text's row is the same,
+        to the bit, alone or in any batch; rows come back in input order.
 
         Args:
             texts: The texts to embed (an empty string is fine).
@@ -216,13 +217,9 @@ class MiniLMEmbeddings(Embeddings):
         out = np.empty((n, cfg.hidden), dtype=np.float32)
 
         def run(chunk: list[int]) -> None:
-            lengths = np.fromiter((len(ids[i]) for i in chunk), dtype=np.int64, count=len(chunk))
-            batch = np.zeros((len(chunk), int(lengths.max())), dtype=np.int64)
-            for row, i in enumerate(chunk):
-                batch[row, : len(ids[i])] = ids[i]
             # one pass per core at a time, each on one math thread (numpy releases the GIL in its kernels)
             with _COMPUTE_SLOTS, single_math_thread():
-                out[chunk] = _forward(weights, cfg, batch, lengths)
+                out[chunk] = _forward(weights, cfg, [ids[i] for i in chunk])
 
         plan = _plan_batches([len(x) for x in ids], self.batch_size)
         if threads > 1 and len(plan) > 1:

@@ -53,15 +53,17 @@ class _BertConfig:
 
 @dataclass(frozen=True, slots=True)
 class _Layer:
-    w_qkv: FloatArray  # (D, 3D), query part pre-scaled by 1/sqrt(head_dim)
+    # The matrices are stored (outputs, inputs), the checkpoint's own layout: a product is x @ w.T
+    # (see encoder._matmul, which multiplies a few rows faster in that layout).
+    w_qkv: FloatArray  # (3D, D), query rows pre-scaled by 1/sqrt(head_dim)
     b_qkv: FloatArray  # (3D,)
     w_out: FloatArray  # (D, D)
     b_out: FloatArray
     ln1_g: FloatArray
     ln1_b: FloatArray
-    w_in: FloatArray  # (D, I)
+    w_in: FloatArray  # (I, D)
     b_in: FloatArray
-    w_ffo: FloatArray  # (I, D), pre-scaled by 1/2 (the GELU's factor)
+    w_ffo: FloatArray  # (D, I), pre-scaled by 1/2 (the GELU's factor)
     b_ffo: FloatArray
     ln2_g: FloatArray
     ln2_b: FloatArray
@@ -98,11 +100,11 @@ def _load_weights(path: Path, cfg: _BertConfig) -> _Weights:
         att = p + "attention."
         w_qkv = np.concatenate(
             [
-                get(att + "self.query.weight").T * scale,
-                get(att + "self.key.weight").T,
-                get(att + "self.value.weight").T,
+                get(att + "self.query.weight") * scale,
+                get(att + "self.key.weight"),
+                get(att + "self.value.weight"),
             ],
-            axis=1,
+            axis=0,
         )
         b_qkv = np.concatenate(
             [
@@ -115,13 +117,13 @@ def _load_weights(path: Path, cfg: _BertConfig) -> _Weights:
             _Layer(
                 w_qkv=_frozen(w_qkv),
                 b_qkv=_frozen(b_qkv),
-                w_out=_frozen(get(att + "output.dense.weight").T),
+                w_out=_frozen(get(att + "output.dense.weight")),
                 b_out=_frozen(get(att + "output.dense.bias")),
                 ln1_g=_frozen(get(att + "output.LayerNorm.weight")),
                 ln1_b=_frozen(get(att + "output.LayerNorm.bias")),
-                w_in=_frozen(get(p + "intermediate.dense.weight").T),
+                w_in=_frozen(get(p + "intermediate.dense.weight")),
                 b_in=_frozen(get(p + "intermediate.dense.bias")),
-                w_ffo=_frozen(get(p + "output.dense.weight").T * 0.5),
+                w_ffo=_frozen(get(p + "output.dense.weight") * 0.5),
                 b_ffo=_frozen(get(p + "output.dense.bias")),
                 ln2_g=_frozen(get(p + "output.LayerNorm.weight")),
                 ln2_b=_frozen(get(p + "output.LayerNorm.bias")),

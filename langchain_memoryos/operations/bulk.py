@@ -10,8 +10,8 @@ can fork — and their facts' summaries are embedded in one batch too. Then the
 turns run through the write stages one by one, exactly as ``add_turn`` runs
 them (:func:`~langchain_memoryos.pipeline.write.run_turn`), answering the
 analyses and embeddings from what was computed ahead: the same pages,
-segments, facts and write events as ``add_turn`` turn by turn (vectors equal
-up to float rounding: a batch pads its texts).
+segments, facts and write events as ``add_turn`` turn by turn, to the bit
+(the encoder gives a text the same row alone or in a batch).
 """
 
 from __future__ import annotations
