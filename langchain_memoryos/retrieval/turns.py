@@ -193,13 +193,15 @@ def pack_turns(
     count = sum(len(s) for s in taken.values())
     kept = {page_id: frozenset(sides) for page_id, sides in taken.items()}
     floor = 3  # the fewest words of room worth looking on with
+    fewest: int | None = None  # the shortest side ranked, counted once (on the first side that does not fit)
     for _, _, _, words, day, side, hit in _units(ranked, named, speaker_weight, kept, words_of):
         if count >= max_units or room - used < floor:
             break
         cost = words + (0 if day in days else 1)
         if used + cost > room:
-            if floor == 3:  # no side costs fewer words than the shortest one ranked: below that, none fits
-                floor = max(3, _fewest_words(ranked, words_of))
+            if fewest is None:  # no side costs fewer words than the shortest one ranked: below that, none fits
+                fewest = _fewest_words(ranked, words_of)
+                floor = max(floor, fewest)
             continue
         used += cost
         days.add(day)
