@@ -743,7 +743,7 @@ def measure_write_ratios(
     one_s: list[float] = []
     bulk_s: list[float] = []
     for r in range(rounds):
-        # two memories: the bulk write must not find the rows the one-by-one run kept (pipeline/ahead.py)
+        # two memories: nothing the one-by-one run embedded or cached can serve the bulk write
         memory, bulk = make_memory(), make_memory()
         try:
             # the encoder and the worker process warm (a call whose leaving pages are fewer than
