@@ -158,12 +158,14 @@ def _forward(weights: _Weights, cfg: _BertConfig, ids: Sequence[Sequence[int]]) 
     """Run BERT + mean pooling + L2 normalisation on texts' token ids; one row per text, in order.
 
     The texts' tokens are packed, without padding, into one matrix of rows:
-    the products, layer norms and GELU work row by row, and a row's floats
-    do not depend on the rows beside it (see :func:`_matmul`); attention and
-    pooling run per group of texts of one length, as they would for each text
-    alone. So a text's vector is the same, to the bit, alone or in any batch
-    (``add_turns`` stores the vectors ``add_turn`` stores, and a summary
-    embedded with others is the summary embedded alone).
+    the products, layer norms and GELU work row by row, and a row depends
+    on the rows beside it only through how the BLAS rounds a product of that
+    shape (see :func:`_matmul`); attention and pooling run per group of texts
+    of one length, as they would for each text alone. So a text's vector is
+    the same alone or in any batch up to that rounding: to the bit where the
+    BLAS rounds a row whatever the rows beside it (the CPU of session 10),
+    within a few float32 ulps where it does not (OpenBLAS 0.3.31 on an AMD
+    EPYC): ``add_turns`` stores the vectors ``add_turn`` stores, to that rounding.
 
     Pure function of its inputs (weights are read-only), hence thread-safe.
     """

@@ -186,8 +186,10 @@ class MiniLMEmbeddings(Embeddings):
         """Embed texts into an (n, 384) float32 array of L2-normalised rows.
 
         Texts are grouped by token length internally into passes of at most
-        ``batch_size`` texts, packed without padding: a text's row is the same,
-        to the bit, alone or in any batch; rows come back in input order.
+        ``batch_size`` texts, packed without padding: a text's row is its row
+        alone, in any batch, up to the BLAS's rounding of a product of that
+        shape (to the bit on some CPUs, within a few float32 ulps on others);
+        rows come back in input order.
 
         Args:
             texts: The texts to embed (an empty string is fine).

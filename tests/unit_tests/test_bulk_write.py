@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import base64
+import dataclasses
+import math
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +67,31 @@ def _one_by_one(memory: MemoryOS, turns: list[Any], user: str) -> list[Any]:
     return reports
 
 
+def _close(x: Any, y: Any) -> bool:
+    """Equal, floats up to rounding: vectors and the similarities computed from them.
+
+    A page embedded in a batch gets its text's vector alone up to how the BLAS rounds a product of
+    many rows against one of a few (equal to the bit on some CPUs, a few ulps apart on others).
+    """
+    if isinstance(x, float) and isinstance(y, float):
+        return math.isclose(x, y, rel_tol=1e-5, abs_tol=1e-5)
+    if dataclasses.is_dataclass(x) and dataclasses.is_dataclass(y):
+        return type(x) is type(y) and _close(vars(x), vars(y))
+    if isinstance(x, dict) and isinstance(y, dict):
+        return x.keys() == y.keys() and all(
+            _same_vector(x[k], y[k]) if k == "vector" else _close(x[k], y[k]) for k in x
+        )
+    if isinstance(x, list | tuple) and isinstance(y, list | tuple):
+        return len(x) == len(y) and all(_close(a, b) for a, b in zip(x, y, strict=True))
+    return bool(x == y)
+
+
+def _same_vector(x: str, y: str) -> bool:
+    """Two stored vectors (base64 float32) equal up to rounding."""
+    a, b = (np.frombuffer(base64.b64decode(v), dtype=np.float32) for v in (x, y))
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=0, atol=1e-6))
+
+
 def _memory_of(memory: MemoryOS, user: str) -> dict[str, Any]:
     """Everything stored for the user (the export without its random version stamp), and what the facade shows."""
     rows = {
@@ -114,17 +142,17 @@ def test_add_turns_stores_what_add_turn_stores_one_by_one(
         expected = _one_by_one(one, turns, "ana")
         reports = many.add_turns(turns, user_id="ana", thread_id="default")
         assert len(reports) == len(turns)
-        assert [vars(r) for r in reports] == [vars(r) for r in expected]
+        assert _close([vars(r) for r in reports], [vars(r) for r in expected])
         before, after = _memory_of(one, "ana"), _memory_of(many, "ana")
     assert [r.added for r in reports].count(False) == 1  # the duplicate
     # the pages that may leave STM (all but the last 3 of each of 4 threads) were analysed in the worker process
     assert sum(submitted) == (31 if worker is True and bulk._pool() is not None else 0)
     assert sum(len(r.moved_to_mtm) for r in reports) >= 30 and after["stats"]["segments"] >= 2
     assert any(r.segments_evicted for r in reports) and after["stats"]["user_facts"] >= 10
-    # the same rows, to the bit: every vector (a page's, a fact's) is its text's alone, whatever the batch
+    # the same rows: every vector (a page's, a fact's) is its text's alone, whatever the batch (up to rounding)
     assert before["rows"].keys() == after["rows"].keys()
     for key, value in before["rows"].items():
-        assert value == after["rows"][key], key
+        assert _close(value, after["rows"][key]), key
     assert {k: v for k, v in before.items() if k != "rows"} == {k: v for k, v in after.items() if k != "rows"}
 
 

@@ -176,7 +176,12 @@ def test_invalid_arguments() -> None:
 
 
 def test_a_text_has_the_same_vector_alone_and_in_any_batch(model: MiniLMEmbeddings) -> None:
-    """Texts are packed without padding, attention runs per length: a batch changes no float of a text's row."""
+    """Texts are packed without padding, attention runs per length: a batch changes a text's row only by rounding.
+
+    Every row is computed as if the text were alone; what may still differ is how the BLAS rounds one
+    row of a product of many rows against one of a few (OpenBLAS 0.3.31 on an AMD EPYC rounds them
+    differently; on other CPUs the rows are equal to the bit): at most a few float32 ulps.
+    """
     rng = random.Random(7)
     texts = [_words(rng.randint(0, 80), seed=i) for i in range(15)]
     texts += ["", "Hi!", TEXTS[3], TEXTS[3], _words(12, seed=3), _words(12, seed=4)]  # empty, tiny, truncated, equal
@@ -188,13 +193,14 @@ def test_a_text_has_the_same_vector_alone_and_in_any_batch(model: MiniLMEmbeddin
 
     for batched in (small_batches, single_batch, model.encode(texts)):
         assert batched.shape == (len(texts), 384)
-        assert np.array_equal(batched, one_by_one)  # and in the input's order
+        np.testing.assert_allclose(batched, one_by_one, rtol=0, atol=1e-6)  # and in the input's order
 
 
-def test_products_keep_every_float_whatever_their_path(model: MiniLMEmbeddings) -> None:
+def test_products_are_x_times_w_whatever_their_path(model: MiniLMEmbeddings) -> None:
     """encoder._matmul computes a few rows as w @ x.T, padded to a multiple of four: each row is that of x @ w.T.
 
-    (The reference is x among four more rows: OpenBLAS takes another path, with other roundings, for fewer than four.)
+    Equal up to the BLAS's rounding (the reference is x among four more rows; how OpenBLAS rounds a row
+    depends on the kernel it picks for the shape and the CPU: equal to the bit on some, not on others).
     """
     from langchain_memoryos.embeddings.encoder import _TRANSPOSED_BELOW, _matmul
     from langchain_memoryos.threads import single_math_thread
@@ -210,7 +216,8 @@ def test_products_keep_every_float_whatever_their_path(model: MiniLMEmbeddings) 
                     got = _matmul(x, w)
                     assert got.shape == (rows, w.shape[0]) and got.flags.c_contiguous
                     among_others = np.vstack([x, rng.standard_normal((4, w.shape[1])).astype(np.float32)])
-                    assert np.array_equal(got, (among_others @ w.T)[:rows]), rows
+                    expected = (among_others @ w.T)[:rows]
+                    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * float(np.abs(expected).max()))
 
 
 def _prefix_with_tokens(model: MiniLMEmbeddings, text: str, n_content: int) -> str:
@@ -385,20 +392,18 @@ async def test_aencode_texts(model: MiniLMEmbeddings) -> None:
     np.testing.assert_allclose(docs[0], query, atol=1e-6)
 
 
-def test_overlapping_callers_in_two_threads_each_run_on_one_math_thread_and_leave_theirs_as_found() -> None:
+def test_overlapping_callers_in_two_threads_each_run_on_one_math_thread_and_leave_the_limits_as_found() -> None:
     # the page and the facts read off it are embedded at once on two threads: each pass must have one
-    # math thread, and one thread leaving must not lift the other's limit (numpy's OpenBLAS keeps its
-    # limit per thread: each caller sets and restores its own)
-    import threading
-
+    # math thread, and the thread that came in last and leaves first must not lift the other's limit.
+    # (numpy's OpenBLAS keeps one number of threads for the whole process on some builds, one per thread
+    # on others: what this thread reads after leaving, while the other is still inside, is not asserted)
     from threadpoolctl import ThreadpoolController
 
     from langchain_memoryos.threads import single_math_thread
 
     with single_math_thread():  # loads the libraries it limits (numpy's BLAS, FAISS' OpenMP)
         pass
-    controller = ThreadpoolController().select(threading_layer="pthreads")  # numpy's BLAS
-    assert controller.lib_controllers
+    controller = ThreadpoolController()
 
     def threads() -> set[int]:
         return {lib.num_threads for lib in controller.lib_controllers}
@@ -412,19 +417,13 @@ def test_overlapping_callers_in_two_threads_each_run_on_one_math_thread_and_leav
             inside.set()
             assert left.wait(10)
             seen["other, after this one left"] = threads()
-        seen["other, out"] = threads()
 
     other = threading.Thread(target=hold)
     other.start()
     assert inside.wait(10)
     with single_math_thread():
         seen["this, inside"] = threads()
-    seen["this, out"] = threads()
     left.set()
     other.join(10)
-    assert seen == {
-        "this, inside": {1},
-        "this, out": original,
-        "other, after this one left": {1},
-        "other, out": original,
-    }
+    seen["both out"] = threads()
+    assert seen == {"this, inside": {1}, "other, after this one left": {1}, "both out": original}
