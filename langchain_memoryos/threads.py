@@ -3,15 +3,27 @@
 The encoder's matrices and the FAISS searches are small. A second math thread
 saves little on an idle machine and, measured on 2 cores, makes them 10–40×
 slower as soon as another process competes for the cores (one 40-token
-embedding: 13 ms → 510 ms; a 760-page FAISS search: 0.7 ms → 8 ms). The limit
-is set and restored around each call (about 10 µs, 20–40 µs just after an
-encoder pass) with ``threadpoolctl``; inside a limit already set on the same
-thread (a read limits its ranking stages once) a nested one changes nothing.
+embedding: 13 ms → 510 ms; a 760-page FAISS search: 0.7 ms → 8 ms).
+
+OpenBLAS (numpy's, and the one FAISS ships) is set to one thread for the
+whole process on first use, and left so: it keeps one number of threads for
+all threads of a process, so a limit set and restored around each call
+(as before session 11) was lifted for one thread when another left its
+block, and a pass then ran on two BLAS threads, rounding its products
+differently (a bulk write's vectors changed from run to run in the last
+bits, measured with numpy 2.4.6's OpenBLAS 0.3.31). ``MEMORYOS_KEEP_BLAS_THREADS=1``
+keeps the process's OpenBLAS as it is (a process that needs threaded BLAS
+elsewhere; then calls of two threads at once may round differently).
+OpenMP (FAISS) keeps a number per thread: its limit is set and restored
+around each call (about 10 µs) with ``threadpoolctl``; inside a limit already
+set on the same thread (a read limits its ranking stages once) a nested one
+changes nothing.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -27,10 +39,12 @@ _LIMITED = threading.local()  # .on: this thread is inside a single_math_thread(
 
 @contextlib.contextmanager
 def single_math_thread() -> Iterator[None]:
-    """A context manager that limits BLAS and OpenMP to one thread (restored on exit).
+    """A context manager that limits BLAS and OpenMP to one thread (OpenMP's restored on exit).
 
-    Nested on one thread, only the outermost block sets and restores the
-    limits (``threadpoolctl``); the inner ones find them set already.
+    The first block sets OpenBLAS to one thread for the process (see the
+    module's docstring). Nested on one thread, only the outermost block sets
+    and restores the OpenMP limit (``threadpoolctl``); the inner ones find
+    it set already.
 
     Example:
         >>> from threadpoolctl import threadpool_info
@@ -51,7 +65,12 @@ def single_math_thread() -> Iterator[None]:
                 import numpy  # noqa: F401 - load its BLAS before inspecting
                 from threadpoolctl import ThreadpoolController
 
-                _CONTROLLER = ThreadpoolController()
+                controller = ThreadpoolController()
+                if os.environ.get("MEMORYOS_KEEP_BLAS_THREADS", "0") != "1":
+                    for library in controller.select(internal_api="openblas").lib_controllers:
+                        library.set_num_threads(1)  # the process's, once (see the module's docstring)
+                    controller = controller.select(internal_api=["openmp", "blis", "mkl"])
+                _CONTROLLER = controller
     with _CONTROLLER.limit(limits=1):
         _LIMITED.on = True
         try:

@@ -392,11 +392,13 @@ async def test_aencode_texts(model: MiniLMEmbeddings) -> None:
     np.testing.assert_allclose(docs[0], query, atol=1e-6)
 
 
-def test_overlapping_callers_in_two_threads_each_run_on_one_math_thread_and_leave_the_limits_as_found() -> None:
+@pytest.mark.parametrize("first_out", ["this", "other"])
+def test_overlapping_callers_in_two_threads_each_run_on_one_math_thread_and_leave_the_limits_as_found(
+    first_out: str,
+) -> None:
     # the page and the facts read off it are embedded at once on two threads: each pass must have one
-    # math thread, and the thread that came in last and leaves first must not lift the other's limit.
-    # (numpy's OpenBLAS keeps one number of threads for the whole process on some builds, one per thread
-    # on others: what this thread reads after leaving, while the other is still inside, is not asserted)
+    # math thread whichever leaves first; OpenBLAS stays at one thread for the process (it keeps one
+    # number for all threads: restoring it per call let one thread's exit lift the other's limit)
     from threadpoolctl import ThreadpoolController
 
     from langchain_memoryos.threads import single_math_thread
@@ -405,25 +407,50 @@ def test_overlapping_callers_in_two_threads_each_run_on_one_math_thread_and_leav
         pass
     controller = ThreadpoolController()
 
-    def threads() -> set[int]:
-        return {lib.num_threads for lib in controller.lib_controllers}
+    def threads() -> dict[str, int]:
+        return {lib.filepath: lib.num_threads for lib in controller.lib_controllers}
 
     original = threads()
+    assert {n for path, n in original.items() if "openblas" in path} == {1}  # pinned for the process
     seen: dict[str, set[int]] = {}
-    inside, left = threading.Event(), threading.Event()
+    inside, this_left, other_left = threading.Event(), threading.Event(), threading.Event()
 
     def hold() -> None:
         with single_math_thread():
             inside.set()
-            assert left.wait(10)
-            seen["other, after this one left"] = threads()
+            if first_out == "this":
+                assert this_left.wait(10)
+                seen["the other, after the first left"] = set(threads().values())
+        other_left.set()
 
     other = threading.Thread(target=hold)
     other.start()
     assert inside.wait(10)
     with single_math_thread():
-        seen["this, inside"] = threads()
-    left.set()
+        seen["this, inside"] = set(threads().values())
+        if first_out == "other":
+            assert other_left.wait(10)
+            seen["the other, after the first left"] = set(threads().values())
+    this_left.set()
     other.join(10)
-    seen["both out"] = threads()
-    assert seen == {"this, inside": {1}, "other, after this one left": {1}, "both out": original}
+    assert seen == {"this, inside": {1}, "the other, after the first left": {1}}
+    assert threads() == original
+
+
+@pytest.mark.parametrize("keep", ["0", "1"])
+def test_openblas_runs_one_thread_for_the_process_unless_kept(keep: str) -> None:
+    """The first encoder pass sets OpenBLAS to one thread for the process; MEMORYOS_KEEP_BLAS_THREADS=1 keeps it."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "from threadpoolctl import ThreadpoolController\n"
+        "from langchain_memoryos.embeddings import resolve_embeddings\n"
+        "resolve_embeddings().encode(['hello'])\n"
+        "blas = ThreadpoolController().select(internal_api='openblas').lib_controllers\n"
+        "print(sorted({lib.num_threads for lib in blas}))"
+    )
+    env = {**os.environ, "MEMORYOS_KEEP_BLAS_THREADS": keep, "OPENBLAS_NUM_THREADS": "2"}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ("[2]" if keep == "1" else "[1]")
