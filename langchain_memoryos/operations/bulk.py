@@ -10,8 +10,11 @@ can fork — and their facts' summaries are embedded in one batch too. Then the
 turns run through the write stages one by one, exactly as ``add_turn`` runs
 them (:func:`~langchain_memoryos.pipeline.write.run_turn`), answering the
 analyses and embeddings from what was computed ahead: the same pages,
-segments, facts and write events as ``add_turn`` turn by turn, to the bit
-(the encoder gives a text the same row alone or in a batch).
+segments, facts and write events as ``add_turn`` turn by turn (the encoder
+gives a text its row alone in any batch, up to how the BLAS rounds a product
+of many rows: equal to the bit on some CPUs, a few float32 ulps apart on
+others). A window's turns are written under one lease of the user and
+stored in one store batch (:func:`_write_window`).
 """
 
 from __future__ import annotations
@@ -32,11 +35,13 @@ from langchain_memoryos.controllers.heuristic import HeuristicController, PageCo
 from langchain_memoryos.operations.runtime import Runtime
 from langchain_memoryos.operations.turns import message_turns, turn_input
 from langchain_memoryos.operations.validation import check_user
-from langchain_memoryos.pipeline.effects import Embed, Services, Step, Wait, run_async, run_sync
+from langchain_memoryos.pipeline.effects import Embed, Lock, Services, Step, Wait, run_async, run_sync
 from langchain_memoryos.pipeline.settings import embedding_text
 from langchain_memoryos.pipeline.turn import TurnWrite, turn_page
 from langchain_memoryos.pipeline.write import run_turn
 from langchain_memoryos.schema import DialoguePage, WriteReport
+from langchain_memoryos.store.locks import UserLease
+from langchain_memoryos.store.repository import UserState, flush
 from langchain_memoryos.store.vector_index import Vector
 
 __all__ = ["TURN_KEYS", "WriteTurns", "add_messages", "add_turns", "turn_fields"]
@@ -276,12 +281,45 @@ def _write_turns(runtime: Runtime, plan: _Plan) -> Step[None]:
             if summaries:  # one encoder batch for the facts of the window's pages
                 plan.vectors.update(zip(summaries, (yield Embed(summaries, threads=THREADS)), strict=True))
         _analyse_ahead(plan, w + 1)
+        yield from _write_window(runtime, window)
+
+
+def _write_window(runtime: Runtime, window: tuple[TurnWrite, ...]) -> Step[None]:
+    """Step: a window's turns through the write stages, under one lease of the user, stored in one batch.
+
+    Each turn runs exactly as ``add_turn`` runs it, but its writes stay
+    buffered (:attr:`~langchain_memoryos.pipeline.turn.TurnWrite.held`) until
+    the window's last turn: the store gets one transaction per window, and a
+    row that several turns rewrite (a segment, the STM) is written once. A
+    failure drops the user's cached state and stores nothing of the window
+    (the windows before it are stored; adding the same turns again stores
+    each turn once). Turns that may call a model work on private copies and
+    commit their own writes, as ``add_turn``'s do (their window is not held).
+    """
+    hold = not any(t.optimistic for t in window)
+    lease: UserLease | None = None
+    state: UserState | None = None
+    try:
         for t in window:
+            if hold:
+                if lease is None:
+                    lease = yield Lock(t.user_id)
+                t.lease, t.held = lease, True
             try:
-                yield from run_turn(runtime.repository, settings, t)
+                yield from run_turn(runtime.repository, runtime.settings, t)
             finally:
-                if t.lease is not None:
+                if t.lease is not None and not t.held:
                     t.lease.release()
+            if t.held:
+                state = t.state
+        if state is not None:
+            yield from flush(state)
+    except BaseException:
+        if lease is not None:
+            lease.fail()
+        raise
+    if lease is not None:
+        lease.release()
 
 
 def _services(runtime: Runtime, plan: _Plan) -> Services:

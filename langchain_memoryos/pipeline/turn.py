@@ -68,6 +68,10 @@ class TurnWrite:
             (``None``: the turn works on the cached state, under its lease).
         attempts: how many times the turn found the user moved at commit.
         queued: a background write (its worker must not wait for its own queue).
+        held: the caller holds the user's lease over several turns and stores
+            their writes in one batch (``add_turns``' windows): when the turn
+            is done its writes stay buffered in the user's state and the lease
+            stays held (a turn that works on a private copy commits its own).
 
     Example:
         >>> TurnWrite("u", "t", "hi", "hello", None, None, None).next
@@ -99,6 +103,7 @@ class TurnWrite:
     base: int | None = None
     attempts: int = 0
     queued: bool = False
+    held: bool = False
 
     def __post_init__(self) -> None:
         self.judgements.count = self._count
@@ -160,6 +165,8 @@ def commit_turn(repo: MemoryRepository, t: TurnWrite) -> Step[None]:
     else it starts again from ``stm_append`` (:meth:`TurnWrite.restart`).
     """
     if t.base is None:
+        if t.held:
+            return  # the caller stores the writes of its turns in one batch, then releases the lease
         yield from flush(t.user)
         if t.lease is not None:
             t.lease.release()

@@ -195,3 +195,45 @@ def test_two_encoder_threads_give_the_same_rows() -> None:
     texts = [f"{who}: {said} ({i})" for i, (who, said) in enumerate(_SAYS * 6)] + ["short", ""]
     one, two = encoder.encode(texts), encoder.encode(texts, threads=2)  # type: ignore[attr-defined]
     assert one.shape == (len(texts), 384) and np.array_equal(one, two)
+
+
+def test_a_window_is_stored_in_one_batch_whole_or_not_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A window's turns are one store transaction: a failure stores nothing of it, and the same call again completes."""
+    from langgraph.store.sqlite import SqliteStore
+
+    monkeypatch.setattr(bulk, "WINDOW", 8)
+    turns = _turns()[:20]  # windows of 8, 8 and 4 turns
+    writes: list[int] = []
+    batch = SqliteStore.batch
+
+    def counted(store: SqliteStore, ops: Any) -> Any:
+        ops = list(ops)
+        writes.append(sum(1 for op in ops if type(op).__name__ == "PutOp"))
+        return batch(store, ops)
+
+    real, seen = bulk.run_turn, {"turns": 0}
+
+    def failing(repo: Any, settings: Any, t: Any) -> Any:
+        seen["turns"] += 1
+        if seen["turns"] == 12:  # the 4th turn of the second window
+            raise RuntimeError("the disk is full")
+        return (yield from real(repo, settings, t))
+
+    with _sqlite(tmp_path, "one") as one:
+        added = [r.added for r in _one_by_one(one, turns, "ana")]
+        expected = _memory_of(one, "ana")
+    monkeypatch.setattr(SqliteStore, "batch", counted)
+    monkeypatch.setattr(bulk, "run_turn", failing)
+    with _sqlite(tmp_path, "bulk") as memory:
+        with pytest.raises(RuntimeError, match="the disk is full"):
+            memory.add_turns(turns, user_id="ana", thread_id="default")
+    assert len([w for w in writes if w]) == 1  # the first window, in one batch; nothing of the second
+    with _sqlite(tmp_path, "bulk") as memory:  # what the store holds, read anew
+        stored = memory.stats(user_id="ana")
+        assert stored.stm_pages + stored.mtm_pages == 8
+        monkeypatch.setattr(bulk, "run_turn", real)
+        writes.clear()
+        reports = memory.add_turns(turns, user_id="ana", thread_id="default")
+        assert [r.added for r in reports] == [False] * 8 + added[8:]  # the stored window is not added again
+        assert len([w for w in writes if w]) == 2  # two windows written, one batch each
+        assert _close(_memory_of(memory, "ana"), expected)
