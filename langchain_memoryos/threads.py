@@ -5,16 +5,17 @@ saves little on an idle machine and, measured on 2 cores, makes them 10–40×
 slower as soon as another process competes for the cores (one 40-token
 embedding: 13 ms → 510 ms; a 760-page FAISS search: 0.7 ms → 8 ms).
 
-OpenBLAS (numpy's, and the one FAISS ships) is set to one thread for the
-whole process on first use, and left so: it keeps one number of threads for
-all threads of a process, so a limit set and restored around each call
+OpenBLAS on its own threads (numpy's) is set to one thread for the whole
+process on first use, and left so: it keeps one number of threads for all
+threads of a process, so a limit set and restored around each call
 (as before session 11) was lifted for one thread when another left its
 block, and a pass then ran on two BLAS threads, rounding its products
 differently (a bulk write's vectors changed from run to run in the last
 bits, measured with numpy 2.4.6's OpenBLAS 0.3.31). ``MEMORYOS_KEEP_BLAS_THREADS=1``
 keeps the process's OpenBLAS as it is (a process that needs threaded BLAS
 elsewhere; then calls of two threads at once may round differently).
-OpenMP (FAISS) keeps a number per thread: its limit is set and restored
+OpenMP (FAISS, and the OpenBLAS FAISS ships, built on OpenMP) keeps a number
+per thread: its limit is set and restored
 around each call (about 10 µs) with ``threadpoolctl``; inside a limit already
 set on the same thread (a read limits its ranking stages once) a nested one
 changes nothing.
@@ -67,9 +68,13 @@ def single_math_thread() -> Iterator[None]:
 
                 controller = ThreadpoolController()
                 if os.environ.get("MEMORYOS_KEEP_BLAS_THREADS", "0") != "1":
-                    for library in controller.select(internal_api="openblas").lib_controllers:
-                        library.set_num_threads(1)  # the process's, once (see the module's docstring)
-                    controller = controller.select(internal_api=["openmp", "blis", "mkl"])
+                    # OpenBLAS on its own threads keeps one number for the process: set once (module docstring)
+                    shared = [lib for lib in controller.lib_controllers if _process_wide(lib)]
+                    for library in shared:
+                        library.set_num_threads(1)
+                    controller = controller.select(
+                        filepath=[lib.filepath for lib in controller.lib_controllers if lib not in shared]
+                    )
                 _CONTROLLER = controller
     with _CONTROLLER.limit(limits=1):
         _LIMITED.on = True
@@ -77,6 +82,11 @@ def single_math_thread() -> Iterator[None]:
             yield
         finally:
             _LIMITED.on = False
+
+
+def _process_wide(library: Any) -> bool:
+    """Whether a math library keeps one number of threads for the whole process (OpenBLAS on pthreads)."""
+    return bool(library.internal_api == "openblas" and getattr(library, "threading_layer", "") == "pthreads")
 
 
 def side_threads() -> ThreadPoolExecutor:

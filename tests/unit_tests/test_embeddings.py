@@ -401,7 +401,7 @@ def test_overlapping_callers_in_two_threads_each_run_on_one_math_thread_and_leav
     # number for all threads: restoring it per call let one thread's exit lift the other's limit)
     from threadpoolctl import ThreadpoolController
 
-    from langchain_memoryos.threads import single_math_thread
+    from langchain_memoryos.threads import _process_wide, single_math_thread
 
     with single_math_thread():  # loads the libraries it limits (numpy's BLAS, FAISS' OpenMP)
         pass
@@ -411,7 +411,7 @@ def test_overlapping_callers_in_two_threads_each_run_on_one_math_thread_and_leav
         return {lib.filepath: lib.num_threads for lib in controller.lib_controllers}
 
     original = threads()
-    assert {n for path, n in original.items() if "openblas" in path} == {1}  # pinned for the process
+    assert {lib.num_threads for lib in controller.lib_controllers if _process_wide(lib)} == {1}  # set once
     seen: dict[str, set[int]] = {}
     inside, this_left, other_left = threading.Event(), threading.Event(), threading.Event()
 
@@ -448,8 +448,8 @@ def test_openblas_runs_one_thread_for_the_process_unless_kept(keep: str) -> None
         "from threadpoolctl import ThreadpoolController\n"
         "from langchain_memoryos.embeddings import resolve_embeddings\n"
         "resolve_embeddings().encode(['hello'])\n"
-        "blas = ThreadpoolController().select(internal_api='openblas').lib_controllers\n"
-        "print(sorted({lib.num_threads for lib in blas}))"
+        "from langchain_memoryos.threads import _process_wide\n"
+        "print(sorted({lib.num_threads for lib in ThreadpoolController().lib_controllers if _process_wide(lib)}))"
     )
     env = {**os.environ, "MEMORYOS_KEEP_BLAS_THREADS": keep, "OPENBLAS_NUM_THREADS": "2"}
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
