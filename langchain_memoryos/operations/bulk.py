@@ -40,8 +40,7 @@ from langchain_memoryos.pipeline.settings import embedding_text
 from langchain_memoryos.pipeline.turn import TurnWrite, turn_page
 from langchain_memoryos.pipeline.write import run_turn
 from langchain_memoryos.schema import DialoguePage, WriteReport
-from langchain_memoryos.store.locks import UserLease
-from langchain_memoryos.store.repository import UserState, flush
+from langchain_memoryos.store.repository import flush
 from langchain_memoryos.store.vector_index import Vector
 
 __all__ = ["TURN_KEYS", "WriteTurns", "add_messages", "add_turns", "turn_fields"]
@@ -296,30 +295,19 @@ def _write_window(runtime: Runtime, window: tuple[TurnWrite, ...]) -> Step[None]
     each turn once). Turns that may call a model work on private copies and
     commit their own writes, as ``add_turn``'s do (their window is not held).
     """
-    hold = not any(t.optimistic for t in window)
-    lease: UserLease | None = None
-    state: UserState | None = None
-    try:
+    if any(t.optimistic for t in window):
         for t in window:
-            if hold:
-                if lease is None:
-                    lease = yield Lock(t.user_id)
-                t.lease, t.held = lease, True
             try:
                 yield from run_turn(runtime.repository, runtime.settings, t)
             finally:
-                if t.lease is not None and not t.held:
+                if t.lease is not None:
                     t.lease.release()
-            if t.held:
-                state = t.state
-        if state is not None:
-            yield from flush(state)
-    except BaseException:
-        if lease is not None:
-            lease.fail()
-        raise
-    if lease is not None:
-        lease.release()
+        return
+    with (yield Lock(window[0].user_id)) as lease:  # a failure drops the user's cached state (UserLease)
+        for t in window:
+            t.lease, t.held = lease, True
+            yield from run_turn(runtime.repository, runtime.settings, t)
+        yield from flush(window[-1].user)
 
 
 def _services(runtime: Runtime, plan: _Plan) -> Services:
