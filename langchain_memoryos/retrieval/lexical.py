@@ -26,7 +26,7 @@ import numpy as np
 if TYPE_CHECKING:
     from langchain_memoryos.schema import DialoguePage
 
-__all__ = ["STOPWORDS", "Bags", "LexicalIndex", "page_tokens", "rrf", "rrf_scores", "tokenize"]
+__all__ = ["STOPWORDS", "Bags", "LexicalIndex", "page_tokens", "ranked", "rrf", "rrf_scores", "tokenize"]
 
 _IntArray = np.ndarray[Any, np.dtype[np.int64]]
 _FloatArray = np.ndarray[Any, np.dtype[np.float64]]
@@ -339,7 +339,7 @@ class LexicalIndex:
             self.add(key, list(counts.elements()))
 
     def search(self, query: Sequence[str], k: int, *, within: Iterable[str] | None = None) -> list[tuple[str, float]]:
-        """The ``k`` best documents for the query tokens, best first (score > 0 only).
+        """The ``k`` best documents for the query tokens, best first (score > 0; ties by key: :func:`ranked`).
 
         Args:
             query: query tokens (see :func:`tokenize`); repeated tokens count once.
@@ -372,14 +372,7 @@ class LexicalIndex:
         else:
             mask = self._alive[:size]
         scores[~mask] = 0.0  # removed documents keep their postings until compaction
-        positive = int(np.count_nonzero(scores > 0))
-        if positive == 0:
-            return []
-        k = min(k, positive)
-        top = np.argpartition(-scores, k - 1)[:k] if k < size else np.arange(size)
-        top = top[np.argsort(-scores[top], kind="stable")]
-        keys = self._keys
-        return [(str(keys[i]), score) for i, score in zip(top.tolist(), scores[top].tolist(), strict=True) if score > 0]
+        return ranked(self._keys, scores, k)
 
     def _posting_arrays(self, term: str) -> tuple[_IntArray, _FloatArray]:
         """A term's postings as (slots, term frequencies) arrays, cached until the term gets a new document."""
@@ -393,6 +386,31 @@ class LexicalIndex:
                 cached = (np.concatenate((slots, cached[0])), np.concatenate((tfs, cached[1])))
             self._arrays[term] = cached
         return cached
+
+
+def ranked(keys: Sequence[str | None], scores: _FloatArray, k: int) -> list[tuple[str, float]]:
+    """The ``k`` best positive ``scores`` as ``(key, score)``, best first; equal scores by key.
+
+    Ties are common in BM25 (pages of one template, one length), and an order
+    taken from the slots would depend on the order the documents were added:
+    a user loaded from its snapshot, rebuilt from its records or built turn by
+    turn would rank its ties (and choose which of them make the ``k``) each
+    its own way. By key, the ranking depends only on the documents.
+
+    Example:
+        >>> ranked(["b", "a", "c", None], np.array([1.0, 1.0, 2.0, 0.0]), 2)
+        [('c', 2.0), ('a', 1.0)]
+    """
+    positive = np.flatnonzero(scores > 0)
+    if positive.size == 0 or k <= 0:
+        return []
+    values = scores[positive]
+    if k < positive.size:  # the k-th best score; every document scoring as much competes for the last places
+        kth = np.partition(values, positive.size - k)[positive.size - k]
+        keep = values >= kth
+        positive, values = positive[keep], values[keep]
+    order = sorted(zip((-values).tolist(), [str(keys[i]) for i in positive.tolist()], strict=True))
+    return [(key, -negative) for negative, key in order[:k]]
 
 
 def rrf_scores(

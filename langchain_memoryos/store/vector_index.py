@@ -241,7 +241,7 @@ class VectorIndex:
         *,
         within: Iterable[str] | None = None,
     ) -> list[tuple[str, float]]:
-        """The ``k`` nearest keys by inner product, best first.
+        """The ``k`` nearest keys by inner product, best first (equal scores by key, whatever order they were added in).
 
         Args:
             query: the query vector.
@@ -290,10 +290,17 @@ class VectorIndex:
             k = min(k, total)
             if k <= 0:
                 return [[] for _ in queries]
+            fetch = min(k + 1, total)  # one more: whether the k-th ties with the next
             with single_math_thread():
-                scores, labels = self._index.search(q, k, params=params)
+                while True:
+                    scores, labels = self._index.search(q, fetch, params=params)
+                    if fetch == total or not bool(np.any(scores[:, k - 1] == scores[:, fetch - 1])):
+                        break
+                    fetch = min(2 * fetch, total)  # a tie reaches past what was fetched: fetch more
             keys = self._keys
-            return [
-                [(keys[label], float(score)) for score, label in zip(row, row_labels, strict=False) if label >= 0]
-                for row, row_labels in zip(scores.tolist(), labels.tolist(), strict=True)
-            ]
+            out = []
+            for row, row_labels in zip(scores.tolist(), labels.tolist(), strict=True):
+                # equal scores by key: the order the vectors were added in does not show (as in BM25's ranking)
+                hits = sorted((-score, keys[label]) for score, label in zip(row, row_labels, strict=True) if label >= 0)
+                out.append([(key, -negative) for negative, key in hits[:k]])
+            return out

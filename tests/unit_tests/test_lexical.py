@@ -130,3 +130,25 @@ def test_paper_preset_ranks_inside_the_top_segments() -> None:
     assert ctx.segments and len(ctx.segments) <= 5
     assert all(hit.page.id in segment_pages for hit in ctx.pages if hit.page.segment_id is not None)
     assert len(ctx.pages) <= 10
+
+
+def test_equal_scores_rank_by_key_whatever_order_the_documents_came_in() -> None:
+    # eight documents of one length holding "pottery" once: eight equal scores; two more score higher
+    docs = {f"p{i}": ["pottery", f"filler{i}"] for i in range(8)}
+    docs |= {"best": ["pottery", "pottery"], "next": ["pottery", "bowl", "pottery"]}
+    keys = list(docs)
+    rankings = []
+    for seed in range(6):
+        order = keys[:]
+        random.Random(seed).shuffle(order)
+        index = LexicalIndex()
+        for key in order:
+            index.add(key, docs[key])
+        rankings.append([index.search(["pottery"], k) for k in (1, 3, 5, 10, 20)])
+        restored = LexicalIndex.restore(index.bags())  # a snapshot's index: slots in another order again
+        assert [restored.search(["pottery"], k) for k in (1, 3, 5, 10, 20)] == rankings[-1]
+    assert all(r == rankings[0] for r in rankings)
+    top5 = [key for key, _ in rankings[0][2]]
+    assert top5[:2] == ["best", "next"] and top5[2:] == ["p0", "p1", "p2"]  # the ties cut by key, not by slot
+    scores = [score for _, score in rankings[0][4]]
+    assert scores == sorted(scores, reverse=True) and len(rankings[0][4]) == 10

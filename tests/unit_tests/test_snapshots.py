@@ -128,9 +128,13 @@ def assert_as_rebuilt(memory: MemoryOS) -> UserState:
     return state
 
 
-def contexts(memory: MemoryOS) -> list[set[str]]:
-    """The words of the contexts of the queries (pages of equal score may come in another order)."""
-    return [set(memory.retrieve(q, user_id=USER, thread_id="t", touch=False).to_prompt().split()) for q in QUERIES]
+def contexts(memory: MemoryOS) -> list[tuple[str, list[tuple[str, float]]]]:
+    """The contexts of the queries: the prompt, and the pages with their scores in order (ties too: by key)."""
+    out = []
+    for q in QUERIES:
+        ctx = memory.retrieve(q, user_id=USER, thread_id="t", touch=False)
+        out.append((ctx.to_prompt(), [(hit.page.id, hit.score) for hit in ctx.pages]))
+    return out
 
 
 # -- the checks, on any shared store (SQLite here, PostgreSQL in the integration tests) ------------------

@@ -24,3 +24,22 @@ def test_search_many_is_search_per_query_to_the_bit(size: int) -> None:
     for k in (1, 5, len(index), len(index) + 3):
         assert index.search_many(queries, k) == [index.search(q, k) for q in queries]
     assert index.search_many([], 3) == []
+
+
+def test_equal_scores_rank_by_key_whatever_order_the_vectors_came_in() -> None:
+    rng = np.random.default_rng(3)
+    vectors = rng.normal(size=(40, 384)).astype(np.float32)
+    vectors[10:30] = vectors[0]  # 21 copies of one vector: 21 equal scores for any query
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    keys = [f"k{i:02d}" for i in range(40)]
+    query = vectors[0] + 0.01 * rng.normal(size=384).astype(np.float32)
+    results = []
+    for seed in range(5):
+        order = rng.permutation(40) if seed else np.arange(40)
+        index = VectorIndex(384)
+        index.add_many([keys[i] for i in order], vectors[order])
+        results.append([index.search(query, k) for k in (1, 4, 21, 25)])
+        assert index.search_many([query, vectors[1]], 4) == [index.search(query, 4), index.search(vectors[1], 4)]
+    assert all(r == results[0] for r in results)
+    assert [key for key, _ in results[0][1]] == ["k00", "k10", "k11", "k12"]  # the copies cut by key
+    assert len({score for _, score in results[0][2]}) == 1  # the 21 copies first, all equal
