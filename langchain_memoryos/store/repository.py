@@ -43,6 +43,7 @@ from langchain_memoryos.store.snapshot import (
     REPLAY_LIMIT,
     SNAPSHOT,
     SNAPSHOT_EVERY,
+    STATE_PARTS,
     apply_changes,
     decode_snapshot,
 )
@@ -112,6 +113,39 @@ def _every(namespace: tuple[str, ...]) -> Step[list[Item]]:
         if len(items) < limit:
             return items
         limit *= 2
+
+
+#: A change a journal row names: the namespace after the user's label, and the key.
+Change = tuple[tuple[str, ...], str]
+
+
+def _journal_link(value: Any) -> tuple[str, list[Change]] | None:
+    """A journal row's value as ``(previous version, changes)``; ``None`` when it is not a well-formed link.
+
+    Well-formed: a dict with ``"prev"`` a string and ``"keys"`` a list of
+    changes, each a list of strings — a namespace part of the user's state
+    (:data:`~langchain_memoryos.store.snapshot.STATE_PARTS`), any further parts, then the key.
+
+    Example:
+        >>> _journal_link({"prev": "v1", "keys": [["pages", "p_1"], ["stm", "t", "p_2"]]})
+        ('v1', [(('pages',), 'p_1'), (('stm', 't'), 'p_2')])
+        >>> broken = (5, {"keys": []}, {"prev": "v1", "keys": [["pages"]]}, {"prev": "v", "keys": "x"})
+        >>> [_journal_link(v) for v in broken]
+        [None, None, None, None]
+    """
+    if not isinstance(value, dict):
+        return None
+    prev, keys = value.get("prev"), value.get("keys")
+    if not isinstance(prev, str) or not isinstance(keys, list):
+        return None
+    changes: list[Change] = []
+    for change in keys:
+        if not isinstance(change, list) or len(change) < 2 or not all(isinstance(x, str) and x for x in change):
+            return None
+        if change[0] not in STATE_PARTS:
+            return None
+        changes.append((tuple(change[:-1]), change[-1]))
+    return prev, changes
 
 
 def _version(item: Any) -> str | None:
@@ -410,7 +444,14 @@ class MemoryRepository:
         marks = (GetOp(state.ns(_DELETING), _TOMBSTONE), GetOp(state.ns("version"), "v"))
         snapshots = self.shared and self.snapshots
         token = (yield ChangeToken()) if self.shared else None  # before the first read: the state is current as of it
-        head = yield StoreBatch((*marks, GetOp(state.ns(SNAPSHOT), "state")) if snapshots else marks)
+        if snapshots:
+            try:
+                head = yield StoreBatch((*marks, GetOp(state.ns(SNAPSHOT), "state")))
+            except ValueError as exc:  # a row the store cannot parse (SQLite: JSON text cut or edited)
+                logger.warning("user %r: a stored row cannot be read (%s): the user is rebuilt", user_id, exc)
+                head = [*(yield StoreBatch(marks)), None]
+        else:
+            head = yield StoreBatch(marks)
         if head[0] is not None:  # an interrupted deletion: finish it, the user starts empty
             state.completed_deletion = yield from self._finish_deletion(user_id)
             self._states[user_id] = state
@@ -489,7 +530,11 @@ class MemoryRepository:
             return None
         restored = decode_snapshot(item.value, state)
         if restored is None or restored.version is None:
-            logger.warning("user %r: snapshot unusable (torn, altered or of another format): rebuilt", state.user_id)
+            logger.warning(
+                "user %r: snapshot unusable (torn, altered, copied from another user or scope, restamped, or of "
+                "another format): rebuilt from the records",
+                state.user_id,
+            )
             return None
         restored.chain_gap, restored.snapshot_every = state.chain_gap, state.snapshot_every
         if restored.version == state.version:
@@ -507,13 +552,29 @@ class MemoryRepository:
         journal rows found are noted in ``note.journal`` for the next snapshot
         to delete, and ``target`` must not be used (it may be half changed).
         """
-        rows = yield from self.search_all(target.ns(JOURNAL))
-        links: dict[str, tuple[str, list[Any]]] = {}
+        try:
+            rows = yield from self.search_all(target.ns(JOURNAL))
+        except ValueError as exc:  # a row the store cannot parse (SQLite: JSON text cut or edited)
+            logger.warning("user %r: the journal cannot be read (%s): rebuilt from the records", target.user_id, exc)
+            return False
+        links: dict[str, tuple[str, list[Change]]] = {}
+        broken: list[str] = []
         for row in rows:
-            prev, keys = row.value.get("prev"), row.value.get("keys")
-            if isinstance(prev, str) and isinstance(keys, list):
-                links[prev] = (row.key, keys)
-        path: list[tuple[str, list[Any]]] = []
+            link = _journal_link(row.value)
+            if link is None or link[0] in links:  # not a link, or a second row from one version: not followed
+                broken.append(row.key)
+            else:
+                links[link[0]] = (row.key, link[1])
+        if broken:
+            logger.warning(
+                "user %r: %d journal rows are not well-formed links (%s): rebuilt from the records",
+                target.user_id,
+                len(broken),
+                ", ".join(repr(key) for key in broken[:3]),
+            )
+            note.journal = [row.key for row in rows]
+            return False
+        path: list[tuple[str, list[Change]]] = []
         version = target.version
         while version != stamp:
             step = links.get(version) if version is not None else None
@@ -523,12 +584,17 @@ class MemoryRepository:
                 return False
             path.append(step)
             version = step[0]
-        changed = list(dict.fromkeys((tuple(str(x) for x in c[:-1]), str(c[-1])) for _, keys in path for c in keys))
+        changed = list(dict.fromkeys(change for _, keys in path for change in keys))
         current = yield StoreBatch(tuple(GetOp(target.ns(*tail), key) for tail, key in changed))
         values = [
             (tail, key, it.value if it is not None else None) for (tail, key), it in zip(changed, current, strict=True)
         ]
-        if not apply_changes(target, values):
+        try:
+            applied = apply_changes(target, values)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:  # a changed record that does not parse
+            logger.warning("user %r: a journaled change cannot be applied (%r): rebuilt", target.user_id, exc)
+            applied = False
+        if not applied:
             note.journal = [row.key for row in rows]
             return False
         target.version = stamp

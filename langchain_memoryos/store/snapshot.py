@@ -14,7 +14,8 @@ version) two rows keep that cost away:
   facts decoded only when used: :class:`LazyRecords`), the vectors as float32
   matrices, BM25 as bags of words (:class:`~langchain_memoryos.retrieval.lexical.Bags`)
   and the chain windows' members — with the version it was taken at and a
-  SHA-256 of its body;
+  SHA-256 that binds the memory's scope root, the user's label, that version
+  and the body (:func:`snapshot_checksum`);
 * the **journal** (``("memoryos", <u>, "journal")``): one row per flush, keyed
   by the version the flush made, naming the version before it and the records
   it changed (written in the flush's own batch, so in its transaction).
@@ -24,10 +25,20 @@ version stamp, the snapshot and the journal. A snapshot at the current version
 is used as is; an older one is used only if the journal links its version to
 the current one, and then the records the linking flushes changed are read
 again and applied (removed first, then put back from their current rows). A
-snapshot whose checksum, format or dimension is wrong (a torn or foreign
-row), or that no journal path links to the stamp (a writer that bypassed the
-memory, an import, a deletion), is never used: the user is rebuilt from its
-records. A snapshot is written, in a flush's batch and so at the version that
+snapshot whose checksum, format or dimension is wrong (a torn row; a row copied
+from another user or scope; a row whose version was edited to the current stamp;
+a row of an older format), or that no journal path links to the stamp (a writer
+that bypassed the memory, an import, a deletion), is never used: the user is
+rebuilt from its records (logged). A journal row that is not a well-formed link
+(a value of the wrong type, a missing field, JSON that does not parse) is never
+followed either: the user is rebuilt, and the next snapshot deletes the rows it can.
+
+The checksum catches rows that are torn, misfiled or stale; it is no
+protection against someone who can rewrite the store's rows: they can compute
+the checksum of what they write, and they can as well rewrite the records the
+user is rebuilt from. So no key is offered (an HMAC over the snapshot alone
+would leave the records and the journal as open as they are): access to the
+store is what protects a memory. A snapshot is written, in a flush's batch and so at the version that
 flush makes, after a rebuild, after a long journal replay, and every
 :data:`SNAPSHOT_EVERY` flushes of one process; it deletes the journal rows it
 covers.
@@ -42,6 +53,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
+import hmac
 import json
 import zlib
 from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
@@ -70,12 +83,15 @@ __all__ = [
     "apply_changes",
     "decode_snapshot",
     "encode_snapshot",
+    "snapshot_checksum",
 ]
 
 #: The snapshot format; a row of another format is not read (the user is rebuilt, and a new snapshot written).
 #: 2: the MTM and STM page vectors in one block (restored without a copy), the records' texts end to end with
 #: their offsets, the header and texts compressed with Zstandard (a codec byte each), the chain as columns.
-FORMAT = 2
+#: 3: the checksum a SHA-256 of the scope root, the user's label, the version and the body (2 had a CRC-32 of the
+#: body alone, which a row copied to another user or given another version still passed).
+FORMAT = 3
 #: The namespace parts of the snapshot and the journal.
 SNAPSHOT, JOURNAL = "snapshot", "journal"
 #: The namespaces (after the user's label) whose records make the state; the journal names changes to these.
@@ -239,6 +255,27 @@ def _texts(records: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
+def snapshot_checksum(root: Sequence[str], label: str, version: str, body: bytes) -> str:
+    """The SHA-256 (hex) that binds a snapshot's body to its scope root, user label and version stamp.
+
+    A row moved to another user or scope, or given another version, no longer
+    matches its checksum. (Anyone who can write the rows can compute it: see the module docstring.)
+
+    Example:
+        >>> a = snapshot_checksum(("memoryos",), "ana", "v1", b"body")
+        >>> a == snapshot_checksum(("memoryos",), "bob", "v1", b"body"), len(a)
+        (False, 64)
+        >>> a == snapshot_checksum(("memoryos",), "ana", "v2", b"body")  # another version
+        False
+        >>> a == snapshot_checksum(("app", "%agent", "coach"), "ana", "v1", b"body")  # another scope
+        False
+    """
+    digest = hashlib.sha256(json.dumps([FORMAT, list(root), label, version]).encode("utf-8", "surrogatepass"))
+    digest.update(b"\0")
+    digest.update(body)
+    return digest.hexdigest()
+
+
 def encode_snapshot(state: UserState) -> dict[str, Any]:
     """The store value of a snapshot of ``state`` at ``state.version`` (its lexicon built if it was not).
 
@@ -248,7 +285,7 @@ def encode_snapshot(state: UserState) -> dict[str, Any]:
         >>> s = UserState(user_id="u", label="u", dimension=2); s.version = "v1"
         >>> s.put_page(DialoguePage(id="p", user_input="pottery", agent_response=""), np.ones(2, np.float32))
         >>> value = encode_snapshot(s); value["version"], value["format"]
-        ('v1', 2)
+        ('v1', 3)
         >>> twin = decode_snapshot(value, s)
         >>> twin.pages["p"].user_input, len(twin.page_index), twin.indices.lexicon([]).bags().keys
         ('pottery', 1, ['p'])
@@ -284,10 +321,12 @@ def encode_snapshot(state: UserState) -> dict[str, Any]:
     encoded = [t.encode("utf-8") for t in texts]
     arrays["t:offsets"] = np.concatenate(([0], np.cumsum([len(t) for t in encoded], dtype=np.int64)))
     body = _pack(header, arrays, {"texts": b"".join(encoded)})
+    if state.version is None:
+        raise ValueError("a snapshot is taken at a version stamp: the state has none (it is not in a shared store)")
     return {
         "format": FORMAT,
         "version": state.version,
-        "crc32": zlib.crc32(body),
+        "sha256": snapshot_checksum(state.root, state.label, state.version, body),
         "data": base64.b64encode(body).decode("ascii"),
     }
 
@@ -371,26 +410,37 @@ def _unpack(body: bytes) -> tuple[dict[str, Any], dict[str, np.ndarray[Any, Any]
 def decode_snapshot(value: Any, like: UserState) -> UserState | None:
     """The state saved in a snapshot row, for the user of ``like`` (its ids and dimension); ``None`` if unusable.
 
-    Unusable: not a snapshot of this format, another dimension, a body that
-    fails its checksum (a torn or altered row), or contents that do not hold
-    together. The caller then rebuilds the user from its records.
+    Unusable: not a snapshot of this format, another dimension, a checksum
+    that does not match the body *and* ``like``'s scope root, label and the
+    row's version (a torn or altered row, a row copied from another user or
+    scope, a version edited: :func:`snapshot_checksum`), or contents that do
+    not hold together. The caller then rebuilds the user from its records.
 
     Example:
         >>> from langchain_memoryos.store.state import UserState
-        >>> like = UserState(user_id="u", label="u", dimension=2)
-        >>> decode_snapshot({"format": FORMAT, "version": "v", "crc32": 0, "data": ""}, like) is None
+        >>> like = UserState(user_id="u", label="u", dimension=2); like.version = "v1"
+        >>> decode_snapshot({"format": FORMAT, "version": "v", "sha256": "0", "data": ""}, like) is None
         True
-        >>> old = encode_snapshot(like) | {"format": 1}  # an older layout: never read as this one
+        >>> good = encode_snapshot(like)
+        >>> old = good | {"format": 2}  # an older layout: never read as this one
         >>> decode_snapshot(old, like) is None, decode_snapshot(old | {"format": FORMAT}, like) is not None
         (True, True)
+        >>> bob = UserState(user_id="bob", label="bob", dimension=2)
+        >>> decode_snapshot(good, bob) is None  # misfiled: another user's row
+        True
+        >>> decode_snapshot(good | {"version": "v2"}, like) is None  # stale: restamped to another version
+        True
     """
     from langchain_memoryos.store.state import UserState
 
     if not isinstance(value, dict) or value.get("format") != FORMAT or not isinstance(value.get("data"), str):
         return None
+    version, checksum = value.get("version"), value.get("sha256")
+    if not isinstance(version, str) or not isinstance(checksum, str):
+        return None
     try:
         body = binascii.a2b_base64(value["data"])  # a str of ASCII: no copy to bytes first
-        if zlib.crc32(body) != value.get("crc32"):
+        if not hmac.compare_digest(snapshot_checksum(like.root, like.label, version, body), checksum):
             return None
         header, arrays, blobs = _unpack(body)
         if header["dimension"] != like.dimension:
@@ -398,7 +448,7 @@ def decode_snapshot(value: Any, like: UserState) -> UserState | None:
         state = UserState(
             user_id=like.user_id, label=like.label, dimension=like.dimension, shared=like.shared, root=like.root
         )
-        state.version = value.get("version")
+        state.version = version
         state.meta = dict(header["meta"])
         if header["persona"] is not None:
             state.persona = Persona.from_dict(header["persona"])

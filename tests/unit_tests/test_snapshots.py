@@ -9,9 +9,11 @@ The PostgreSQL versions are in tests/integration_tests/test_snapshots.py.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -220,6 +222,94 @@ def check_a_torn_or_altered_snapshot_is_never_read(open_memory: Callable[[], Mem
             assert not isinstance(state.pages, LazyRecords)
 
 
+#: Writes one row's value as raw JSON text, bypassing the store's API (as a hand, a tool or an attacker would):
+#: ``(namespace, key, text)``.
+RawWrite = Callable[[tuple[str, ...], str, str], None]
+
+PIN = "My bank PIN is 4711, keep it secret."
+
+
+def check_a_snapshot_copied_from_another_user_or_restamped_is_never_used(open_memory: Callable[[], MemoryOS]) -> None:
+    """Bob's snapshot row in Ana's place (version edited to Ana's stamp), or Ana's old row restamped: rebuilt."""
+    with open_memory() as writer:
+        build(writer, 10)  # the first flush wrote Ana's snapshot, the next ones journal rows
+        writer.add_turn(PIN, "Noted.", user_id="bob", thread_id="t")  # Bob's first flush: his snapshot
+        store: BaseStore = writer.store
+        ana, bob = (*writer.repository.namespace(USER), SNAPSHOT), (*writer.repository.namespace("bob"), SNAPSHOT)
+        stamp_ns = writer.repository.namespace(USER, "version")
+        old = store.get(ana, "state")
+        bob_row = store.get(bob, "state")
+        assert old is not None and bob_row is not None
+        build(writer, 4, start=10)  # Ana moves on: her snapshot is now behind her stamp
+        expected = contexts(writer)
+        expected_pin = writer.retrieve("What is my PIN?", user_id=USER, thread_id="t", touch=False).to_prompt()
+    assert "4711" not in expected_pin
+    for value in (bob_row.value, old.value):
+        with open_memory() as memory:
+            stamp = memory.store.get(stamp_ns, "v")
+            assert stamp is not None
+            memory.store.put(ana, "state", {**value, "version": stamp.value["v"]})  # one edited field
+        with open_memory() as memory:
+            state = assert_as_rebuilt(memory)
+            assert not isinstance(state.pages, LazyRecords)  # rebuilt from the records
+            assert memory.retrieve("What is my PIN?", user_id=USER, thread_id="t", touch=False).to_prompt() == (
+                expected_pin
+            )
+            assert contexts(memory) == expected
+            assert memory.check(user_id=USER) == []
+
+
+def check_garbage_journal_rows_never_break_a_load(
+    open_memory: Callable[[], MemoryOS], raw: RawWrite, *, text_json: bool
+) -> None:
+    """Journal rows of the wrong types, with fields missing or (``text_json``) JSON cut short: the user is rebuilt.
+
+    Each broken row either replaces a real link of the chain (a corrupted row) or comes beside them (an extra row);
+    every load of the user still succeeds and answers as a clean rebuild does.
+    """
+    with open_memory() as writer:
+        build(writer, 12)  # a snapshot at the first flush, then 11 journal rows: a new process replays them
+        expected = contexts(writer)
+        store: BaseStore = writer.store
+        journal = (*writer.repository.namespace(USER), JOURNAL)
+        rows = sorted(store.search(journal, limit=100), key=lambda row: row.key)
+        assert len(rows) == 11
+    victim = rows[4]
+    prev = victim.value["prev"]
+    garbage = [
+        "5",
+        "[1, 2]",
+        '"a string"',
+        "null",
+        '{"keys": [["pages", "p_x"]]}',  # no "prev"
+        f'{{"prev": "{prev}"}}',  # no "keys"
+        f'{{"prev": "{prev}", "keys": "pages"}}',
+        f'{{"prev": "{prev}", "keys": [5, ["pages"]]}}',
+        f'{{"prev": "{prev}", "keys": [[7, "k"], ["pages", null]]}}',
+        f'{{"prev": "{prev}", "keys": [["nowhere", "k"]]}}',
+        f'{{"prev": 12, "keys": {json.dumps(victim.value["keys"])}}}',
+    ]
+    if text_json:
+        garbage += [f'{{"prev": "{prev}", "keys": [["pag', "{"]
+    for text in garbage:
+        for key in (victim.key, "0-extra-row"):  # a corrupted link, then a stray row beside the chain
+            raw(journal, key, text)
+            with open_memory() as memory:
+                state = assert_as_rebuilt(memory)
+                assert not isinstance(state.pages, LazyRecords), text  # rebuilt from the records
+                assert contexts(memory) == expected, text
+            if key == victim.key:
+                raw(journal, key, json.dumps(victim.value))
+            else:
+                with open_memory() as memory:
+                    memory.store.delete(journal, key)
+    with open_memory() as memory:  # the chain is whole again: the snapshot and the journal are used
+        state = assert_as_rebuilt(memory)
+        assert isinstance(state.pages, LazyRecords)
+        build(memory, 1, start=12)
+        assert memory.check(user_id=USER) == []
+
+
 def check_reads_beside_a_writer_process_never_use_a_stale_snapshot(
     target: str, backend: str, open_memory: Callable[[], MemoryOS]
 ) -> None:
@@ -303,6 +393,46 @@ def test_a_snapshot_the_journal_does_not_reach_is_never_used(open_sqlite: Callab
 
 def test_a_torn_or_altered_snapshot_is_never_read(open_sqlite: Callable[[], MemoryOS]) -> None:
     check_a_torn_or_altered_snapshot_is_never_read(open_sqlite)
+
+
+def sqlite_raw(path: str) -> RawWrite:
+    """Write a row's value as raw JSON text into the SQLite file (LangGraph's ``store`` table)."""
+
+    def write(namespace: tuple[str, ...], key: str, text: str) -> None:
+        with sqlite3.connect(path) as conn:
+            conn.execute(
+                "INSERT INTO store (prefix, key, value) VALUES (?, ?, ?) "
+                "ON CONFLICT (prefix, key) DO UPDATE SET value = excluded.value",
+                (".".join(namespace), key, text),
+            )
+        conn.close()
+
+    return write
+
+
+def test_a_snapshot_copied_from_another_user_or_restamped_is_never_used(open_sqlite: Callable[[], MemoryOS]) -> None:
+    check_a_snapshot_copied_from_another_user_or_restamped_is_never_used(open_sqlite)
+
+
+def test_garbage_journal_rows_never_break_a_load(sqlite_target: str, open_sqlite: Callable[[], MemoryOS]) -> None:
+    check_garbage_journal_rows_never_break_a_load(open_sqlite, sqlite_raw(sqlite_target), text_json=True)
+
+
+def test_a_snapshot_row_that_does_not_parse_is_rebuilt_and_replaced(
+    sqlite_target: str, open_sqlite: Callable[[], MemoryOS]
+) -> None:
+    with open_sqlite() as writer:
+        build(writer, 10)
+        expected = contexts(writer)
+        ns = (*writer.repository.namespace(USER), SNAPSHOT)
+    sqlite_raw(sqlite_target)(ns, "state", '{"format": 3, "data": "TU9T')  # the JSON text cut short
+    with open_sqlite() as memory:
+        state = assert_as_rebuilt(memory)
+        assert not isinstance(state.pages, LazyRecords)
+        assert contexts(memory) == expected
+        build(memory, 1, start=10)  # the rebuild's first flush writes a new snapshot over the broken row
+    with open_sqlite() as memory:
+        assert isinstance(assert_as_rebuilt(memory).pages, LazyRecords)
 
 
 def test_reads_beside_a_writer_process_never_use_a_stale_snapshot(
