@@ -26,6 +26,7 @@ from langgraph.store.base import BaseStore, GetOp, ListNamespacesOp, Op, SearchO
 from langchain_memoryos.embeddings import MiniLMEmbeddings, aencode_texts, encode_texts
 from langchain_memoryos.pipeline.judgements import Judgement
 from langchain_memoryos.store.changes import change_token, count_write
+from langchain_memoryos.store.visits import batch_without_waiting, sqlite_twin
 from langchain_memoryos.threads import side_threads
 
 if TYPE_CHECKING:
@@ -73,6 +74,9 @@ class StoreBatch:
     """
 
     ops: tuple[Op, ...]
+    #: ``False``: fail at once rather than wait for a write lock another connection holds
+    #: (:func:`~langchain_memoryos.store.visits.batch_without_waiting`; a read's visits)
+    wait: bool = field(default=True, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -505,6 +509,8 @@ def _perform_sync(effect: Effect, services: Services) -> Any:
     if isinstance(effect, StoreBatch):
         if _writes(effect.ops):
             count_write(services.store)  # before the write: see store/changes.py
+        if not effect.wait and effect.ops:
+            return batch_without_waiting(services.store, effect.ops)
         return services.store.batch(effect.ops) if effect.ops else []
     if isinstance(effect, ChangeToken):
         return change_token(services.store)
@@ -573,6 +579,8 @@ async def _perform_async(effect: Effect, services: Services) -> Any:
             return []
         if _writes(effect.ops):
             count_write(services.store)  # before the write: see store/changes.py
+        if not effect.wait and sqlite_twin(services.store) is not None:
+            return await asyncio.to_thread(batch_without_waiting, services.store, effect.ops)
         if services._async_store is not False:
             try:
                 res = await services.store.abatch(effect.ops)

@@ -24,13 +24,16 @@ Retrieval makes no model call. Mid-term pages are ranked one of two ways
   then the top pages inside them by cosine.
 
 The segments that hold the returned pages get ``N_visit + 1`` and fresh
-recency (the user's conversation clock), which is the only write.
+recency (the user's conversation clock), which is the only write; it never
+makes the read wait for the store's write lock or fail
+(:mod:`~langchain_memoryos.store.visits`).
 """
 
 from __future__ import annotations
 
 import copy
 import functools
+import logging
 import operator
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
@@ -65,12 +68,15 @@ from langchain_memoryos.schema import (
     page_words,
     stm_line,
 )
-from langchain_memoryos.scoring import f_score, segment_heat, top_k
+from langchain_memoryos.scoring import f_score, top_k
 from langchain_memoryos.store.repository import MemoryRepository, UserLease, UserState, flush
 from langchain_memoryos.store.vector_index import Vector
+from langchain_memoryos.store.visits import Visit, apply_visits
 from langchain_memoryos.threads import side_threads, single_math_thread
 
 __all__ = ["READ_STAGES", "ReadRun", "context_words", "copy_page", "read", "retrieve", "run_read_stage"]
+
+logger = logging.getLogger(__name__)
 
 #: How deep each ranking of the fusion looks (at least this many pages).
 _FUSION_DEPTH = 100
@@ -212,8 +218,12 @@ def stage_retrieve_mtm(settings: EngineSettings, r: ReadRun) -> None:
     r.next = "assemble_context"
 
 
-def stage_assemble_context(settings: EngineSettings, r: ReadRun) -> Step[None]:
-    """``assemble_context``: no fact that repeats a shown page, freed words refilled; segment visits saved."""
+def stage_assemble_context(repo: MemoryRepository, settings: EngineSettings, r: ReadRun) -> Step[None]:
+    """``assemble_context``: no fact that repeats a shown page, freed words refilled; segment visits saved.
+
+    The visits are written without waiting for the store's write lock; when
+    they cannot be, they are applied later (:mod:`~langchain_memoryos.store.visits`).
+    """
     assert r.state is not None and r.ctx is not None
     config = settings.config
     ctx = r.ctx
@@ -230,9 +240,10 @@ def stage_assemble_context(settings: EngineSettings, r: ReadRun) -> Step[None]:
             config=config,
         )
     ctx.pages = [ScoredPage(copy_page(hit.page), hit.score, hit.side) for hit in ctx.pages]
-    _visit_segments(r.state, settings, ctx, touch=r.touch)
-    if r.touch:
-        yield from flush(r.state)
+    if not r.touch:
+        _list_segments(r.state, settings, ctx)
+    elif not (yield from _visit_segments(r.state, settings, ctx)):
+        repo.evict(r.user_id)  # the visits are counted in it but not stored: it is reloaded from the store
     r.next = "done"
 
 
@@ -261,7 +272,7 @@ def run_read_stage(repo: MemoryRepository, settings: EngineSettings, r: ReadRun)
     elif spec.name == "retrieve_mtm":
         stage_retrieve_mtm(settings, r)
     else:
-        yield from stage_assemble_context(settings, r)
+        yield from stage_assemble_context(repo, settings, r)
     if r.next not in spec.routes:
         raise ValueError(f"read stage {spec.name!r} routed to {r.next!r}; its routes are {spec.routes}")
 
@@ -604,8 +615,8 @@ def _drop_covered_facts(ctx: MemoryContext) -> bool:
     return dropped
 
 
-def _visit_segments(state: UserState, settings: EngineSettings, ctx: MemoryContext, *, touch: bool = True) -> None:
-    """Segments hit: ``N_visit + 1``, fresh recency, new heat (``touch=False``: listed only, unchanged).
+def _hit_segments(state: UserState, settings: EngineSettings, ctx: MemoryContext) -> list[tuple[str, float]]:
+    """The segments a read hit, with their scores.
 
     With the paper's ranking these are the selected segments; with hybrid
     ranking, the segments of the best-ranked pages, at most ``top_segments``
@@ -618,24 +629,49 @@ def _visit_segments(state: UserState, settings: EngineSettings, ctx: MemoryConte
     else:
         ranked = dict.fromkeys(h.page.segment_id for h in ctx.pages if h.page.segment_id in state.segments)
         hit_ids = [seg_id for seg_id in ranked if seg_id is not None][: config.top_segments]
-    clock = state.clock
     best: dict[str | None, float] = {}  # each segment's best page score (the first of equal ones)
     for hit in ctx.pages:
         if hit.page.segment_id not in best or hit.score > best[hit.page.segment_id]:
             best[hit.page.segment_id] = hit.score
-    visited: list[ScoredSegment] = []
-    for seg_id in hit_ids:
-        seg = state.segments[seg_id]
-        if not touch:
-            visited.append(ScoredSegment(_copy_segment(seg), scores.get(seg_id, best.get(seg_id, 0.0))))
-            continue
-        seg.n_visit += 1
-        if clock is not None:
-            seg.last_access = clock
-        seg.heat = segment_heat(seg, clock, config)
-        state.put_segment(seg)
-        visited.append(ScoredSegment(_copy_segment(seg), scores.get(seg_id, best.get(seg_id, 0.0))))
-    ctx.segments = visited
+    return [(seg_id, scores.get(seg_id, best.get(seg_id, 0.0))) for seg_id in hit_ids]
+
+
+def _list_segments(state: UserState, settings: EngineSettings, ctx: MemoryContext) -> None:
+    """``touch=False``: the segments hit, listed in the context (copies), unchanged."""
+    hits = _hit_segments(state, settings, ctx)
+    ctx.segments = [ScoredSegment(_copy_segment(state.segments[seg_id]), score) for seg_id, score in hits]
+
+
+def _visit_segments(state: UserState, settings: EngineSettings, ctx: MemoryContext) -> Step[bool]:
+    """Step: segments hit get ``N_visit + 1``, fresh recency, new heat, written without waiting; listed in ``ctx``.
+
+    The user's visits that earlier reads could not write are counted first
+    (in order). Returns ``False`` when the store did not take the batch (its
+    write lock held by another connection, a full disk, …): logged, the visits
+    stay pending (:mod:`~langchain_memoryos.store.visits`), and the caller drops
+    the cached state they were counted in.
+    """
+    hits = _hit_segments(state, settings, ctx)
+    pending = state.pending_visits
+    visits = pending.take(state.user_id) if pending is not None else []
+    visits += [Visit(seg_id, state.clock, settings.config) for seg_id, _ in hits]
+    apply_visits(state, visits)
+    ctx.segments = [ScoredSegment(_copy_segment(state.segments[seg_id]), score) for seg_id, score in hits]
+    try:
+        yield from flush(state, wait=False)
+    except Exception as exc:  # noqa: BLE001 - whatever the store raised, the read answers (the visits wait)
+        if pending is not None:
+            pending.put_back(state.user_id, visits)
+        logger.warning(
+            "user %r: %d segment visits not written (%s: %s); the context is returned, and the visits are applied "
+            "with this user's next write or counted read in this process",
+            state.user_id,
+            len(visits),
+            type(exc).__name__,
+            exc,
+        )
+        return False
+    return True
 
 
 def _copy_persona(persona: Persona) -> Persona:

@@ -49,6 +49,7 @@ from langchain_memoryos.store.snapshot import (
 )
 from langchain_memoryos.store.state import UserState, next_revision
 from langchain_memoryos.store.vector_index import Vector, VectorIndex, decode_vector
+from langchain_memoryos.store.visits import PendingVisits, apply_visits
 
 __all__ = [
     "ROOT",
@@ -153,8 +154,13 @@ def _version(item: Any) -> str | None:
     return str(value.get("v")) if isinstance(value, dict) and value.get("v") else None
 
 
-def flush(state: UserState) -> Step[None]:
+def flush(state: UserState, *, wait: bool = True) -> Step[None]:
     """Step: write the state's buffered operations in one store batch (nothing when there are none).
+
+    The user's pending visits (:mod:`~langchain_memoryos.store.visits`: those
+    earlier reads could not write) are applied first and go in the same batch;
+    if the batch fails they stay pending. ``wait=False``: a batch that fails at
+    once rather than wait for another connection's write lock (a read's visits).
 
     When the store gives change tokens (:mod:`~langchain_memoryos.store.changes`)
     and this batch was the only write since the state was known current, the
@@ -169,12 +175,20 @@ def flush(state: UserState) -> Step[None]:
         >>> [item.namespace for item in store.search(("memoryos",))], state.pending
         ([('memoryos', 'u', 'persona')], [])
     """
+    pending = state.pending_visits
+    queued = pending.take(state.user_id) if pending is not None else []
+    apply_visits(state, queued)  # visits earlier reads could not write go with this batch (see store/visits.py)
     ops = state.take_ops()
     if not ops:
         return
     before = yield ChangeToken()
     known, state.current_at = state.current_at, None  # unknown while the batch runs (or if it fails)
-    yield StoreBatch(ops)
+    try:
+        yield StoreBatch(ops, wait=wait)
+    except BaseException:
+        if pending is not None:
+            pending.put_back(state.user_id, queued)
+        raise
     after = yield ChangeToken()
     if known is not None and known == before and unchanged_after(before, after):
         state.current_at = after
@@ -223,6 +237,8 @@ class MemoryRepository:
         self._guard = threading.Lock()
         #: users whose next load rebuilds them from their records (:meth:`invalidate`)
         self._from_records: set[str] = set()
+        #: segment visits reads could not write yet, applied with the user's next flush (store/visits.py)
+        self.visits = PendingVisits()
 
     def namespace(self, user_id: str, *parts: str) -> tuple[str, ...]:
         """The namespace ``(*root, <encoded user>, *parts)``.
@@ -439,6 +455,7 @@ class MemoryRepository:
                     return state
         label = encode_label(user_id)
         state = UserState(user_id=user_id, label=label, dimension=self.dimension, shared=self.shared, root=self.root)
+        state.pending_visits = self.visits
         state.chain_gap = self.chain_gap_seconds
         state.snapshot_every = self.snapshot_every if self.snapshots else 0
         marks = (GetOp(state.ns(_DELETING), _TOMBSTONE), GetOp(state.ns("version"), "v"))
@@ -537,6 +554,7 @@ class MemoryRepository:
             )
             return None
         restored.chain_gap, restored.snapshot_every = state.chain_gap, state.snapshot_every
+        restored.pending_visits = state.pending_visits
         if restored.version == state.version:
             return restored
         assert state.version is not None
@@ -774,6 +792,7 @@ class MemoryRepository:
             yield StoreBatch(tuple(PutOp(ns, key, None) for ns, key in rows))
         yield StoreBatch((PutOp(tombstone, _TOMBSTONE, None), PutOp(version, "v", None)))
         self.invalidate(user_id)
+        self.visits.drop(user_id)  # a deleted user's visits are never applied (to a new user of the same id)
         yield Purge()
         # the rows counted are the user's records: not the index snapshot and journal derived from them
         at = len(self.namespace(user_id))

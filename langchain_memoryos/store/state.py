@@ -28,6 +28,7 @@ from langchain_memoryos.store.indices import DerivedIndices
 from langchain_memoryos.store.layout import ROOT, encode_label
 from langchain_memoryos.store.snapshot import JOURNAL, SNAPSHOT, SNAPSHOT_EVERY, STATE_PARTS, encode_snapshot
 from langchain_memoryos.store.vector_index import Vector, VectorIndex, encode_vector
+from langchain_memoryos.store.visits import PendingVisits
 
 __all__ = ["UserState", "next_revision"]
 
@@ -90,6 +91,8 @@ class UserState:
     snapshot_every: int = SNAPSHOT_EVERY
     #: the memory's scope (:func:`~langchain_memoryos.store.layout.scope_root`)
     root: tuple[str, ...] = (ROOT,)
+    #: the repository's visits not written yet (:mod:`~.visits`): the next flush of this user applies them
+    pending_visits: PendingVisits | None = field(default=None, repr=False)
     indices: DerivedIndices = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
