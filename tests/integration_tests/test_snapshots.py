@@ -14,6 +14,7 @@ from tests.unit_tests.test_snapshots import (
     check_a_new_process_loads_the_snapshot_as_if_rebuilt,
     check_a_snapshot_behind_the_stamp_is_brought_up_to_date,
     check_a_snapshot_copied_from_another_user_or_restamped_is_never_used,
+    check_a_snapshot_row_that_does_not_parse_is_rebuilt_and_replaced,
     check_a_snapshot_the_journal_does_not_reach_is_never_used,
     check_a_torn_or_altered_snapshot_is_never_read,
     check_garbage_journal_rows_never_break_a_load,
@@ -79,3 +80,7 @@ def test_a_snapshot_copied_from_another_user_or_restamped_is_never_used(open_pg:
 
 def test_garbage_journal_rows_never_break_a_load(pg: str, open_pg: Callable[[], MemoryOS]) -> None:
     check_garbage_journal_rows_never_break_a_load(open_pg, postgres_raw(pg), text_json=False)
+
+
+def test_a_snapshot_row_that_does_not_parse_is_rebuilt_and_replaced(pg: str, open_pg: Callable[[], MemoryOS]) -> None:
+    check_a_snapshot_row_that_does_not_parse_is_rebuilt_and_replaced(open_pg, postgres_raw(pg), "5")  # not an object

@@ -314,6 +314,24 @@ def check_garbage_journal_rows_never_break_a_load(
         assert memory.check(user_id=USER) == []
 
 
+def check_a_snapshot_row_that_does_not_parse_is_rebuilt_and_replaced(
+    open_memory: Callable[[], MemoryOS], raw: RawWrite, text: str
+) -> None:
+    """A snapshot row the store itself cannot read (``text``): the load rebuilds, the next flush replaces the row."""
+    with open_memory() as writer:
+        build(writer, 10)
+        expected = contexts(writer)
+        ns = (*writer.repository.namespace(USER), SNAPSHOT)
+    raw(ns, "state", text)
+    with open_memory() as memory:
+        state = assert_as_rebuilt(memory)
+        assert not isinstance(state.pages, LazyRecords)
+        assert contexts(memory) == expected
+        build(memory, 1, start=10)  # the rebuild's first flush writes a new snapshot over the broken row
+    with open_memory() as memory:
+        assert isinstance(assert_as_rebuilt(memory).pages, LazyRecords)
+
+
 def check_reads_beside_a_writer_process_never_use_a_stale_snapshot(
     target: str, backend: str, open_memory: Callable[[], MemoryOS]
 ) -> None:
@@ -425,18 +443,11 @@ def test_garbage_journal_rows_never_break_a_load(sqlite_target: str, open_sqlite
 def test_a_snapshot_row_that_does_not_parse_is_rebuilt_and_replaced(
     sqlite_target: str, open_sqlite: Callable[[], MemoryOS]
 ) -> None:
-    with open_sqlite() as writer:
-        build(writer, 10)
-        expected = contexts(writer)
-        ns = (*writer.repository.namespace(USER), SNAPSHOT)
-    sqlite_raw(sqlite_target)(ns, "state", '{"format": 3, "data": "TU9T')  # the JSON text cut short
-    with open_sqlite() as memory:
-        state = assert_as_rebuilt(memory)
-        assert not isinstance(state.pages, LazyRecords)
-        assert contexts(memory) == expected
-        build(memory, 1, start=10)  # the rebuild's first flush writes a new snapshot over the broken row
-    with open_sqlite() as memory:
-        assert isinstance(assert_as_rebuilt(memory).pages, LazyRecords)
+    check_a_snapshot_row_that_does_not_parse_is_rebuilt_and_replaced(
+        open_sqlite,
+        sqlite_raw(sqlite_target),
+        '{"format": 3, "data": "TU9T',  # the JSON text cut short
+    )
 
 
 def test_reads_beside_a_writer_process_never_use_a_stale_snapshot(
