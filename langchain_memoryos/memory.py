@@ -649,7 +649,11 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
                 ``"messages"``; see ``MemoryOSConfig.stm_view``); ``None``: the config's.
             touch: count the visit (segments hit get ``N_visit + 1`` and fresh
                 recency, so heat follows use, as in the paper); ``False`` reads
-                without writing anything (a preview, ``memoryos recall``).
+                without writing anything (a preview, ``memoryos recall``). The
+                visit never makes the read wait or fail: when the store cannot
+                take it at once (another connection holds SQLite's write lock, a
+                full disk) it is logged and applied with the user's next write
+                (see :mod:`langchain_memoryos.store.visits`).
 
         Returns:
             The context (``to_prompt()``, ``to_system_message()``, ``source_ids()``).

@@ -254,11 +254,10 @@ def check_a_snapshot_copied_from_another_user_or_restamped_is_never_used(open_me
             assert stamp is not None
             memory.store.put(ana, "state", {**value, "version": stamp.value["v"]})  # one edited field
         with open_memory() as memory:
+            pin = memory.retrieve("What is my PIN?", user_id=USER, thread_id="t", touch=False).to_prompt()
+            assert "4711" not in pin and pin == expected_pin  # never Bob's text: Ana's own answer
             state = assert_as_rebuilt(memory)
             assert not isinstance(state.pages, LazyRecords)  # rebuilt from the records
-            assert memory.retrieve("What is my PIN?", user_id=USER, thread_id="t", touch=False).to_prompt() == (
-                expected_pin
-            )
             assert contexts(memory) == expected
             assert memory.check(user_id=USER) == []
 
