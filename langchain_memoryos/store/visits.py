@@ -168,8 +168,9 @@ def apply_visits(state: UserState, visits: Iterable[Visit]) -> None:
     """Count visits on the state's segments (``N_visit + 1``, recency, heat) and buffer their rewrites.
 
     Recency is never moved back (a late visit keeps a newer ``last_access``);
-    heat is computed at the visit's clock, as the read computed it. A visit
-    to a segment that is no longer there is skipped.
+    heat is computed at the visit's clock, as the read computed it (at that
+    newer access, for a late visit). A visit to a segment that is no longer
+    there is skipped.
 
     Example:
         >>> import datetime as dt, numpy as np
@@ -191,7 +192,8 @@ def apply_visits(state: UserState, visits: Iterable[Visit]) -> None:
         seg.n_visit += 1
         if visit.at is not None and visit.at > seg.last_access:
             seg.last_access = visit.at
-        seg.heat = segment_heat(seg, visit.at, visit.config)
+        # at the visit's clock (as the read computed it), or at a newer access a late visit found
+        seg.heat = segment_heat(seg, None if visit.at is None else seg.last_access, visit.config)
         state.put_segment(seg)
 
 
