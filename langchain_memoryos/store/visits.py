@@ -43,7 +43,8 @@ import logging
 import sqlite3
 import threading
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -203,11 +204,39 @@ _TWINS: weakref.WeakKeyDictionary[Any, BaseStore] = weakref.WeakKeyDictionary()
 _TWINS_LOCK = threading.Lock()
 
 
+def _twin_class() -> type[Any]:
+    """``SqliteStore`` whose transactions start with ``BEGIN IMMEDIATE`` and are rolled back whole on any error."""
+    from langgraph.store.sqlite import SqliteStore
+
+    class NoWaitSqliteStore(SqliteStore):
+        @contextmanager
+        def _cursor(self, *, transaction: bool = True) -> Iterator[sqlite3.Cursor]:
+            with self.lock:
+                if transaction:
+                    self.conn.execute("BEGIN IMMEDIATE")  # the write lock, or (busy_timeout 0) an error at once
+                cur = self.conn.cursor()
+                try:
+                    yield cur
+                except BaseException:
+                    if transaction:
+                        self.conn.execute("ROLLBACK")  # nothing of a batch that failed half way is kept
+                    raise
+                else:
+                    if transaction:
+                        self.conn.execute("COMMIT")
+                finally:
+                    cur.close()
+
+    return NoWaitSqliteStore
+
+
 def sqlite_twin(store: Any) -> BaseStore | None:
     """A second ``SqliteStore`` over ``store``'s own connection (its own Python lock), or ``None`` if not SQLite.
 
     ``SqliteStore.batch`` takes the store's lock, so the batch that must not
-    wait runs through this twin while :func:`batch_without_waiting` holds that lock.
+    wait runs through this twin while :func:`batch_without_waiting` holds that
+    lock. The twin's transactions take the write lock first (``BEGIN
+    IMMEDIATE``) and are rolled back whole when any statement fails.
 
     Example:
         >>> from langgraph.store.memory import InMemoryStore
@@ -229,7 +258,7 @@ def sqlite_twin(store: Any) -> BaseStore | None:
     with _TWINS_LOCK:
         twin = _TWINS.get(store)
         if twin is None:
-            made = SqliteStore(store.conn, ttl=store.ttl_config)
+            made = _twin_class()(store.conn, ttl=store.ttl_config)
             made.is_setup = True
             twin = _TWINS[store] = made
     return twin
@@ -239,10 +268,11 @@ def batch_without_waiting(store: BaseStore, ops: Sequence[Op]) -> list[Result]:
     """Run ``ops`` in one batch that fails at once rather than wait for a write lock held by another connection.
 
     On LangGraph's ``SqliteStore`` the batch runs with ``busy_timeout`` 0 on
-    the store's connection (restored after): when another connection (another
-    process, a tool, an open ``BEGIN IMMEDIATE``) holds the database's write
-    lock, it raises ``sqlite3.OperationalError`` ("database is locked") at once
-    and writes nothing. It waits for this process's own use of the connection
+    the store's connection (restored after), in a transaction that starts by
+    taking the write lock: when another connection (another process, a tool,
+    an open ``BEGIN IMMEDIATE``) holds it, it raises ``sqlite3.OperationalError``
+    ("database is locked") at once, and a batch that fails on any statement is
+    rolled back whole. It waits for this process's own use of the connection
     only up to :data:`CONNECTION_WAIT` seconds (else ``TimeoutError``). Any
     other store runs the batch as usual (on PostgreSQL a read holds the user's
     advisory lock, so no memory process holds the rows a visit rewrites).
