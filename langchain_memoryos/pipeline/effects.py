@@ -26,7 +26,7 @@ from langgraph.store.base import BaseStore, GetOp, ListNamespacesOp, Op, SearchO
 from langchain_memoryos.embeddings import MiniLMEmbeddings, aencode_texts, encode_texts
 from langchain_memoryos.pipeline.judgements import Judgement
 from langchain_memoryos.store.changes import change_token, count_write
-from langchain_memoryos.threads import side_threads
+from langchain_memoryos.threads import beside, side_threads
 
 if TYPE_CHECKING:
     from langchain_memoryos.controllers.base import MemoryController
@@ -517,7 +517,7 @@ def _perform_sync(effect: Effect, services: Services) -> Any:
         read = _reader(effect, services)
         if read is None:
             return _perform_sync(effect.embed, services), None
-        reading = side_threads().submit(_read_quietly, read, effect.page)
+        reading = beside(_read_quietly, read, effect.page)
         return _perform_sync(effect.embed, services), reading.result()
     if isinstance(effect, Wait):
         return effect.future.result(timeout=effect.timeout)
