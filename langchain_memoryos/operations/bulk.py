@@ -57,7 +57,7 @@ MIN_PARALLEL_PAGES = 24
 WORKER_TIMEOUT_SECONDS = 30.0
 WORKER_SECONDS_PER_PAGE = 1.0
 
-_WORKER = Helper("analyser", "langchain_memoryos.operations.bulk:_analyse")
+_WORKER = Helper("analyser", "langchain_memoryos.operations.analyser:page_contents")
 
 
 def turn_fields(item: Any, index: int = 0) -> dict[str, Any]:
@@ -122,17 +122,6 @@ def _checked(runtime: Runtime, turns: Iterable[Any], user_id: Any, thread_id: An
 
 
 # -- the page analyses computed ahead -------------------------------------------
-def _page_contents(page_keywords: int, pages: list[DialoguePage]) -> list[PageContent]:
-    """The pages' contents (in the worker process): what ``analyze_page`` reads off each page alone."""
-    controller = HeuristicController(page_keywords=page_keywords)
-    return [controller.page_content(p) for p in pages]
-
-
-def _analyse(request: tuple[int, list[DialoguePage]]) -> list[PageContent]:
-    """The worker process's task: :func:`_page_contents` of one request."""
-    return _page_contents(*request)
-
-
 def _pool() -> Helper | None:
     """The worker process that analyses pages on a second core (started on first use, kept), or ``None``.
 
