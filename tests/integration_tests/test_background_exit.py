@@ -28,12 +28,15 @@ TURNS = textwrap.dedent(
 )
 
 
-def _run(backend: str, target: str, body: str) -> subprocess.CompletedProcess[str]:
+def _script(backend: str, target: str, body: str) -> list[str]:
     """A script that opens a background-mode memory, runs ``body`` and ends without closing it."""
     script = f"import atexit, sys\nfrom langchain_memoryos import MemoryOS\nTARGET = {target!r}\n"
-    script += f"memory = {OPEN[backend]}\n" + textwrap.dedent(body)
+    return [sys.executable, "-c", script + f"memory = {OPEN[backend]}\n" + textwrap.dedent(body)]
+
+
+def _run(backend: str, target: str, body: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", script],
+        _script(backend, target, body),
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
@@ -89,3 +92,30 @@ def test_turns_queued_by_an_atexit_hook_are_written_inline(tmp_path: Path) -> No
     with MemoryOS.from_sqlite(target) as memory:
         bob = memory.stats(user_id="bob")
         assert bob.stm_pages + bob.mtm_pages == 40 and memory.check(user_id="bob") == []
+
+
+def test_sigterm_with_the_documented_line_stores_every_queued_turn(tmp_path: Path) -> None:
+    # Python's default SIGTERM ends the process without exit hooks; the one line of docs/architecture.md
+    # ("Background writes") makes SIGTERM end it as sys.exit() does
+    body = TURNS + textwrap.dedent(
+        """
+        import signal, threading
+        signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
+        print("queued", flush=True)
+        threading.Event().wait(600)
+        """
+    )
+    target = str(tmp_path / "memory.db")
+    proc = subprocess.Popen(
+        _script("sqlite", target, body),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "queued\n"
+    proc.terminate()
+    _, err = proc.communicate(timeout=TIMEOUT)
+    assert proc.returncode == 0 and "background write" not in err, err[-3000:]
+    assert _stored("sqlite", target) == EVERY_TURN
