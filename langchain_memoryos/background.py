@@ -8,6 +8,18 @@ user's queued turns, so the memory always reads its own writes. ``flush()``
 waits for everything, and raises :class:`BackgroundWriteError` if a queued
 write failed; ``close()`` drains the queue, then stops the workers.
 
+At interpreter exit (the main script returned, called ``sys.exit()``, or
+let an exception escape) every writer still open is drained before the
+interpreter's thread pools shut down: its hook is registered with
+``threading._register_atexit``, which runs before ``concurrent.futures``
+stops its executors (a plain ``atexit`` hook runs after, when a write could
+no longer use them). A turn queued after that (by an ``atexit`` hook, say)
+is written inline, in the caller's thread. No signal handler is installed:
+a process killed with ``SIGKILL`` loses the turns still queued, and so does
+one stopped by ``SIGTERM`` under Python's default handling, which ends the
+process without running exit hooks (see docs/architecture.md, "Background
+writes", for the line a server adds).
+
 Example:
     >>> w = BackgroundWriter(max_workers=2)
     >>> done = []
@@ -20,8 +32,10 @@ Example:
 
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
+import weakref
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -49,6 +63,35 @@ class BackgroundWriteError(RuntimeError):
         super().__init__(f"{len(failures)} background write(s) failed; first: {first!r}")
 
 
+_OPEN: weakref.WeakSet[BackgroundWriter] = weakref.WeakSet()  # the writers the exit hook drains
+_HOOK_LOCK = threading.Lock()
+_HOOKED = False
+_EXITING = False
+
+
+def _drain_at_exit() -> None:
+    """At interpreter exit: every open writer drained (its failures logged), later writes done inline."""
+    global _EXITING
+    _EXITING = True
+    for writer in list(_OPEN):
+        writer._drain_all()
+
+
+def _hook_exit() -> bool:
+    """Register :func:`_drain_at_exit` once; ``False`` when the interpreter is exiting already."""
+    global _HOOKED
+    with _HOOK_LOCK:
+        if _HOOKED:
+            return not _EXITING
+        register = getattr(threading, "_register_atexit", None)  # before concurrent.futures' own exit hook
+        try:
+            register(_drain_at_exit) if register is not None else atexit.register(_drain_at_exit)
+        except RuntimeError:  # "can't register atexit after shutdown": write inline
+            return False
+        _HOOKED = True
+        return True
+
+
 class BackgroundWriter:
     """Per-user ordered queues served by a thread pool.
 
@@ -69,9 +112,14 @@ class BackgroundWriter:
         self._failures: list[tuple[str, BaseException]] = []
         self._cond = threading.Condition()
         self._closed = False
+        self._inline = not _hook_exit()  # writes run in the caller's thread (the interpreter is exiting)
+        _OPEN.add(self)
 
     def submit(self, user_id: str, write: Callable[[], object]) -> None:
         """Queue ``write`` after the user's earlier writes.
+
+        Once the interpreter is exiting (or the worker threads are gone), the
+        write runs in the caller's thread instead, after the user's earlier ones.
 
         Raises:
             RuntimeError: the writer is closed.
@@ -83,7 +131,22 @@ class BackgroundWriter:
             if user_id in self._running:
                 return
             self._running.add(user_id)
-        self._pool.submit(self._drain, user_id)
+        if not (self._inline or _EXITING):
+            try:
+                self._pool.submit(self._drain, user_id)
+                return
+            except RuntimeError:  # the interpreter shut the pool down: written here
+                pass
+        self._drain(user_id)
+
+    def _drain_all(self) -> None:
+        """At exit: wait for every queued write (the hook of :func:`_drain_at_exit`); failures are logged."""
+        self._inline = True
+        self.wait()
+        with self._cond:
+            failed = len(self._failures)
+        if failed:
+            logger.error("memoryos: %d background write(s) failed before exit (each logged above)", failed)
 
     def _drain(self, user_id: str) -> None:
         while True:

@@ -12,7 +12,8 @@ its methods on ``batch`` and ``abatch``. The methods are grouped by concern
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from contextlib import asynccontextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -308,6 +309,37 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         """
         await asyncio.to_thread(self.close)
 
+    @asynccontextmanager
+    async def lifespan(self, app: Any = None) -> AsyncIterator[MemoryOS]:
+        """A server's lifespan: the memory for the server's life, its queued writes stored at shutdown.
+
+        Starlette and FastAPI call ``lifespan(app)`` and hold the context for
+        the server's life: ``FastAPI(lifespan=memory.lifespan)``. On leaving,
+        the memory waits for its queued background writes (without blocking
+        the event loop) and closes its store (:meth:`aclose`). Servers such as
+        uvicorn turn ``SIGTERM`` into a shutdown that leaves the lifespan, so
+        a server stopped that way stores every queued turn.
+
+        Args:
+            app: the application (unused: the memory is the same for any).
+
+        Yields:
+            This memory.
+
+        Example:
+            >>> import asyncio
+            >>> memory = MemoryOS(write_mode="background")
+            >>> async def serve():  # as Starlette runs an application's lifespan
+            ...     async with memory.lifespan(app=None) as m:
+            ...         m.add_turn("I play the cello.", "Lovely.", user_id="u")  # queued
+            >>> asyncio.run(serve()); len(memory.get_stm(user_id="u"))  # stored at shutdown
+            1
+        """
+        try:
+            yield self
+        finally:
+            await self.aclose()
+
     async def __aenter__(self) -> MemoryOS:
         return self
 
@@ -317,10 +349,20 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         await self.aclose()
 
     def close(self) -> None:
-        """Close what :meth:`from_sqlite` opened (no-op otherwise).
+        """Store the queued background writes, then close what :meth:`from_sqlite` / :meth:`from_postgres` opened.
+
+        Idempotent. ``with MemoryOS(...) as memory:`` calls it on leaving the
+        block, ``async with`` calls :meth:`aclose`, and :meth:`lifespan` does
+        for a server. In background mode, queued turns are also stored at
+        interpreter exit without it (see :mod:`langchain_memoryos.background`
+        for what a killed process loses); a write that failed is reported by
+        :meth:`flush`, not by ``close``, which logs it.
 
         Example:
-            >>> MemoryOS().close()
+            >>> memory = MemoryOS(write_mode="background")
+            >>> _ = memory.add_turn("I moved to Oslo.", "Nice!", user_id="u")
+            >>> memory.close(); len(memory.get_stm(user_id="u"))  # the queue was drained first
+            1
         """
         while self._agents:
             self._agents.popitem()[1].close()  # the agents' views (they own no connection)

@@ -26,11 +26,13 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, TypeVar
 
-__all__ = ["side_threads", "single_math_thread"]
+__all__ = ["beside", "side_threads", "single_math_thread"]
+
+T = TypeVar("T")
 
 _CONTROLLER: Any = None
 _LOCK = threading.Lock()
@@ -105,3 +107,25 @@ def side_threads() -> ThreadPoolExecutor:
         if _SIDE is None:
             _SIDE = ThreadPoolExecutor(2, thread_name_prefix="memoryos-side")
         return _SIDE
+
+
+def beside(function: Callable[..., T], *args: Any) -> Future[T]:
+    """``function(*args)`` on a side thread (:func:`side_threads`), or here once the interpreter is exiting.
+
+    At interpreter exit ``concurrent.futures`` refuses new work ("cannot
+    schedule new futures after shutdown"); a write made then (a background
+    turn flushed at exit, an ``atexit`` hook's) runs its side work inline.
+
+    Example:
+        >>> beside(sum, [1, 2]).result()
+        3
+    """
+    try:
+        return side_threads().submit(function, *args)
+    except RuntimeError:  # the interpreter shut its thread pools down: run it here
+        future: Future[T] = Future()
+        try:
+            future.set_result(function(*args))
+        except BaseException as exc:  # noqa: BLE001 - given to the caller through the future, as a thread's
+            future.set_exception(exc)
+        return future

@@ -228,7 +228,16 @@ class MiniLMEmbeddings(Embeddings):
             # forward passes on several cores at once, the costliest first: the last to end are short ones
             plan.sort(key=lambda chunk: -len(chunk) * max(len(ids[i]) for i in chunk))
             with ThreadPoolExecutor(min(threads, len(plan))) as pool:
-                list(pool.map(run, plan))
+                passes = []
+                for i, chunk in enumerate(plan):
+                    try:
+                        passes.append(pool.submit(run, chunk))
+                    except RuntimeError:  # the interpreter is exiting (no new threads): the rest run here
+                        for rest in plan[i:]:
+                            run(rest)
+                        break
+                for done in passes:
+                    done.result()
             return out
         for chunk in plan:
             run(chunk)

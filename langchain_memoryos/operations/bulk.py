@@ -5,8 +5,9 @@ window by window, the turns' pages are embedded in one encoder batch, the
 analysis of the pages that will leave STM during the call (keywords and
 facts, a pure function of each page:
 :meth:`~langchain_memoryos.controllers.heuristic.HeuristicController.page_content`)
-is computed ahead — in a worker process on a second core where the platform
-can fork — and their facts' summaries are embedded in one batch too. Then the
+is computed ahead — in a worker process on a second core (a spawned
+:class:`~langchain_memoryos.operations.helper.Helper`, never a fork) — and
+their facts' summaries are embedded in one batch too. Then the
 turns run through the write stages one by one, exactly as ``add_turn`` runs
 them (:func:`~langchain_memoryos.pipeline.write.run_turn`), answering the
 analyses and embeddings from what was computed ahead: the same pages,
@@ -19,19 +20,16 @@ stored in one store batch (:func:`_write_window`).
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import sys
-import threading
-import warnings
 from collections.abc import Iterable, Mapping
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from typing import Any
 
 from langchain_memoryos.amu import admitted_summaries
 from langchain_memoryos.controllers.base import PageAnalysis
 from langchain_memoryos.controllers.heuristic import HeuristicController, PageContent
+from langchain_memoryos.operations.helper import Helper, HelperError
 from langchain_memoryos.operations.runtime import Runtime
 from langchain_memoryos.operations.turns import message_turns, turn_input
 from langchain_memoryos.operations.validation import check_user
@@ -54,13 +52,12 @@ THREADS = max(1, min(2, os.cpu_count() or 1))
 #: Fewer pages to analyse than this: analysed in this process (a worker's round trip would cost more).
 MIN_PARALLEL_PAGES = 24
 
-_POOL: ProcessPoolExecutor | None = None
-
-#: How long a window waits for the worker's analyses (plus a second per page) before doing them itself: a worker
-#: forked while another thread held a lock may hang, and a bulk write never waits for ever on it.
+#: How long a window waits for the worker's analyses (plus a second per page) before doing them itself (and
+#: stopping the worker for good): a bulk write never waits for ever on it.
 WORKER_TIMEOUT_SECONDS = 30.0
 WORKER_SECONDS_PER_PAGE = 1.0
-_POOL_LOCK = threading.Lock()
+
+_WORKER = Helper("analyser", "langchain_memoryos.operations.analyser:page_contents")
 
 
 def turn_fields(item: Any, index: int = 0) -> dict[str, Any]:
@@ -125,41 +122,25 @@ def _checked(runtime: Runtime, turns: Iterable[Any], user_id: Any, thread_id: An
 
 
 # -- the page analyses computed ahead -------------------------------------------
-def _page_contents(page_keywords: int, pages: list[DialoguePage]) -> list[PageContent]:
-    """The pages' contents (in the worker process): what ``analyze_page`` reads off each page alone."""
-    controller = HeuristicController(page_keywords=page_keywords)
-    return [controller.page_content(p) for p in pages]
+def _pool() -> Helper | None:
+    """The worker process that analyses pages on a second core (started on first use, kept), or ``None``.
 
-
-def _pool() -> ProcessPoolExecutor | None:
-    """The worker process that analyses pages on a second core (forked once per process), or ``None``.
-
-    ``None`` with one CPU, or where forking is not the safe way to start a
-    process (macOS, Windows): the pages are then analysed in this process.
+    ``None`` with one CPU, outside POSIX, and once the worker failed: the
+    pages are then analysed in this process.
     """
-    global _POOL
-    if (os.cpu_count() or 1) < 2 or sys.platform != "linux" or "fork" not in multiprocessing.get_all_start_methods():
+    if (os.cpu_count() or 1) < 2 or os.name != "posix" or _WORKER.failed:
         return None
-    with _POOL_LOCK:
-        if _POOL is None:
-            _POOL = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
-        return _POOL
+    return _WORKER
 
 
-def _submit(pool: ProcessPoolExecutor, page_keywords: int, pages: list[DialoguePage]) -> Future[list[PageContent]]:
-    with warnings.catch_warnings():  # the child runs pure-Python analysis only, never a thread of this process
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return pool.submit(_page_contents, page_keywords, pages)
+def _submit(pool: Helper, page_keywords: int, pages: list[DialoguePage]) -> Future[list[PageContent]] | None:
+    """The future of the pages' contents from the worker, or ``None`` while it starts (analyse them here)."""
+    return pool.submit((page_keywords, pages))
 
 
 def _drop_pool() -> None:
-    global _POOL
-    with _POOL_LOCK:
-        broken, _POOL = _POOL, None
-    if broken is not None:
-        for process in list(getattr(broken, "_processes", {}).values()):  # a hung worker is killed, not left behind
-            process.kill()
-        broken.shutdown(wait=False, cancel_futures=True)
+    """Stop the worker for good (it failed or hung): pages are analysed in this process from now on."""
+    _WORKER.stop("did not answer in time")
 
 
 class _Primed:
@@ -246,11 +227,7 @@ def _analyse_ahead(plan: _Plan, w: int) -> None:
     pool = _pool()
     if pool is None:
         return
-    try:
-        plan.jobs[w] = _submit(pool, plan.analyser.page_keywords, plan.ahead[w])
-    except Exception:  # noqa: BLE001 - no worker: the pages are analysed here
-        _drop_pool()
-        plan.parallel = False
+    plan.jobs[w] = _submit(pool, plan.analyser.page_keywords, plan.ahead[w])  # None: analysed here
 
 
 def _write_turns(runtime: Runtime, plan: _Plan) -> Step[None]:
@@ -269,7 +246,9 @@ def _write_turns(runtime: Runtime, plan: _Plan) -> Step[None]:
             if job is not None:
                 try:
                     found = yield Wait(job, timeout=WORKER_TIMEOUT_SECONDS + WORKER_SECONDS_PER_PAGE * len(pages))
-                except Exception:  # noqa: BLE001 - the worker died or hung: analyse here (same function, same result)
+                except HelperError:  # the worker raised or stopped (logged): analyse here (same function, same result)
+                    pass
+                except Exception:  # noqa: BLE001 - the worker hung: analyse here, and stop it
                     _drop_pool()
             if found is None:
                 found = [plan.analyser.page_content(p) for p in pages]

@@ -27,7 +27,7 @@ from langchain_memoryos.embeddings import MiniLMEmbeddings, aencode_texts, encod
 from langchain_memoryos.pipeline.judgements import Judgement
 from langchain_memoryos.store.changes import change_token, count_write
 from langchain_memoryos.store.visits import batch_without_waiting, sqlite_twin
-from langchain_memoryos.threads import side_threads
+from langchain_memoryos.threads import beside, side_threads
 
 if TYPE_CHECKING:
     from langchain_memoryos.controllers.base import MemoryController
@@ -523,7 +523,7 @@ def _perform_sync(effect: Effect, services: Services) -> Any:
         read = _reader(effect, services)
         if read is None:
             return _perform_sync(effect.embed, services), None
-        reading = side_threads().submit(_read_quietly, read, effect.page)
+        reading = beside(_read_quietly, read, effect.page)
         return _perform_sync(effect.embed, services), reading.result()
     if isinstance(effect, Wait):
         return effect.future.result(timeout=effect.timeout)

@@ -72,7 +72,7 @@ from langchain_memoryos.scoring import f_score, top_k
 from langchain_memoryos.store.repository import MemoryRepository, UserLease, UserState, flush
 from langchain_memoryos.store.vector_index import Vector
 from langchain_memoryos.store.visits import Visit, apply_visits
-from langchain_memoryos.threads import side_threads, single_math_thread
+from langchain_memoryos.threads import beside, single_math_thread
 
 __all__ = ["READ_STAGES", "ReadRun", "context_words", "copy_page", "read", "retrieve", "run_read_stage"]
 
@@ -390,7 +390,7 @@ def _rank_hybrid(
         chain = state.chain(config.chain_gap_seconds)
         rank = functools.partial(chain.scores, qvec, query_tokens, depth=_FUSION_DEPTH, k=config.rrf_k, weights=weights)
         if len(state.pages) >= PARALLEL_RANKING_PAGES:  # the same searches, on the other core (FAISS frees the GIL)
-            pending = side_threads().submit(rank)
+            pending = beside(rank)
         else:
             by_size = rank()
     dense = _dense(state, qvec, other, depth) if config.dense_weight > 0 else []

@@ -120,6 +120,24 @@ def test_close_drains_the_queue() -> None:
         _turn(memory, "ana", 99)
 
 
+def test_a_servers_lifespan_stores_the_queued_turns_and_closes_the_store(tmp_path: Any) -> None:
+    memory = MemoryOS.from_sqlite(tmp_path / "memory.db", controller=SlowController(), write_mode="background")
+
+    async def serve(app: object) -> None:  # as Starlette and FastAPI run ``lifespan=memory.lifespan``
+        async with memory.lifespan(app) as m:
+            assert m is memory
+            for i in range(8):
+                await m.aadd_turn(
+                    f"turn {i}", "ok", user_id="ana", thread_id="t", timestamp=T0 + dt.timedelta(minutes=i)
+                )
+
+    asyncio.run(serve(object()))
+    with pytest.raises(RuntimeError, match="closed"):
+        _turn(memory, "ana", 99)
+    with MemoryOS.from_sqlite(tmp_path / "memory.db") as again:
+        assert [p.user_input for p in _all_pages(again, "ana")] == [f"turn {i}" for i in range(8)]
+
+
 def test_async_add_turn_and_aflush() -> None:
     memory = MemoryOS(write_mode="background")
 

@@ -130,6 +130,8 @@ def test_add_turns_stores_what_add_turn_stores_one_by_one(
         monkeypatch.setattr(bulk, "WORKER_TIMEOUT_SECONDS", 0.01)
         monkeypatch.setattr(bulk, "WORKER_SECONDS_PER_PAGE", 0.0)
     elif worker:
+        pool = bulk._pool()
+        assert pool is None or pool.ready(120)  # the spawned worker started (it is kept for the process's life)
         submit = bulk._submit
         monkeypatch.setattr(
             bulk, "_submit", lambda pool, k, pages: submitted.append(len(pages)) or submit(pool, k, pages)
