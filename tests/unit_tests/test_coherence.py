@@ -78,7 +78,8 @@ def test_two_memories_over_one_in_memory_store_take_turns_between_threads() -> N
     for memory in memories:
         assert memory.check(user_id="u") == []
         pages = memory.get_stm(user_id="u", thread_id="t") + memory.list_pages(user_id="u")
-        assert sorted(p.user_input for p in pages) == sorted(f"Writer {n} says {i}." for n in range(2) for i in range(10))
+        written = sorted(f"Writer {n} says {i}." for n in range(2) for i in range(10))
+        assert sorted(p.user_input for p in pages) == written
 
 
 def test_scopes_over_one_in_memory_store_stay_apart() -> None:
@@ -146,7 +147,8 @@ def test_threads_writing_one_user_through_two_sqlite_stores_take_turns(tmp_path:
         assert not errors and not any(w.is_alive() for w in workers)
         assert memories[0].check(user_id="u") == []
         pages = memories[1].get_stm(user_id="u", thread_id="t") + memories[1].list_pages(user_id="u")
-        assert sorted(p.user_input for p in pages) == sorted(f"Writer {n} says {i}." for n in range(2) for i in range(8))
+        written = sorted(f"Writer {n} says {i}." for n in range(2) for i in range(8))
+        assert sorted(p.user_input for p in pages) == written
     finally:
         for memory in memories:
             memory.close()
