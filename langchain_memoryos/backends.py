@@ -71,7 +71,8 @@ class Coherence:
 
     Attributes:
         kind: ``"sqlite"``, ``"postgres"``, ``"memory"`` (an ``InMemoryStore``, or an
-            ``SqliteStore`` over ``:memory:``: one object is the whole database) or ``"other"``.
+            ``SqliteStore`` over ``:memory:``: one object is the whole database), ``"other"``,
+            or ``"given"`` (the caller gave the process locks: ``from_sqlite``, ``from_postgres``).
         shared: check a cached user's version against the store on every operation
             (with change tokens where the store gives them).
         locks: per-user locks between processes (``None``: none).
