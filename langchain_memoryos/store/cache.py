@@ -43,12 +43,13 @@ __all__ = ["DEFAULT_CACHE_BYTES", "LockTable", "UserCache", "UserStates", "estim
 DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
 
 #: What a loaded user costs besides its records (its five FAISS indices, maps, the state itself).
-BASE_BYTES = 32_000
-#: What one record (a page, a segment or a fact) costs besides its text and its vectors: its object, its
-#: FAISS ids, its BM25 postings, chain windows and page facts (calibrated by RSS, see docs/architecture.md).
-RECORD_BYTES = 16_000
-#: What one character of a page's text costs (the text, its tokens, words and the facts read off it).
-CHAR_BYTES = 10
+BASE_BYTES = 12_000
+#: What one record (a page, a segment or a fact) costs besides its text and its vectors (its object, FAISS
+#: ids, BM25 postings, chain windows); with ``16 * dimension`` for its vectors (calibrated by RSS: see
+#: docs/architecture.md, "Memory bounds").
+RECORD_BYTES = 2_000
+#: What one character of a record's text costs (the text, its tokens and words, the facts read off it).
+CHAR_BYTES = 16
 
 L = TypeVar("L")
 
@@ -154,6 +155,14 @@ class UserStates:
             self.bytes += entry.refresh()
             self._shrink()
             return entry.state
+
+    def refresh(self, user_id: str) -> None:
+        """Re-estimate the user's size (after a write), dropping others if it is now over the bound."""
+        with self._guard:
+            entry = self._entries.get(user_id)
+            if entry is not None:
+                self.bytes += entry.refresh()
+                self._shrink()
 
     def __getitem__(self, user_id: str) -> UserState:
         state = self.get(user_id)

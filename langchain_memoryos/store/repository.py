@@ -228,6 +228,7 @@ class MemoryRepository:
 
         def noted() -> None:
             self.cache.changed(user_id)
+            self._states.refresh(user_id)  # the write may have grown the user: its size estimate follows
             release()
 
         return noted

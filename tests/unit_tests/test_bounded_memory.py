@@ -28,7 +28,7 @@ USERS = 120
 
 
 def test_the_loaded_users_stay_within_max_cache_bytes_and_the_dropped_reload(tmp_path: Path) -> None:
-    budget = 1_000_000  # about 25 one-turn users
+    budget = 600_000  # about 28 one-turn users
     memory = MemoryOS.from_sqlite(tmp_path / "m.db", config=MemoryOSConfig(max_cache_bytes=budget))
     try:
         for n in range(USERS):
