@@ -9,6 +9,13 @@
   :mod:`langchain_memoryos.store.postgres`.
 * Any other ``BaseStore`` is used as given.
 
+A store passed to ``MemoryOS(store)`` directly is recognised (:func:`coherence`):
+an ``SqliteStore``, ``PostgresStore`` or ``AsyncPostgresStore`` gets what
+``from_sqlite`` / ``from_postgres`` give (version checks with change tokens,
+per-user locks between processes); the memories over one ``InMemoryStore``
+object share one cache; any other store gets a version check per operation.
+The table of what each guarantees is in docs/architecture.md.
+
 ``MemoryOS.from_sqlite`` / ``from_postgres`` / ``setup`` / ``vacuum`` delegate here.
 
 Example:
@@ -23,15 +30,19 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import sys
+import threading
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from langgraph.store.base import BaseStore
 
 from langchain_memoryos.operations.validation import check_sqlite_path
+from langchain_memoryos.store.locks import ProcessLocks
 
-__all__ = ["Owner", "from_postgres", "from_sqlite", "setup", "sqlite_purge", "vacuum"]
+__all__ = ["Coherence", "Owner", "coherence", "from_postgres", "from_sqlite", "setup", "sqlite_purge", "vacuum"]
 
 #: The logger these notes always used (they lived in ``langchain_memoryos.memory``).
 logger = logging.getLogger("langchain_memoryos.memory")
@@ -52,6 +63,127 @@ class Owner(Protocol):
 
 
 M = TypeVar("M", bound=Owner)
+
+
+@dataclass
+class Coherence:
+    """How the memories over one store stay coherent (what :func:`coherence` found for it).
+
+    Attributes:
+        kind: ``"sqlite"``, ``"postgres"``, ``"memory"`` (an ``InMemoryStore``, or an
+            ``SqliteStore`` over ``:memory:``: one object is the whole database), ``"other"``,
+            or ``"given"`` (the caller gave the process locks: ``from_sqlite``, ``from_postgres``).
+        shared: check a cached user's version against the store on every operation
+            (with change tokens where the store gives them).
+        locks: per-user locks between processes (``None``: none).
+        closers: what the memory closes when it is closed (the lock file, the lock pool).
+
+    Example:
+        >>> Coherence("memory", shared=False).locks is None
+        True
+    """
+
+    kind: str
+    shared: bool
+    locks: ProcessLocks | None = None
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+
+#: the store types already warned about (a warning once per type)
+_WARNED: set[type] = set()
+_WARN_LOCK = threading.Lock()
+
+
+def _loaded(module: str, name: str) -> type | None:
+    """A class of an optional package, only if that module is imported (a store of it exists only then)."""
+    found = getattr(sys.modules.get(module), name, None)
+    return found if isinstance(found, type) else None
+
+
+def coherence(store: BaseStore) -> Coherence:
+    """What a store given to ``MemoryOS(store)`` directly gets, so that every memory over it sees one memory.
+
+    * ``SqliteStore`` over a file: version checks with change tokens, and per-user
+      locks between processes on ``<database file>.locks`` (the file found from the
+      connection), as :func:`from_sqlite`; over ``:memory:``: as an ``InMemoryStore``.
+    * ``PostgresStore`` / ``AsyncPostgresStore``: version checks, and per-user
+      advisory locks on a pool of their own to the store's database (closed with the memory), as :func:`from_postgres`.
+    * ``InMemoryStore``: nothing to check; the memories over one object share their cache.
+    * any other store: a version check on every operation, without locks between
+      processes (a warning, once per store type: one writer process per user is the caller's rule).
+
+    Example:
+        >>> from langgraph.store.memory import InMemoryStore
+        >>> coherence(InMemoryStore()).kind
+        'memory'
+        >>> import sqlite3, tempfile, os
+        >>> from langgraph.store.sqlite import SqliteStore
+        >>> path = os.path.join(tempfile.mkdtemp(), "m.db")
+        >>> found = coherence(SqliteStore(sqlite3.connect(path, check_same_thread=False)))
+        >>> found.kind, found.shared, found.locks.path.name
+        ('sqlite', True, 'm.db.locks')
+        >>> for close in found.closers: close()
+    """
+    from langgraph.store.memory import InMemoryStore
+
+    if isinstance(store, InMemoryStore):
+        return Coherence("memory", shared=False)
+    sqlite_store = _loaded("langgraph.store.sqlite.base", "SqliteStore")
+    if sqlite_store is not None and isinstance(store, sqlite_store):
+        return _sqlite_coherence(store)
+    postgres = [_loaded("langgraph.store.postgres.base", "PostgresStore")]
+    postgres.append(_loaded("langgraph.store.postgres.aio", "AsyncPostgresStore"))
+    if any(kind is not None and isinstance(store, kind) for kind in postgres):
+        from langchain_memoryos.store.postgres import store_locks
+
+        try:
+            locks, close = store_locks(store)
+        except Exception as exc:  # noqa: BLE001 - logged: the memory still checks versions
+            logger.warning(
+                "memoryos: no locks between processes for this %s (%s): every operation checks the user's "
+                "version, but writers of one user in different processes are not serialized; use "
+                "MemoryOS.from_postgres(conn_string) to get them.",
+                type(store).__name__,
+                exc,
+            )
+            return Coherence("postgres", shared=True)
+        return Coherence("postgres", shared=True, locks=locks, closers=[close])
+    with _WARN_LOCK:
+        first = type(store) not in _WARNED
+        _WARNED.add(type(store))
+    if first:
+        logger.warning(
+            "memoryos: %s is not a store whose writers MemoryOS can coordinate between processes: every operation "
+            "checks the user's version in the store (no MemoryOS object uses a stale cache), but two processes "
+            "writing one user at once are not serialized. Keep one writer process per user, or use "
+            "MemoryOS.from_sqlite / MemoryOS.from_postgres (or pass an SqliteStore / PostgresStore).",
+            type(store).__name__,
+        )
+    return Coherence("other", shared=True)
+
+
+def _sqlite_coherence(store: Any) -> Coherence:
+    from langchain_memoryos.store.filelocks import FileLocks
+
+    with store.lock:
+        rows = store.conn.execute("PRAGMA database_list").fetchall()
+    path = next((str(row[2]) for row in rows if row[1] == "main" and row[2]), None)
+    if path is None:  # ":memory:" (or a temporary database): this connection is the whole database
+        return Coherence("memory", shared=False)
+    locks = FileLocks(f"{path}.locks")
+    try:
+        release = locks.acquire("")  # opens the lock file now: an error is found here, not in a write
+        release()
+    except OSError as exc:
+        locks.close()
+        logger.warning(
+            "memoryos: cannot open the lock file %s.locks (%s): every operation checks the user's version, but "
+            "writers of one user in different processes are not serialized; make the database's directory writable.",
+            path,
+            exc,
+        )
+        return Coherence("sqlite", shared=True)
+    return Coherence("sqlite", shared=True, locks=locks, closers=[locks.close])
 
 
 def from_sqlite(make: Callable[..., M], path: str | Path, **kwargs: Any) -> M:

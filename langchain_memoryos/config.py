@@ -193,6 +193,17 @@ class MemoryOSConfig:
             ``None`` turns the check off (and measures idleness on the
             conversation clock alone, e.g. to replay conversations dated in
             the future).
+        max_cache_bytes: the most memory (estimated, in bytes) the users a
+            ``MemoryOS`` keeps loaded may take (default 256 MiB). Past it, the users
+            least recently used are dropped from the cache, and loaded again from
+            the store when next used (the store holds everything: nothing is lost).
+            Every ``MemoryOS`` over one ``InMemoryStore`` object shares one cache,
+            bounded by the first one's value.
+        max_message_chars: the longest text, in characters, of each side of a turn
+            (default 100,000: about 25,000 tokens). ``add_turn`` refuses a longer
+            one with a ``ValueError``; the agent middleware and the remember node
+            store it cut to this length with a visible marker, so an agent run
+            never fails on a huge message.
 
     Example:
         >>> cfg = MemoryOSConfig(stm_capacity=5)
@@ -236,6 +247,8 @@ class MemoryOSConfig:
     stm_idle_seconds: float | None = 86400.0
     judgement_timeout_seconds: float | None = 30.0
     max_clock_skew_seconds: float | None = 86400.0
+    max_cache_bytes: int = 256 * 1024 * 1024
+    max_message_chars: int = 100_000
 
     def __post_init__(self) -> None:
         positive_ints = (
@@ -248,6 +261,8 @@ class MemoryOSConfig:
             "segment_keywords",
             "page_keywords",
             "max_embedding_chars",
+            "max_cache_bytes",
+            "max_message_chars",
         )
         for name in positive_ints:
             value = getattr(self, name)

@@ -38,6 +38,7 @@ from langchain_memoryos.operations.validation import clean_metadata, clean_text
 from langchain_memoryos.pipeline.effects import Services
 from langchain_memoryos.pipeline.settings import EngineSettings
 from langchain_memoryos.schema import MemoryContext, WriteReport
+from langchain_memoryos.store.cache import shared_cache
 from langchain_memoryos.store.layout import scope_root
 from langchain_memoryos.store.repository import MemoryRepository, ProcessLocks
 
@@ -80,7 +81,13 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             another and without one (``None``, the default: one memory per user).
             :meth:`for_agent` gives the memory of another agent on the same store.
         process_locks: per-user locks between processes (set by
-            :meth:`from_sqlite` and :meth:`from_postgres`).
+            :meth:`from_sqlite` and :meth:`from_postgres`; found for an
+            ``SqliteStore``, ``PostgresStore`` or ``AsyncPostgresStore`` given
+            directly: see :func:`~langchain_memoryos.backends.coherence`).
+
+    Every ``MemoryOS`` over one store sees one memory: what each backend
+    guarantees across objects, threads and processes is the table in
+    docs/architecture.md ("One store, many memories").
 
     Example:
         >>> memory = MemoryOS()
@@ -106,6 +113,8 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         agent_id: str | None = None,
     ) -> None:
         root = scope_root(namespace_prefix, agent_id)  # checked first: nothing is built for a bad scope
+        if write_mode not in ("sync", "background"):
+            raise ValueError(f"write_mode must be 'sync' or 'background', got {write_mode!r}.")
         if store is not None and not isinstance(store, BaseStore):
             raise TypeError(
                 f"store must be a LangGraph BaseStore (InMemoryStore, SqliteStore, PostgresStore …), "
@@ -139,12 +148,23 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         self.agent_id = agent_id
         self._write_mode_args = (write_mode, background_workers)
         self._agents: dict[str, MemoryOS] = {}
+        # how the memories over this store stay coherent (docs/architecture.md, "One store, many memories")
+        found = (
+            backends.coherence(self.store)
+            if process_locks is None
+            else backends.Coherence("given", shared=True, locks=process_locks)
+        )
+        dimension = _dimension(self.embeddings)
         self.repository = MemoryRepository(
-            _dimension(self.embeddings),
-            locks=process_locks,
+            dimension,
+            locks=found.locks,
+            shared=found.shared,
             embed_chars=self.config.max_embedding_chars,
             root=root,
             chain_gap_seconds=self.config.chain_gap_seconds,
+            cache=shared_cache(
+                self.store, (root, dimension), self.config.max_cache_bytes, share_states=found.kind == "memory"
+            ),
         )
         #: judgements made under the user's lock are never model calls: the controller itself when it is local
         #: (the offline default), else its fallback
@@ -162,9 +182,7 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             purge=backends.sqlite_purge(self.store),
             read_elsewhere=reader.read_page,
         )
-        self._closers: list[Callable[[], None]] = []
-        if write_mode not in ("sync", "background"):
-            raise ValueError(f"write_mode must be 'sync' or 'background', got {write_mode!r}.")
+        self._closers: list[Callable[[], None]] = list(found.closers)
         self.write_mode = write_mode
         writer = BackgroundWriter(background_workers) if write_mode == "background" else None
         self._runtime = Runtime(self.config, self.settings, self.repository, self._services, writer, local=self._local)

@@ -27,6 +27,7 @@ Example:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -44,6 +45,7 @@ from langchain_memoryos.graph.runtime import (
     share_memory,
 )
 from langchain_memoryos.integrations.messages import last_human_index, message_text, turn_from_messages
+from langchain_memoryos.operations.validation import fit_message
 from langchain_memoryos.schema import DialoguePage, MemoryContext
 
 if TYPE_CHECKING:
@@ -59,6 +61,7 @@ __all__ = [
     "create_memoryos_agent",
     "create_recall_node",
     "create_remember_node",
+    "fit_request",
     "recall_prompt",
     "recall_request",
     "remember_request",
@@ -66,6 +69,8 @@ __all__ = [
 ]
 
 #: The prebuilt agent's system prompt when none is given.
+logger = logging.getLogger(__name__)
+
 DEFAULT_AGENT_SYSTEM_PROMPT = "You are a helpful assistant that remembers the user across conversations."
 
 
@@ -188,6 +193,33 @@ def remember_request(
     }
 
 
+def fit_request(memory: MemoryOS, request: dict[str, Any]) -> dict[str, Any]:
+    """``add_turn`` arguments with each side cut to the memory's ``max_message_chars`` (a visible marker, logged).
+
+    ``add_turn`` refuses a longer side; the remember node and the middleware
+    store it cut instead, so an agent run never fails on a huge message.
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS, MemoryOSConfig
+        >>> memory = MemoryOS(config=MemoryOSConfig(max_message_chars=60))
+        >>> fit_request(memory, {"user_input": "la " * 40, "agent_response": "ok"})["user_input"]
+        'la la la la la  [… 105 characters cut: max_message_chars=60]'
+    """
+    limit = memory.config.max_message_chars
+    out = dict(request)
+    for side in ("user_input", "agent_response"):
+        text = out.get(side)
+        if isinstance(text, str) and len(text) > limit:
+            out[side] = fit_message(text, limit)
+            logger.warning(
+                "memoryos: %s of %d characters stored cut to max_message_chars=%d (MemoryOSConfig)",
+                side,
+                len(text),
+                limit,
+            )
+    return out
+
+
 def create_recall_node(
     memory: MemoryOS | MemoryFactory | None = None,
     *,
@@ -266,13 +298,15 @@ def create_remember_node(
     def remember(state: Mapping[str, Any], config: RunnableConfig) -> dict[str, Any]:
         request = remember_request(state, messages_key, config)
         if request is not None:
-            resolve_memory(memory).add_turn(**request)
+            target = resolve_memory(memory)
+            target.add_turn(**fit_request(target, request))
         return {}
 
     async def aremember(state: Mapping[str, Any], config: RunnableConfig) -> dict[str, Any]:
         request = remember_request(state, messages_key, config)
         if request is not None:
-            await resolve_memory(memory).aadd_turn(**request)
+            target = resolve_memory(memory)
+            await target.aadd_turn(**fit_request(target, request))
         return {}
 
     return RunnableLambda(remember, afunc=aremember, name="memoryos_remember")

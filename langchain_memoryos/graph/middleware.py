@@ -4,7 +4,9 @@
 * every model call: the recalled memory is added to the system message
   (``wrap_model_call``), so tool loops see it too;
 * after the run: the turn (last human message, final answer, tool calls and
-  results in the page metadata) is stored, idempotently by message ids.
+  results in the page metadata) is stored, idempotently by message ids; a side
+  longer than ``MemoryOSConfig.max_message_chars`` is stored cut, with a
+  visible marker (``add_turn`` would refuse it), so the run never fails on it.
 
 The recalled text lives in a private state attribute (never in the agent's
 input or output schema). The user comes from the run's context
@@ -41,7 +43,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
         "pip install 'langchain-memoryos[agents]'"
     ) from exc
 
-from langchain_memoryos.graph.agent import recall_prompt, recall_request, remember_request
+from langchain_memoryos.graph.agent import fit_request, recall_prompt, recall_request, remember_request
 from langchain_memoryos.graph.runtime import MemoryFactory, resolve_memory, share_memory
 
 if TYPE_CHECKING:
@@ -141,12 +143,14 @@ class MemoryOSMiddleware(AgentMiddleware[MemoryOSState, Any]):
         """Store the turn that just ended (idempotent under replay and retry)."""
         request = remember_request(state, "messages", context=runtime.context)
         if request is not None:
-            resolve_memory(self.memory, runtime.store, context=runtime.context).add_turn(**request)
+            memory = resolve_memory(self.memory, runtime.store, context=runtime.context)
+            memory.add_turn(**fit_request(memory, request))  # a huge message is stored cut, never refused
         return None
 
     async def aafter_agent(self, state: MemoryOSState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Async twin of :meth:`after_agent`."""
         request = remember_request(state, "messages", context=runtime.context)
         if request is not None:
-            await resolve_memory(self.memory, runtime.store, context=runtime.context).aadd_turn(**request)
+            memory = resolve_memory(self.memory, runtime.store, context=runtime.context)
+            await memory.aadd_turn(**fit_request(memory, request))
         return None

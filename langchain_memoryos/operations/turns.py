@@ -21,7 +21,14 @@ from langchain_core.messages import BaseMessage, convert_to_messages
 from langchain_memoryos.config import STM_VIEWS
 from langchain_memoryos.integrations.messages import pair_messages, turn_side, unanswered_turn
 from langchain_memoryos.operations.runtime import Runtime
-from langchain_memoryos.operations.validation import check_query, check_text, check_thread, check_user, clean_metadata
+from langchain_memoryos.operations.validation import (
+    check_message_size,
+    check_query,
+    check_text,
+    check_thread,
+    check_user,
+    clean_metadata,
+)
 from langchain_memoryos.pipeline.effects import run_async, run_sync
 from langchain_memoryos.pipeline.turn import TurnWrite, embed_turn, turn_page
 from langchain_memoryos.pipeline.write import run_turn
@@ -59,8 +66,9 @@ def turn_input(
     exchange given twice is stored once.
 
     Raises:
-        ValueError: a missing user id, an empty turn, a timestamp out of range
-            or too far ahead, metadata that is not JSON.
+        ValueError: a missing user id, an empty turn, a side longer than
+            ``max_message_chars``, a timestamp out of range or too far ahead,
+            metadata that is not JSON.
         TypeError: a text that is not a string, metadata that is not a mapping.
 
     Example:
@@ -78,6 +86,8 @@ def turn_input(
     agent_response, ai_id = turn_side("agent_response", agent_response)
     if turn_id is None and human_id and ai_id:
         turn_id = f"lg:{human_id}:{ai_id}"
+    check_message_size("user_input", user_input, runtime.config.max_message_chars)
+    check_message_size("agent_response", agent_response, runtime.config.max_message_chars)
     ui = check_text("user_input", user_input)
     ar = check_text("agent_response", agent_response)
     if not ui.strip() and not ar.strip():

@@ -24,6 +24,7 @@ __all__ = [
     "FactKindArg",
     "check_import_value",
     "check_kind",
+    "check_message_size",
     "check_query",
     "check_sqlite_path",
     "check_text",
@@ -32,6 +33,7 @@ __all__ = [
     "check_user",
     "clean_metadata",
     "clean_text",
+    "fit_message",
 ]
 
 #: The logger these checks always used (they lived in ``langchain_memoryos.memory``).
@@ -324,3 +326,51 @@ def check_import_value(index: int, row: Any, config: MemoryOSConfig) -> dict[str
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"{where} {name}: {exc}") from None
     return value
+
+
+def check_message_size(name: str, value: Any, limit: int) -> None:
+    """Refuse a side of a turn longer than ``limit`` characters (``MemoryOSConfig.max_message_chars``).
+
+    Args:
+        name: the argument (``"user_input"``, ``"agent_response"``).
+        value: its text (anything else is left to the type check).
+        limit: the most characters allowed.
+
+    Raises:
+        ValueError: the text is longer; the message names the limit and the knob.
+
+    Example:
+        >>> check_message_size("user_input", "hello", 10)
+        >>> check_message_size("user_input", "x" * 11, 10)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ValueError: user_input has 11 characters, more than max_message_chars=10: ...
+    """
+    if isinstance(value, str) and len(value) > limit:
+        raise ValueError(
+            f"{name} has {len(value):,} characters, more than max_message_chars={limit:,}: store a summary or an "
+            f"excerpt of it, split it into several turns, or raise the limit "
+            f"(MemoryOS(config=MemoryOSConfig(max_message_chars=...)))."
+        )
+
+
+def fit_message(value: str, limit: int) -> str:
+    """``value`` cut to at most ``limit`` characters, ending with a visible marker when it was cut.
+
+    What the agent middleware and the remember node store for a message over
+    ``MemoryOSConfig.max_message_chars`` (``add_turn`` would refuse it), so an
+    agent run never fails on a huge message.
+
+    Example:
+        >>> fit_message("short", 100)
+        'short'
+        >>> fit_message("word " * 100, 80)
+        'word word word word word word word  [… 465 characters cut: max_message_chars=80]'
+        >>> len(fit_message("word " * 100, 80))
+        80
+    """
+    if len(value) <= limit:
+        return value
+    marker = f"[… {{}} characters cut: max_message_chars={limit}]"
+    keep = max(0, limit - len(marker.format(len(value))) - 1)
+    text = f"{value[:keep]} {marker.format(len(value) - keep)}" if keep else marker.format(len(value))
+    return text[:limit]

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["AdvisoryLocks", "PostgresBackend", "advisory_key", "open_postgres"]
+__all__ = ["AdvisoryLocks", "PostgresBackend", "advisory_key", "open_postgres", "store_locks"]
 
 #: The advisory-lock namespace of this package (the first of the two int4 lock keys).
 _LOCK_SPACE = 0x6D656D6F  # "memo"
@@ -113,6 +113,51 @@ class AdvisoryLocks:
                 self._pool.putconn(conn)
 
         return release
+
+
+#: psycopg connection arguments that are not libpq connection parameters
+_CONNECTION_ARGS = frozenset({"autocommit", "prepare_threshold", "row_factory", "cursor_factory", "context"})
+
+
+def store_locks(store: Any) -> tuple[AdvisoryLocks, Callable[[], None]]:
+    """Advisory locks for a ``PostgresStore`` / ``AsyncPostgresStore`` made by the caller, and what closes them.
+
+    The locks are held on a pool of their own (autocommit connections to the
+    database of the store's connection or pool, opened when first needed), as
+    :func:`open_postgres` makes: a lock never takes a connection the store's
+    batches wait for.
+
+    Args:
+        store: the store (its ``conn``: a psycopg connection or pool, sync or async).
+
+    Returns:
+        The locks and the function that closes their pool.
+
+    Raises:
+        ImportError: without the ``postgres`` extra.
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> pool = SimpleNamespace(conninfo="host=127.0.0.1 dbname=nowhere", kwargs={"autocommit": False}, max_size=4)
+        >>> locks, close = store_locks(SimpleNamespace(conn=pool))  # nothing is connected before a lock is taken
+        >>> close()
+    """
+    _, psycopg_pool, _ = _require()
+    from psycopg.conninfo import make_conninfo
+
+    conn = store.conn
+    conninfo = getattr(conn, "conninfo", None)
+    if isinstance(conninfo, str):  # a pool (sync or async)
+        extra = {k: v for k, v in (getattr(conn, "kwargs", None) or {}).items() if k not in _CONNECTION_ARGS}
+        size = max(int(getattr(conn, "max_size", 8) or 8), 8)
+    else:  # one connection: its parameters, and its password (which its dsn never shows)
+        info = conn.info
+        conninfo, extra, size = info.dsn, ({"password": info.password} if info.password else {}), 8
+    pool = psycopg_pool.ConnectionPool(
+        make_conninfo(conninfo, **extra), min_size=0, max_size=size, kwargs={"autocommit": True}, open=False
+    )
+    pool.open()
+    return AdvisoryLocks(pool), pool.close
 
 
 class PostgresBackend:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import datetime as _dt
 import logging
-import threading
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -35,6 +34,7 @@ from langchain_memoryos.schema import (
     Persona,
     Segment,
 )
+from langchain_memoryos.store.cache import UserCache
 from langchain_memoryos.store.changes import unchanged_after
 from langchain_memoryos.store.layout import _DELETING, _TOMBSTONE, ROOT, decode_label, encode_label, page_key
 from langchain_memoryos.store.locks import ProcessLocks, UserLease
@@ -201,6 +201,8 @@ class MemoryRepository:
         dimension: the embedding dimension.
         root: the memory's scope, the namespace every user's namespaces start with
             (:func:`~langchain_memoryos.store.layout.scope_root`).
+        cache: the loaded users and the lock table (default: this repository's own,
+            :class:`~langchain_memoryos.store.cache.UserCache`).
 
     Example:
         >>> repo = MemoryRepository(384)
@@ -220,6 +222,7 @@ class MemoryRepository:
         root: tuple[str, ...] = (ROOT,),
         chain_gap_seconds: float | None = None,
         snapshots: bool = True,
+        cache: UserCache | None = None,
     ) -> None:
         self.dimension = dimension
         self.root = root
@@ -231,12 +234,12 @@ class MemoryRepository:
         self.embed_chars = embed_chars
         self.shared = shared or locks is not None
         self._process_locks = locks
-        self._states: dict[str, UserState] = {}
-        self._locks: dict[str, threading.Lock] = {}
-        self._alocks: dict[tuple[int, str], asyncio.Lock] = {}
-        self._guard = threading.Lock()
+        #: the loaded users (an LRU bounded in bytes) and the lock table; shared by the memories over one
+        #: ``InMemoryStore`` object (see :mod:`~langchain_memoryos.store.cache`)
+        self.cache = cache if cache is not None else UserCache()
+        self._states = self.cache.states
         #: users whose next load rebuilds them from their records (:meth:`invalidate`)
-        self._from_records: set[str] = set()
+        self._from_records = self.cache.from_records
         #: segment visits reads could not write yet, applied with the user's next flush (store/visits.py)
         self.visits = PendingVisits()
 
@@ -250,13 +253,6 @@ class MemoryRepository:
         return (*self.root, encode_label(user_id), *parts)
 
     # -- locks ---------------------------------------------------------------
-    def _lock(self, user_id: str) -> threading.Lock:
-        with self._guard:
-            lock = self._locks.get(user_id)
-            if lock is None:
-                lock = self._locks[user_id] = threading.Lock()
-            return lock
-
     def lease(self, user_id: str) -> UserLease:
         """Take the user's write lock (blocking) as a lease that may outlive a call (a graph run).
 
@@ -269,14 +265,23 @@ class MemoryRepository:
             >>> order
             ['first', 'second']
         """
-        lock = self._lock(user_id)
-        lock.acquire()
+        release_thread = self.cache.locks.acquire(user_id)
         try:
-            release = self._with_process_lock(lock.release, self._acquire_process_lock(user_id))
+            release = self._with_process_lock(release_thread, self._acquire_process_lock(user_id))
         except BaseException:
-            lock.release()
+            release_thread()
             raise
-        return UserLease(release, self._invalidator(user_id))
+        return UserLease(self._noting(user_id, release), self._invalidator(user_id))
+
+    def _noting(self, user_id: str, release: Callable[[], None]) -> Callable[[], None]:
+        """``release``, after noting that the user may have changed (a load that started before caches nothing)."""
+
+        def noted() -> None:
+            self.cache.changed(user_id)
+            self._states.refresh(user_id)  # the write may have grown the user: its size estimate follows
+            release()
+
+        return noted
 
     def _acquire_process_lock(self, user_id: str) -> Callable[[], None] | None:
         return self._process_locks.acquire(user_id) if self._process_locks is not None else None
@@ -303,40 +308,29 @@ class MemoryRepository:
             ...     (await MemoryRepository(2).alease("u")).release()
             >>> asyncio.run(main())
         """
-        loop = asyncio.get_running_loop()
-        with self._guard:
-            alock = self._alocks.get((id(loop), user_id))
-            if alock is None:
-                alock = self._alocks[(id(loop), user_id)] = asyncio.Lock()
-        await alock.acquire()
-        lock = self._lock(user_id)
+        locks = self.cache.locks
+        release_loop = await locks.aacquire_loop(user_id)
         try:
-            if not lock.acquire(blocking=False):
-                await asyncio.to_thread(lock.acquire)
+            release_thread = locks.try_acquire(user_id)
+            if release_thread is None:
+                release_thread = await asyncio.to_thread(locks.acquire, user_id)
         except BaseException:
-            alock.release()
+            release_loop()
             raise
         try:
             process = await asyncio.to_thread(self._process_locks.acquire, user_id) if self._process_locks else None
         except BaseException:
-            lock.release()
-            alock.release()
+            release_thread()
+            release_loop()
             raise
 
         def release() -> None:
             if process is not None:
                 process()
-            lock.release()
-            try:
-                running = asyncio.get_running_loop()
-            except RuntimeError:
-                running = None
-            if running is loop:
-                alock.release()
-            elif not loop.is_closed():
-                loop.call_soon_threadsafe(alock.release)
+            release_thread()
+            release_loop()
 
-        return UserLease(release, self._invalidator(user_id))
+        return UserLease(self._noting(user_id, release), self._invalidator(user_id))
 
     def _invalidator(self, user_id: str) -> Callable[[], None]:
         return lambda: self.evict(user_id)
@@ -402,6 +396,7 @@ class MemoryRepository:
         """
         self._states.pop(user_id, None)
         self._from_records.add(user_id)
+        self.cache.changed(user_id)
 
     def evict(self, user_id: str) -> None:
         """Forget the cached state of a user: the next load takes the usual way (snapshot and journal, or records).
@@ -414,6 +409,7 @@ class MemoryRepository:
             True
         """
         self._states.pop(user_id, None)
+        self.cache.changed(user_id)
 
     def load(self, user_id: str, *, from_records: bool = False) -> Step[UserState]:
         """Step: the user's state, loaded from the store on first use.
@@ -453,6 +449,7 @@ class MemoryRepository:
                 if (yield from self._replay(state, current, state)):
                     state.revision = next_revision()  # a writer working on a copy of the old state must run again
                     return state
+        started = self.cache.now()  # before the first read: a change after it means what is read may be old
         label = encode_label(user_id)
         state = UserState(user_id=user_id, label=label, dimension=self.dimension, shared=self.shared, root=self.root)
         state.pending_visits = self.visits
@@ -471,16 +468,14 @@ class MemoryRepository:
             head = yield StoreBatch(marks)
         if head[0] is not None:  # an interrupted deletion: finish it, the user starts empty
             state.completed_deletion = yield from self._finish_deletion(user_id)
-            self._states[user_id] = state
-            return state
+            return self._keep(state, started, from_records)
         state.version = _version(head[1])
         state.current_at = token
         if snapshots and state.version is not None and not from_records:
             restored = yield from self._restore(state, head[2])
             if restored is not None:
                 restored.current_at = token
-                self._states[user_id] = restored
-                return restored
+                return self._keep(restored, started, from_records)
         state.snapshot_due = snapshots  # rebuilt from the records: the next flush saves a snapshot
         pages = yield from self.search_all(state.ns("pages"))
         segments = yield from self.search_all(state.ns("segments"))
@@ -530,9 +525,24 @@ class MemoryRepository:
             state.persona_stored = True
         if singles[1]:
             state.meta = dict(singles[1][0].value)
-        self._states[user_id] = state
         self._from_records.discard(user_id)
-        return state
+        return self._keep(state, started, from_records)
+
+    def _keep(self, state: UserState, started: int, replace: bool) -> UserState:
+        """Cache a state just loaded (read from the store from tick ``started`` on); the state to use.
+
+        A state whose user was written (or dropped) while it was read is used
+        for this operation only: what it read may be older than the write. In
+        a store without version checks (``InMemoryStore``), a state another
+        thread cached meanwhile is the one to use (a writer may be changing
+        it), unless ``replace`` (``check`` and ``repair`` judge the records).
+        """
+        if self.cache.changed_since(state.user_id, started):
+            return state
+        if self.shared or replace:
+            self._states[state.user_id] = state
+            return state
+        return self._states.setdefault(state.user_id, state)
 
     def _restore(self, state: UserState, item: Item | None) -> Step[UserState | None]:
         """Step: the user from its snapshot and the journal since (``None``: rebuild from the records).

@@ -77,7 +77,7 @@ def test_non_english_text(make_memory: MakeMemory) -> None:
 def test_a_one_megabyte_message_is_stored_whole_and_truncated_for_embedding(
     make_memory: MakeMemory, caplog: pytest.LogCaptureFixture
 ) -> None:
-    memory = make_memory()
+    memory = make_memory(MemoryOSConfig(max_message_chars=2_000_000))  # by default 100,000: refused
     big = "I collect vintage maps of Norway. " + "x" * 1_000_000
     with caplog.at_level(logging.WARNING):
         memory.add_turn(big, "That is a lot of maps.", user_id="u")

@@ -207,14 +207,14 @@ def test_a_failing_node_releases_the_lock_and_drops_the_half_written_state() -> 
     config = {"configurable": {"user_id": "u", "thread_id": "t"}}
     with pytest.raises(RuntimeError, match="analysis failed"):
         memory.write_graph.invoke({"user_input": "second", "agent_response": "b"}, config)
-    assert not memory.repository._lock("u").locked()
+    assert not memory.repository.cache.locks.held("u")
     assert [p.user_input for p in memory.get_stm(user_id="u", thread_id="t")] == [
         "first"
     ]  # reloaded from the store: no half turn
     with pytest.raises(RuntimeError, match="analysis failed"):
         controller.fail = True
         asyncio.run(memory.write_graph.ainvoke({"user_input": "second", "agent_response": "b"}, config))
-    assert not memory.repository._lock("u").locked()
+    assert not memory.repository.cache.locks.held("u")
     memory.write_graph.invoke({"user_input": "second", "agent_response": "b"}, config)
     assert [p.user_input for p in memory.get_stm(user_id="u", thread_id="t")] == ["second"]
 
@@ -227,15 +227,15 @@ def test_an_abandoned_lease_is_released_and_the_cache_dropped() -> None:
     repo = memory.repository
     assert "u" in repo._states
     lease = repo.lease("u")
-    assert repo._lock("u").locked() and lease.held
+    assert repo.cache.locks.held("u") and lease.held
     del lease  # a run abandoned between two nodes
     gc.collect()
-    assert not repo._lock("u").locked()
+    assert not repo.cache.locks.held("u")
     assert "u" not in repo._states  # a half-applied write is never seen
     kept = repo.lease("u")
     kept.release()
     kept.release()  # idempotent
-    assert not repo._lock("u").locked() and not kept.held
+    assert not repo.cache.locks.held("u") and not kept.held
 
 
 def test_async_leases_queue_coroutines_of_one_user() -> None:
@@ -255,7 +255,7 @@ def test_async_leases_queue_coroutines_of_one_user() -> None:
         return order
 
     assert asyncio.run(main()) == ["a+", "a-", "b+", "b-"]
-    assert not memory.repository._lock("u").locked()
+    assert not memory.repository.cache.locks.held("u")
 
 
 def test_write_nodes_return_their_stage_results_as_state_updates() -> None:
