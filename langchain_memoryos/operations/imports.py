@@ -45,7 +45,7 @@ from langchain_memoryos.pipeline.effects import Step, StoreBatch
 from langchain_memoryos.schema import FactKind, ensure_utc
 from langchain_memoryos.schema.pages import stored_thread
 from langchain_memoryos.schema.records import Aspect, Intent, RelationLabel, Sentiment, WriteAction
-from langchain_memoryos.store.layout import encode_label, escape_id
+from langchain_memoryos.store.layout import encode_label, escape_id, is_hash_label
 from langchain_memoryos.store.repository import MemoryRepository, flush
 
 __all__ = [
@@ -71,6 +71,8 @@ IMPORT_MODES: tuple[str, ...] = get_args(ImportMode)
 DERIVED_PARTS = frozenset({"version", "snapshot", "journal", "deleting", "id"})
 #: The namespaces of a user's records (an STM thread and a fact kind below theirs)
 _RECORD_PARTS = ("stm", "pages", "segments", "facts", "persona", "meta", "log")
+#: The namespaces whose records a capacity bounds
+_COUNTED = ("segments", "facts/user", "facts/agent")
 #: The longest key an item may have (UTF-8 bytes): with its namespace it stays within PostgreSQL's index limit.
 MAX_KEY_BYTES = 256
 
@@ -102,9 +104,11 @@ class _Vectored(_Row):
         except (binascii.Error, ValueError):
             raise ValueError("not a base64 vector (as export_user writes it)") from None
         dimension = (info.context or {}).get("dimension")
-        if len(raw) % 4 or (dimension is not None and len(raw) != 4 * dimension):
+        if len(raw) % 4:
+            raise ValueError(f"a vector of {len(raw)} bytes, not of float32 numbers (as export_user writes it)")
+        if dimension is not None and len(raw) != 4 * dimension:
             raise ValueError(
-                f"a vector of {len(raw) / 4:g} numbers, but this memory's embeddings have {dimension} "
+                f"a vector of {len(raw) // 4} numbers, but this memory's embeddings have {dimension} "
                 "(import into a memory with the embeddings the export was made with)"
             )
         if not np.all(np.isfinite(np.frombuffer(raw, dtype="<f4"))):
@@ -462,49 +466,63 @@ def check_export(data: Any, config: MemoryOSConfig, dimension: int | None) -> li
 def _merged(
     repository: MemoryRepository, user: str, rows: list[ImportRow], stored: list[Item], config: MemoryOSConfig
 ) -> list[ImportRow]:
-    """The rows a merge writes: those the user does not have, and the meta row of both."""
+    """The rows a merge writes: those the user does not have (facts and events renumbered on a clash), and the meta."""
     depth = len(repository.namespace(user))
-    have: set[tuple[str, str]] = set()
+    have: dict[tuple[str, str], Any] = {}
     pages: set[str] = set()
     meta: dict[str, Any] | None = None
-    persona = False
     kept: list[ImportRow] = []
     for it in stored:
         tail = it.namespace[depth:]
         if not tail or tail[0] in DERIVED_PARTS:
             continue
         part = "stm" if tail[0] == "stm" else "/".join(tail)
-        have.add((part, it.key))
+        have[(part, it.key)] = it.value
         if part in ("stm", "pages"):
             pages.add(it.key)
         if part == "meta" and isinstance(it.value, dict):
             meta = dict(it.value)
-        if part == "persona":
-            persona = True
-        if part in ("segments", "facts/user", "facts/agent"):
+        if part in _COUNTED:
             kept.append(ImportRow(part, list(tail), it.key, {}))
+    imported_meta = next((row for row in rows if row.part == "meta"), None)
+    seq = max(int((meta or {}).get("seq", 0)), int(imported_meta.value.get("seq", 0)) if imported_meta else 0)
+    counter = seq
     out: list[ImportRow] = []
     for row in rows:
+        current = have.get((row.part, row.key))
         if row.part == "meta":
-            merged = _merge_meta(meta, row) if meta is not None else row
-            if merged.value != meta:
-                out.append(merged)
-        elif row.part == "persona":
-            if not persona:
+            continue
+        if row.page_id is not None:
+            if row.page_id not in pages:  # a page id is one page, in STM or MTM: the stored one is kept
                 out.append(row)
-        elif row.page_id is not None:
-            if row.page_id not in pages:
-                out.append(row)
-        elif (row.part, row.key) not in have:
+        elif row.part in ("facts/user", "facts/agent", "log") and current is not None and not _same(row, current):
+            # ids numbered per user: the same key in two histories is two records, so both are kept
+            counter += 1
+            key = f"f_{counter:012d}" if row.part != "log" else f"{counter:012d}"
+            out.append(ImportRow(row.part, row.namespace, key, {**row.value, "id": key}))
+        elif current is None:  # pages, segments (ids made from their content), the persona: the stored one is kept
             out.append(row)
-    check_counts(kept + [r for r in out if r.part in ("segments", "facts/user", "facts/agent")], config, stm=False)
+    check_counts(kept + [r for r in out if r.part in _COUNTED], config, stm=False)
+    if imported_meta is not None or counter > seq:
+        merged = _merge_meta(meta or {}, imported_meta.value if imported_meta else {})
+        merged["seq"] = counter
+        if merged != meta:
+            out.append(ImportRow("meta", ["meta"], "state", merged))
     return out
 
 
-def _merge_meta(stored: dict[str, Any], row: ImportRow) -> ImportRow:
+def _same(row: ImportRow, stored: Any) -> bool:
+    """Whether an imported fact or write event is the stored one of its key (a fact: the same text)."""
+    if not isinstance(stored, dict):
+        return False
+    if row.part == "log":
+        return bool(row.value == stored)
+    return bool(row.value.get("summary") == stored.get("summary"))
+
+
+def _merge_meta(stored: dict[str, Any], imported: dict[str, Any]) -> dict[str, Any]:
     """A merge's meta row: the stored one, with the later clock, the larger counter, the imported threads' tails."""
-    value = dict(stored)
-    imported = row.value
+    value = {**imported, **stored}
     value["seq"] = max(int(stored.get("seq", 0)), int(imported.get("seq", 0)))
     clocks = [c for c in (stored.get("clock"), imported.get("clock")) if c]
     if clocks:
@@ -513,7 +531,7 @@ def _merge_meta(stored: dict[str, Any], row: ImportRow) -> ImportRow:
         tails = {**dict(imported.get(name) or {}), **dict(stored.get(name) or {})}
         if tails:
             value[name] = tails
-    return ImportRow(row.part, row.namespace, row.key, value)
+    return value
 
 
 def import_rows(
@@ -565,6 +583,8 @@ def import_rows(
     # new (never the export's), so every cache of this user, in any process, is stale and reloads
     ops += [PutOp(it.namespace, it.key, None) for it in stored if it.namespace[depth : depth + 1] == ("journal",)]
     ops.append(PutOp(repository.namespace(user, "snapshot"), "state", None))
+    if is_hash_label(encode_label(user)):  # a long user id: list_users reads it back from the user's id row
+        ops.append(PutOp(repository.namespace(user, "id"), "id", {"id": escape_id(user)}, index=False))
     ops.append(PutOp(repository.namespace(user, "version"), "v", {"v": uuid.uuid4().hex}, index=False))
     yield StoreBatch(tuple(ops))
     repository.invalidate(user)
