@@ -257,16 +257,17 @@ def test_long_ids_and_nul_in_a_thread_id_work_and_round_trip(make_memory: MakeMe
     rng = random.Random(7)
     long_user, long_thread, nul_thread = _random_id(rng, 3000), _random_id(rng, 10_000), "chat\x00room"
     memory = make_memory(MemoryOSConfig(stm_capacity=2))
-    for user, thread in ((long_user, "t"), ("bob", long_thread), ("carl", nul_thread), (long_user, nul_thread)):
+    pairs = ((long_user, "t"), ("bob", long_thread), ("carl", nul_thread), (long_user, nul_thread), ("d\x00n", "t"))
+    for user, thread in pairs:
         _fill(memory, user, TURNS[:4], thread=thread)
         ctx = memory.retrieve("Where does my sister live?", user_id=user, thread_id=thread)
         assert "Porto" in ctx.to_prompt()
         assert [p.thread_id for p in memory.get_stm(user_id=user, thread_id=thread)] == [thread, thread]
         assert thread in memory.list_threads(user_id=user)
         assert memory.check(user_id=user) == []
-    assert memory.list_users() == sorted([long_user, "bob", "carl"])
+    assert memory.list_users() == sorted([long_user, "bob", "carl", "d\x00n"])
     assert sorted(memory.list_threads(user_id=long_user)) == sorted(["t", nul_thread])
-    for user in (long_user, "bob", "carl"):
+    for user in (long_user, "bob", "carl", "d\x00n"):
         data = memory.export_user(user_id=user)
         threads = {row["namespace"][1] for row in _items(data, "stm")}
         assert threads <= {"t", long_thread, nul_thread} and threads
