@@ -16,8 +16,10 @@ The modes (:data:`IMPORT_MODES`):
 * ``"replace"``: the stored user is deleted (as by ``delete_user``), then the export imported.
 * ``"merge"``: the export's items are added to the stored user by key; an item whose
   key the user already has keeps its stored value (a page id counts in STM and MTM
-  alike; the persona is kept when one is stored). The meta row takes the later clock
-  and the larger counter, so new ids never meet imported ones.
+  alike; the persona is kept when one is stored), except facts and write events, whose
+  ids are numbered per user: one with the same key but another text is renumbered, so
+  both are kept. The meta row takes the later clock and the larger counter, so new ids
+  never meet imported ones.
 
 In every mode the user is then loaded from what is stored and repaired as
 ``repair()`` does (segment membership and centroids, STM over capacity moved to MTM
@@ -116,7 +118,7 @@ class _Vectored(_Row):
         return value
 
 
-class RecordSchema(_Row):
+class _RecordSchema(_Row):
     """A typed record (a fact, a page's candidate, a write event's record)."""
 
     id: str = ""
@@ -135,14 +137,14 @@ class RecordSchema(_Row):
     subject: str = ""
 
 
-class FactSchema(RecordSchema, _Vectored):
+class _FactSchema(_RecordSchema, _Vectored):
     """A stored fact (``facts/user``, ``facts/agent``): an id, a summary and a vector are required."""
 
     id: str
     summary: str
 
 
-class PageSchema(_Vectored):
+class _PageSchema(_Vectored):
     """A stored MTM page (``pages``): an id and a vector are required."""
 
     id: str
@@ -156,16 +158,16 @@ class PageSchema(_Vectored):
     metadata: dict[str, Any] = {}
     segment_id: str | None = None
     linked: bool = False
-    candidates: list[RecordSchema] = []
+    candidates: list[_RecordSchema] = []
 
 
-class StmPageSchema(PageSchema):
+class _StmPageSchema(_PageSchema):
     """A stored STM page (``stm/<thread>``): a page and its order in the thread."""
 
     seq: Count = 0
 
 
-class SegmentSchema(_Vectored):
+class _SegmentSchema(_Vectored):
     """A stored segment (``segments``): an id and a vector are required."""
 
     id: str
@@ -181,7 +183,7 @@ class SegmentSchema(_Vectored):
     promotions: Count = 0
 
 
-class PersonaSchema(_Row):
+class _PersonaSchema(_Row):
     """The stored persona (``persona``, key ``"persona"``)."""
 
     user_profile: dict[str, str] = {}
@@ -190,7 +192,7 @@ class PersonaSchema(_Row):
     updated_at: Time | None = None
 
 
-class MetaSchema(_Row):
+class _MetaSchema(_Row):
     """The user's clock and counters (``meta``, key ``"state"``)."""
 
     seq: Count = 0
@@ -202,7 +204,7 @@ class MetaSchema(_Row):
     llm_usage: dict[str, dict[str, int]] = {}
 
 
-class RelationSchema(_Row):
+class _RelationSchema(_Row):
     """A relation-judge label inside a write event."""
 
     candidate_id: str
@@ -211,13 +213,13 @@ class RelationSchema(_Row):
     reason: str = ""
 
 
-class EventSchema(_Row):
+class _EventSchema(_Row):
     """A write event (``log``): an action is required."""
 
     id: str = ""
     action: WriteAction
-    record: RecordSchema = RecordSchema()
-    relations: list[RelationSchema] = []
+    record: _RecordSchema = _RecordSchema()
+    relations: list[_RelationSchema] = []
     replaced_ids: list[str] = []
     reason: str = ""
     timestamp: Time | None = None
@@ -228,14 +230,14 @@ class EventSchema(_Row):
 
 #: What each namespace of a user holds: its kind (as errors name it), schema, and the one key it allows (if one).
 ROW_SCHEMAS: dict[str, tuple[str, type[_Row], str | None]] = {
-    "stm": ("STM page", StmPageSchema, None),
-    "pages": ("page", PageSchema, None),
-    "segments": ("segment", SegmentSchema, None),
-    "facts/user": ("user fact", FactSchema, None),
-    "facts/agent": ("agent trait", FactSchema, None),
-    "persona": ("persona", PersonaSchema, "persona"),
-    "meta": ("meta", MetaSchema, "state"),
-    "log": ("write event", EventSchema, None),
+    "stm": ("STM page", _StmPageSchema, None),
+    "pages": ("page", _PageSchema, None),
+    "segments": ("segment", _SegmentSchema, None),
+    "facts/user": ("user fact", _FactSchema, None),
+    "facts/agent": ("agent trait", _FactSchema, None),
+    "persona": ("persona", _PersonaSchema, "persona"),
+    "meta": ("meta", _MetaSchema, "state"),
+    "log": ("write event", _EventSchema, None),
 }
 
 
@@ -248,6 +250,11 @@ class ImportRow:
         namespace: its namespace relative to the user's, as ids (``["stm", "t1"]``).
         key: its key.
         value: its value (JSON, as ``add_turn`` makes metadata).
+
+    Example:
+        >>> row = ImportRow("stm", ["stm", "t1"], "p_1", {"id": "p_1"})
+        >>> row.page_id, ImportRow("log", ["log"], "000000000001", {}).page_id
+        ('p_1', None)
     """
 
     part: str
@@ -257,7 +264,7 @@ class ImportRow:
 
     @property
     def page_id(self) -> str | None:
-        """The page id, for an STM or MTM page (``None`` otherwise)."""
+        """The page id, for an STM or MTM page (``None`` otherwise; see the class example)."""
         return self.key if self.part in ("stm", "pages") else None
 
 
