@@ -274,7 +274,7 @@ def _check_pages(memory: MemoryOS, path: Path, targets: list[tuple[str, int, dic
                     uid,
                     thread,
                     page.timestamp,
-                    {"source_id": list(page.dia_ids)},
+                    {"source_id": list(page.dia_ids), "user_name": page.user_speaker, "agent_name": page.agent_speaker},
                     "+".join(page.dia_ids) or None,
                 )
             except (ValueError, TypeError) as exc:
@@ -342,6 +342,10 @@ def ingest(
     for a duplicate. A LoCoMo file (a JSON list of samples with a
     'conversation') goes to --user when it has one conversation or
     --conversation picks one, else each conversation to user '<USER>-<sample_id>'.
+
+    The whole file is checked before anything is stored (every line, every
+    conversation's sessions and pages, as add_turns checks a turn); an error
+    names the file and the line (JSONL) or the conversation and session (LoCoMo).
     """
     data = _input_file(file, "pass a .jsonl file of turns or a LoCoMo .json file")
     with _errors():
