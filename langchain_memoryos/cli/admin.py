@@ -8,7 +8,17 @@ from typing import Annotated
 
 import typer
 
-from langchain_memoryos.cli.common import DbOpt, PostgresOpt, UserOpt, _errors, _fail, _open_memory, _where
+from langchain_memoryos.cli.common import (
+    DbOpt,
+    PostgresOpt,
+    UserOpt,
+    _errors,
+    _fail,
+    _input_file,
+    _json_file,
+    _open_memory,
+    _where,
+)
 
 __all__ = ["delete", "export", "import_"]
 
@@ -38,22 +48,49 @@ def import_(
     user: Annotated[
         str | None, typer.Option("--user", "-u", help="Import as this user (default: the exported user).")
     ] = None,
+    mode: Annotated[
+        str,
+        typer.Option(
+            "--mode",
+            help="For a user that already has a memory: 'refuse' (nothing is written), 'replace' (the user is "
+            "deleted, then the export imported) or 'merge' (the export's items are added; those the user has are "
+            "kept).",
+        ),
+    ] = "refuse",
     db: DbOpt = None,
     postgres: PostgresOpt = None,
 ) -> None:
-    """Write a 'memoryos export' file back into the memory (as the same or another user)."""
-    if not file.is_file():
-        raise _fail(f"{file}: no such file (pass a file written by 'memoryos export')")
+    """Write a 'memoryos export' file back into the memory (as the same or another user).
+
+    The whole file is checked before anything is written (every item against
+    its record schema, the counts against the memory's capacities); an error
+    names the file, the item and the field.
+    """
+    raw = _input_file(file, "pass a file written by 'memoryos export'")
     with _errors():
-        data = json.loads(file.read_text(encoding="utf-8"))
+        data = _json_file(file, raw)
         if not isinstance(data, dict) or not isinstance(data.get("items"), list):
             raise _fail(f"{file}: not a memoryos export (a JSON object with 'items' expected)")
         target = user or data.get("user_id")
         if not isinstance(target, str) or not target:
             raise _fail(f"{file}: no user id in the file; pass --user")
+        from langchain_memoryos.memory import MemoryOS
+        from langchain_memoryos.operations.imports import IMPORT_MODES, check_export
+
+        if mode not in IMPORT_MODES:
+            raise _fail(f"--mode {mode!r}: choose one of {', '.join(IMPORT_MODES)}")
+
+        try:  # the file checked whole, before the database is opened (a memory of the same config)
+            check_export(data, MemoryOS().config, None)
+        except ValueError as exc:
+            raise ValueError(f"{file}: {exc}") from None
         with _open_memory(db, postgres, must_exist=False) as memory:
-            count = memory.import_user(data, user_id=target)
-            typer.echo(f"imported {count} items for user {target!r} into {_where(db, postgres)}")
+            try:
+                count = memory.import_user(data, user_id=target, mode=mode)  # type: ignore[arg-type]
+            except ValueError as exc:  # the API's mode="replace" is the command's --mode replace
+                message = str(exc).replace('mode="replace"', "--mode replace").replace('mode="merge"', "--mode merge")
+                raise ValueError(f"{file}: {message}") from None
+            typer.echo(f"imported {count} items for user {target!r} into {_where(db, postgres)} (mode {mode})")
 
 
 def delete(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -121,6 +122,80 @@ def _errors() -> Iterator[None]:
         raise _fail(_message(exc), 2) from None
     except RuntimeError as exc:  # EmbeddingsNotAvailableError, BackgroundWriteError, ...
         raise _fail(_message(exc), 1) from None
+
+
+# -- input files ------------------------------------------------------------------------------------
+
+
+def _input_file(path: Path, what: str) -> bytes:
+    """The bytes of an input file, or one ``error:`` line (exit 2) naming what is wrong with it.
+
+    Args:
+        path: the file given on the command line.
+        what: what it should be, for the messages (``"pass a .jsonl file of turns"``).
+
+    Returns:
+        Its bytes (a device or a pipe is read too).
+
+    Example:
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     try:
+        ...         _input_file(Path(tmp), "pass a file")
+        ...     except typer.Exit as exc:
+        ...         print(exc.exit_code)
+        2
+    """
+    if not path.exists():
+        raise _fail(f"{path}: no such file ({what})")
+    if path.is_dir():
+        raise _fail(f"{path}: is a directory, not a file ({what})")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise _fail(f"{path}: cannot be read: {exc.strerror or exc} ({what})") from None
+    if not data.strip():
+        raise _fail(f"{path}: the file is empty ({what})")
+    return data
+
+
+def _utf8(path: Path, data: bytes, *, line: int | None = None, start: int = 0) -> str:
+    r"""``data`` decoded as UTF-8, or a ``ValueError`` naming the file, the line and the byte offset.
+
+    Args:
+        path: the file (for the message).
+        data: its bytes, or one line's.
+        line: the 1-based line ``data`` is (``None``: ``data`` is the whole file).
+        start: the offset of ``data`` in the file.
+
+    Example:
+        >>> _utf8(Path("a.jsonl"), b'{"user": "caf\xe9"}', line=4, start=120)
+        Traceback (most recent call last):
+        ValueError: a.jsonl:4: not UTF-8 text (byte 0xe9 at offset 133 of the file); save the file as UTF-8.
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        at = line if line is not None else data.count(b"\n", 0, exc.start) + 1
+        raise ValueError(
+            f"{path}:{at}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {start + exc.start} of the file); "
+            "save the file as UTF-8."
+        ) from None
+
+
+def _json_file(path: Path, data: bytes) -> Any:
+    r"""The JSON value of a file, or a ``ValueError`` naming the file, line and column.
+
+    Example:
+        >>> _json_file(Path("x.json"), b'{"items": [1,\n 2,]}')
+        Traceback (most recent call last):
+        ValueError: x.json:2:4: invalid JSON: Expecting value
+    """
+    text = _utf8(path, data)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
 
 
 # -- opening the memory -------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -21,10 +22,13 @@ from langchain_memoryos.cli.common import (
     _chat_model,
     _errors,
     _fail,
+    _input_file,
+    _json_file,
     _message,
     _open_memory,
     _progress,
     _stats_line,
+    _utf8,
     _where,
 )
 
@@ -153,24 +157,24 @@ def read_turns(path: Path) -> list[TurnLine]:
     """
     turns: list[TurnLine] = []
     source = path.resolve()
-    with path.open(encoding="utf-8") as lines:
-        for number, raw in enumerate(lines, start=1):
-            if not raw.strip():
-                continue
-            try:
-                turns.append(_turn_from(json.loads(raw), source, number))
-            except (ValueError, TypeError) as exc:
-                reason = f"invalid JSON: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else _message(exc)
-                raise ValueError(f"{path}:{number}: {reason}") from None
+    start = 0
+    for number, chunk in enumerate(path.read_bytes().splitlines(keepends=True), start=1):
+        raw = _utf8(path, chunk, line=number, start=start)  # a line that is not UTF-8: its line and offset
+        start += len(chunk)
+        if not raw.strip():
+            continue
+        try:
+            turns.append(_turn_from(json.loads(raw), source, number))
+        except (ValueError, TypeError) as exc:
+            reason = f"invalid JSON: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else _message(exc)
+            raise ValueError(f"{path}:{number}: {reason}") from None
     return turns
 
 
-def _is_jsonl(path: Path) -> bool:
+def _is_jsonl(path: Path, data: bytes) -> bool:
     if path.suffix.lower() in (".jsonl", ".ndjson"):
         return True
-    with path.open(encoding="utf-8") as f:
-        head = f.read(4096).lstrip()
-    return not head.startswith("[")
+    return not data.lstrip().startswith(b"[")
 
 
 def _ingest_jsonl(
@@ -201,32 +205,115 @@ def _ingest_jsonl(
     return len(turns), added
 
 
-def _locomo_samples(path: Path, user: str, conversation: int | None) -> list[tuple[str, dict[str, Any]]]:
-    from langchain_memoryos.evaluation.locomo import load_locomo
-
-    samples = load_locomo(path)
+def _locomo_samples(
+    path: Path, data: bytes, user: str, conversation: int | None
+) -> list[tuple[str, int, dict[str, Any]]]:
+    """``(user id, index, sample)`` of each conversation to ingest, every one checked (:func:`_check_sessions`)."""
+    samples = _json_file(path, data)
+    if not isinstance(samples, list):
+        raise ValueError(f"{path}: not a LoCoMo file (a JSON list of conversations expected)")
     for i, sample in enumerate(samples):
         if not isinstance(sample, dict) or not isinstance(sample.get("conversation"), dict):
             raise ValueError(f"{path}: item {i} has no 'conversation' object (not a LoCoMo file)")
+        _check_sessions(path, i, sample)
     if conversation is not None:
         if not 0 <= conversation < len(samples):
             raise ValueError(f"--conversation {conversation}: the file has conversations 0..{len(samples) - 1}")
-        return [(user, samples[conversation])]
+        return [(user, conversation, samples[conversation])]
     if len(samples) == 1:
-        return [(user, samples[0])]
-    return [(f"{user}-{s.get('sample_id') or i}", s) for i, s in enumerate(samples)]
+        return [(user, 0, samples[0])]
+    return [(f"{user}-{s.get('sample_id') or i}", i, s) for i, s in enumerate(samples)]
+
+
+def _conversation(path: Path, index: int, sample: dict[str, Any]) -> str:
+    name = sample.get("sample_id")
+    return f"{path}: conversation {index}" + (f" ({name})" if isinstance(name, str) and name else "")
+
+
+def _check_sessions(path: Path, index: int, sample: dict[str, Any]) -> None:
+    """A LoCoMo conversation's sessions checked: lists of turns, each an object with a speaker and a text.
+
+    Raises:
+        ValueError: naming the file, the conversation, the session and the turn.
+    """
+    where = _conversation(path, index, sample)
+    conv = sample["conversation"]
+    for name in ("speaker_a", "speaker_b"):
+        if not isinstance(conv.get(name), str) or not conv[name].strip():
+            raise ValueError(f"{where}: '{name}' must name a speaker, got {conv.get(name)!r}")
+    sessions = sorted((int(k.split("_")[1]), k) for k in conv if re.fullmatch(r"session_\d+", k))
+    if not sessions:
+        raise ValueError(f"{where}: no sessions ('session_1', ... lists of turns)")
+    for _, key in sessions:
+        turns = conv[key]
+        if not isinstance(turns, list):
+            raise ValueError(f"{where}: {key} is a {type(turns).__name__}, not a list of turns")
+        for t, turn in enumerate(turns):
+            at = f"{where}: {key} turn {t}"
+            if not isinstance(turn, dict):
+                raise ValueError(f"{at}: a {type(turn).__name__}, not an object with speaker, dia_id and text")
+            for field_name in ("speaker", "text", "dia_id"):
+                if not isinstance(turn.get(field_name), str):
+                    raise ValueError(f"{at}: '{field_name}' must be a string, got {turn.get(field_name)!r}")
+            if not isinstance(turn.get("blip_caption") or "", str):
+                raise ValueError(f"{at}: 'blip_caption' must be a string, got {turn['blip_caption']!r}")
+
+
+def _check_pages(memory: MemoryOS, path: Path, targets: list[tuple[str, int, dict[str, Any]]], thread: str) -> None:
+    """Every page of every conversation checked as ``add_turns`` checks it, before any is written."""
+    from langchain_memoryos.evaluation.locomo import conversation_pages
+    from langchain_memoryos.operations.turns import turn_input
+
+    for uid, index, sample in targets:
+        for page in conversation_pages(sample):
+            try:
+                turn_input(
+                    memory._runtime,
+                    page.user_input,
+                    page.agent_response,
+                    uid,
+                    thread,
+                    page.timestamp,
+                    {"source_id": list(page.dia_ids), "user_name": page.user_speaker, "agent_name": page.agent_speaker},
+                    "+".join(page.dia_ids) or None,
+                )
+            except (ValueError, TypeError) as exc:
+                turns = "+".join(page.dia_ids) or "?"
+                raise ValueError(
+                    f"{_conversation(path, index, sample)}: session {page.session}, turns {turns}: {_message(exc)}"
+                ) from None
+
+
+def _check_lines(memory: MemoryOS, path: Path, turns: list[TurnLine], user: str, thread: str) -> None:
+    """Every line's turn checked as ``add_turns`` checks it, before any is written."""
+    from langchain_memoryos.operations.turns import turn_input
+
+    for t in turns:
+        try:
+            turn_input(
+                memory._runtime,
+                t.user_input,
+                t.agent_response,
+                user,
+                t.thread_id or thread,
+                t.timestamp,
+                t.metadata,
+                t.turn_id,
+            )
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{path}:{t.line}: {_message(exc)}") from None
 
 
 def _ingest_locomo(
-    memory: MemoryOS, path: Path, targets: list[tuple[str, dict[str, Any]]], thread: str, progress: bool
+    memory: MemoryOS, path: Path, targets: list[tuple[str, int, dict[str, Any]]], thread: str, progress: bool
 ) -> list[tuple[str, int, int]]:
     from langchain_memoryos.evaluation.locomo import conversation_pages, ingest_conversation
 
-    sizes = [len(conversation_pages(sample)) for _, sample in targets]
+    sizes = [len(conversation_pages(sample)) for _, _, sample in targets]
     out: list[tuple[str, int, int]] = []
     with _progress(progress) as bar:
         task = bar.add_task(f"ingest {path.name}", total=sum(sizes))
-        for (uid, sample), size in zip(targets, sizes, strict=True):
+        for (uid, _, sample), size in zip(targets, sizes, strict=True):
             added = ingest_conversation(
                 memory, sample, user_id=uid, thread_id=thread, on_page=lambda: bar.advance(task)
             )
@@ -255,16 +342,27 @@ def ingest(
     for a duplicate. A LoCoMo file (a JSON list of samples with a
     'conversation') goes to --user when it has one conversation or
     --conversation picks one, else each conversation to user '<USER>-<sample_id>'.
+
+    The whole file is checked before anything is stored (every line, every
+    conversation's sessions and pages, as add_turns checks a turn); an error
+    names the file and the line (JSONL) or the conversation and session (LoCoMo).
     """
-    if not file.is_file():
-        raise _fail(f"{file}: no such file (pass a .jsonl file of turns or a LoCoMo .json file)")
+    data = _input_file(file, "pass a .jsonl file of turns or a LoCoMo .json file")
     with _errors():
         # the whole file is read and checked before the database is opened: a bad file stores nothing
-        jsonl = _is_jsonl(file)
+        jsonl = _is_jsonl(file, data)
         if jsonl and conversation is not None:
             raise _fail("--conversation is for LoCoMo files, not JSONL")
         turns = read_turns(file) if jsonl else []
-        targets = [] if jsonl else _locomo_samples(file, user, conversation)
+        targets = [] if jsonl else _locomo_samples(file, data, user, conversation)
+        # every turn checked as add_turns checks it (by a memory of the same config), before any is stored
+        from langchain_memoryos.memory import MemoryOS
+
+        checker = MemoryOS()
+        if jsonl:
+            _check_lines(checker, file, turns, user, thread)
+        else:
+            _check_pages(checker, file, targets, thread)
         with _open_memory(db, postgres, _chat_model(model), must_exist=False) as memory:
             if jsonl:
                 total, added = _ingest_jsonl(memory, file, turns, user, thread, progress)

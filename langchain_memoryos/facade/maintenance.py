@@ -15,6 +15,7 @@ from langgraph.store.base import BaseStore
 from langchain_memoryos import backends
 from langchain_memoryos.facade import Facade
 from langchain_memoryos.operations import maintenance as ops
+from langchain_memoryos.operations.imports import ImportMode
 
 __all__ = ["MaintenanceMethods"]
 
@@ -131,27 +132,66 @@ class MaintenanceMethods(Facade):
         """
         return await self._async(ops.export_user(self._runtime, user_id))
 
-    def import_user(self, data: Mapping[str, Any], *, user_id: str | None = None) -> int:
+    def import_user(self, data: Mapping[str, Any], *, user_id: str | None = None, mode: ImportMode = "refuse") -> int:
         """Write an :meth:`export_user` dump back (to the same or another user id).
 
-        Every item is checked before anything is written: values must be JSON
-        (finite numbers; a ``datetime`` becomes its ISO string) and times within
-        ``MemoryOSConfig.max_clock_skew_seconds`` of the wall clock, so an
-        export from one backend imports into any other.
+        The whole export is checked before anything is written: every item
+        against the schema of its records (required keys, their types, the
+        vectors' dimension; values JSON, times within
+        ``MemoryOSConfig.max_clock_skew_seconds``) and the counts against this
+        memory's capacities (``stm_capacity`` per thread, ``mtm_max_segments``,
+        ``user_kb_capacity``, ``agent_traits_capacity``); an error names the
+        item (its index, kind and key) and the field. The export's version stamp
+        is never used: the import writes a new one, so every cached copy of the
+        user, in any process, is reloaded.
+
+        Modes:
+
+        * ``"refuse"`` (default): a user that already has a memory is refused (nothing written).
+        * ``"replace"``: the stored user is deleted (as by :meth:`delete_user`), then the export imported.
+        * ``"merge"``: the export's items are added by key; an item whose key the user already has keeps
+          its stored value (a page id counts in STM and MTM alike, a stored persona is kept); the
+          conversation clock becomes the later of the two and the id counter the larger. Segments and
+          facts over their capacity after the merge are refused; a thread's STM over ``stm_capacity``
+          has its oldest pages moved to MTM, as a turn would. A merge brings back what the export has and
+          the user no longer has (a forgotten fact too): use ``"replace"`` to restore a backup exactly.
+
+        In every mode the imported user is then repaired as :meth:`repair` does
+        (segment membership and centroids …), so :meth:`check` returns ``[]``.
 
         Returns:
-            The number of items written.
+            The number of the export's items written (in ``"merge"`` mode: those the user did not have).
 
         Raises:
-            ValueError: not an export, or an item that fails the checks (named).
+            ValueError: not an export, an item that fails the checks (named), an unknown mode, or a user
+                that already has a memory in ``"refuse"`` mode.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> a = MemoryOS(); _ = a.add_turn("Hi", "Hello", user_id="u")
             >>> b = MemoryOS(); b.import_user(a.export_user(user_id="u")) > 0
             True
+            >>> b.import_user(a.export_user(user_id="u"))  # doctest: +ELLIPSIS
+            Traceback (most recent call last):
+            ValueError: import_user: user 'u' already has a memory; nothing was imported. Pass mode="replace" ...
+            >>> b.import_user(a.export_user(user_id="u"), mode="replace") > 0, b.check(user_id="u")
+            (True, [])
         """
-        return self._sync(ops.import_user(self._runtime, data, user_id))
+        return self._sync(ops.import_user(self._runtime, data, user_id, mode))
+
+    async def aimport_user(
+        self, data: Mapping[str, Any], *, user_id: str | None = None, mode: ImportMode = "refuse"
+    ) -> int:
+        """Async twin of :meth:`import_user`.
+
+        Example:
+            >>> from langchain_memoryos import MemoryOS
+            >>> import asyncio
+            >>> a = MemoryOS(); _ = a.add_turn("Hi", "Hello", user_id="u")
+            >>> b = MemoryOS(); asyncio.run(b.aimport_user(a.export_user(user_id="u"), user_id="v")) > 0
+            True
+        """
+        return await self._async(ops.import_user(self._runtime, data, user_id, mode))
 
     def delete_user(self, *, user_id: str) -> int:
         """Delete every item of a user in every namespace of this memory's scope.

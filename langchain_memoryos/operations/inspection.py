@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from langgraph.store.base import ListNamespacesOp, MatchCondition, SearchOp
+from langgraph.store.base import GetOp, ListNamespacesOp, MatchCondition, SearchOp
 
 from langchain_memoryos.amu.corrections import FactNotFoundError
 from langchain_memoryos.config import MemoryOSConfig
@@ -29,7 +30,7 @@ from langchain_memoryos.schema import (
     WriteEvent,
 )
 from langchain_memoryos.scoring import segment_heat
-from langchain_memoryos.store.layout import AGENT_LABEL
+from langchain_memoryos.store.layout import AGENT_LABEL, is_hash_label
 from langchain_memoryos.store.repository import MemoryRepository, UserState, decode_label
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "write_log",
 ]
 
+logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -290,7 +292,18 @@ def _users(repository: MemoryRepository) -> Step[list[str]]:
     if not labels:
         return []
     found = yield StoreBatch(tuple(SearchOp((*root, label), limit=1) for label in labels))
-    return sorted(decode_label(label) for label, rows in zip(labels, found, strict=True) if rows)
+    users = [label for label, rows in zip(labels, found, strict=True) if rows]
+    hashed = [label for label in users if is_hash_label(label)]  # a long id: its "id" row holds it
+    ids = (yield StoreBatch(tuple(GetOp((*root, label, "id"), "id") for label in hashed))) if hashed else []
+    named = {label: it.value.get("id") if it is not None else None for label, it in zip(hashed, ids, strict=True)}
+    for label, value in named.items():
+        if not isinstance(value, str):
+            logger.warning("list_users: the user under the hash label %s has no readable 'id' row: not listed", label)
+    return sorted(
+        decode_label(label) if label not in named else decode_label(str(named[label]))
+        for label in users
+        if label not in named or isinstance(named[label], str)
+    )
 
 
 def _threads_of(state: UserState) -> list[str]:

@@ -10,17 +10,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from langgraph.store.base import PutOp
-
+from langchain_memoryos.operations.imports import (
+    DERIVED_PARTS,
+    EXPORT_FORMAT,
+    IMPORT_MODES,
+    check_export,
+    import_rows,
+)
 from langchain_memoryos.operations.runtime import Locked, Runtime
-from langchain_memoryos.operations.validation import check_import_value, check_thread, check_user
-from langchain_memoryos.pipeline.effects import Step, StoreBatch
-from langchain_memoryos.store.repository import decode_label, encode_label, flush
+from langchain_memoryos.operations.validation import check_thread, check_user
+from langchain_memoryos.pipeline.effects import Step
+from langchain_memoryos.schema.pages import stored_thread
+from langchain_memoryos.store.layout import is_hash_label
+from langchain_memoryos.store.repository import decode_label, flush
 
 __all__ = ["EXPORT_FORMAT", "check", "clear_stm", "delete_user", "export_user", "import_user"]
-
-#: The ``format`` of an :func:`export_user` dump.
-EXPORT_FORMAT = "langchain-memoryos/1"
 
 
 def check(runtime: Runtime, user_id: Any, *, repair: bool) -> Locked[list[str]]:
@@ -92,20 +96,29 @@ def export_user(runtime: Runtime, user_id: Any) -> Locked[dict[str, Any]]:
         items = yield from repository.all_items(user)
         depth = len(repository.namespace(user))  # rows are exported relative to the user's namespace
         rows = [
-            {"namespace": [decode_label(x) for x in it.namespace[depth:]], "key": it.key, "value": it.value}
+            {"namespace": _ids(it.namespace[depth:], it.value), "key": it.key, "value": it.value}
             for it in sorted(items, key=lambda it: (it.namespace, it.key))
-            if it.namespace[depth : depth + 1] not in (("snapshot",), ("journal",))  # derived: never exported
+            # derived or bookkeeping (version stamp, index snapshot, journal, a hash label's id row): never exported
+            if not it.namespace[depth : depth + 1] or it.namespace[depth] not in DERIVED_PARTS
         ]
         return {"format": EXPORT_FORMAT, "user_id": user, "items": rows}
 
     return Locked(user, step())
 
 
-def import_user(runtime: Runtime, data: Mapping[str, Any], user_id: str | None) -> Locked[int]:
-    """Operation: ``MemoryOS.import_user`` (every item checked now, before anything is written).
+def _ids(labels: tuple[str, ...], value: Any) -> list[str]:
+    """A stored namespace (below the user's) as ids: an STM thread under a hash label is named by its page's value."""
+    if len(labels) == 2 and labels[0] == "stm" and is_hash_label(labels[1]) and isinstance(value, dict):
+        return ["stm", stored_thread(value)]
+    return [decode_label(x) for x in labels]
+
+
+def import_user(runtime: Runtime, data: Mapping[str, Any], user_id: str | None, mode: str = "refuse") -> Locked[int]:
+    """Operation: ``MemoryOS.import_user`` (the export checked whole before anything is written; see :mod:`.imports`).
 
     Raises:
-        ValueError: not an export, or an item that fails the checks (named).
+        ValueError: not an export, an item that fails the checks (named), an unknown mode, or (in the
+            ``"refuse"`` mode) a user that already has a memory.
 
     Example:
         >>> from langchain_memoryos import MemoryOS
@@ -114,32 +127,11 @@ def import_user(runtime: Runtime, data: Mapping[str, Any], user_id: str | None) 
         Traceback (most recent call last):
         ValueError: not a langchain-memoryos export ...
     """
-    if data.get("format") != EXPORT_FORMAT:
-        raise ValueError("not a langchain-memoryos export (format 'langchain-memoryos/1' expected).")
+    if mode not in IMPORT_MODES:
+        raise ValueError(f"import_user: mode must be one of {', '.join(map(repr, IMPORT_MODES))}, got {mode!r}.")
+    rows = check_export(data, runtime.config, runtime.repository.dimension)
     user = check_user(user_id or data.get("user_id"))
-    rows = [(row, check_import_value(i, row, runtime.config)) for i, row in enumerate(data.get("items", []))]
-    repository = runtime.repository
-
-    def step() -> Step[int]:
-        yield from repository.finish_deletion(user)  # never import next to a half-deleted user's rows
-        ops = tuple(
-            PutOp(
-                repository.namespace(user, *(encode_label(x) for x in row["namespace"])),
-                str(row["key"]),
-                value,
-                index=False,
-            )
-            for row, value in rows
-            # never a tombstone (an export has none), nor an index snapshot or journal (derived, rebuilt)
-            if list(row["namespace"])[:1] not in (["deleting"], ["snapshot"], ["journal"])
-        )
-        # the user's index snapshot no longer holds what is stored: the next load rebuilds it from the records
-        drop = PutOp(repository.namespace(user, "snapshot"), "state", None)
-        yield StoreBatch((*ops, drop))
-        repository.invalidate(user)
-        return len(ops)
-
-    return Locked(user, step())
+    return Locked(user, import_rows(runtime.repository, runtime.config, user, rows, mode))  # type: ignore[arg-type]
 
 
 def delete_user(runtime: Runtime, user_id: Any) -> Locked[int]:

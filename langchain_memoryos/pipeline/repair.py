@@ -328,8 +328,7 @@ def _repair_stm_capacity(state: UserState, settings: EngineSettings) -> list[str
             page, vector = state.stm_pop_oldest(thread)
             keywords = extract_keywords(f"{page.user_input}\n{page.agent_response}", config.page_keywords)
             page.linked, page.keywords, page.candidates, page.segment_id = False, keywords, [], None
-            state.meta.setdefault("chain_tails", {})[thread] = page.id
-            state.save_meta()
+            state.set_chain_tail(thread, page.id)
             report = WriteReport(page_id=page.id)
             created = join_segment(state, settings, page, vector, ", ".join(keywords[:4]), report)
             where = f"new segment {created}" if created else f"segment {page.segment_id}"

@@ -10,8 +10,9 @@ from typing import Any
 
 from langchain_memoryos.schema.records import MemoryRecord
 from langchain_memoryos.schema.timestamps import _EPOCH, _iso, _ts
+from langchain_memoryos.store.layout import decode_label, escape_id
 
-__all__ = ["DialoguePage", "Segment", "split_speaker"]
+__all__ = ["DialoguePage", "Segment", "split_speaker", "stored_thread"]
 
 
 def _label(value: Any, default: str) -> str:
@@ -140,11 +141,18 @@ class DialoguePage:
     def to_dict(self) -> dict[str, Any]:
         """Serialise to JSON-compatible values.
 
+        A thread id with NUL (which PostgreSQL's JSON cannot hold) is written
+        with NUL shown as U+FFFD in ``thread_id`` and exactly, escaped, in
+        ``thread_id_label`` (:func:`~langchain_memoryos.store.layout.escape_id`).
+
         Example:
             >>> DialoguePage(id="p", user_input="a", agent_response="b").to_dict()["id"]
             'p'
+            >>> value = DialoguePage(id="p", user_input="a", agent_response="", thread_id="t" + chr(0)).to_dict()
+            >>> value["thread_id_label"], DialoguePage.from_dict(value).thread_id == "t" + chr(0)
+            ('t%00', True)
         """
-        return {
+        out = {
             "id": self.id,
             "user_input": self.user_input,
             "agent_response": self.agent_response,
@@ -157,6 +165,10 @@ class DialoguePage:
             "linked": self.linked,
             "candidates": [c.to_dict() for c in self.candidates],
         }
+        if "\x00" in self.thread_id:
+            out["thread_id"] = self.thread_id.replace("\x00", "\ufffd")
+            out["thread_id_label"] = escape_id(self.thread_id)
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> DialoguePage:
@@ -171,7 +183,7 @@ class DialoguePage:
             user_input=str(data.get("user_input", "")),
             agent_response=str(data.get("agent_response", "")),
             timestamp=_ts(data.get("timestamp")),
-            thread_id=str(data.get("thread_id", "default")),
+            thread_id=stored_thread(data),
             meta=str(data.get("meta", "")),
             keywords=list(data.get("keywords", [])),
             metadata=dict(data.get("metadata", {})),
@@ -179,6 +191,19 @@ class DialoguePage:
             linked=bool(data.get("linked", False)),
             candidates=[MemoryRecord.from_dict(c) for c in data.get("candidates", [])],
         )
+
+
+def stored_thread(data: Mapping[str, Any]) -> str:
+    """The thread id of a stored page value: ``thread_id_label`` decoded when there is one, else ``thread_id``.
+
+    Example:
+        >>> stored_thread({"thread_id": "t"}), stored_thread({}), stored_thread({"thread_id_label": "a%2Eb"})
+        ('t', 'default', 'a.b')
+    """
+    label = data.get("thread_id_label")
+    if isinstance(label, str) and label:
+        return decode_label(label)
+    return str(data.get("thread_id", "default"))
 
 
 @dataclass

@@ -36,7 +36,15 @@ from langchain_memoryos.schema import (
 )
 from langchain_memoryos.store.cache import UserCache
 from langchain_memoryos.store.changes import unchanged_after
-from langchain_memoryos.store.layout import _DELETING, _TOMBSTONE, ROOT, decode_label, encode_label, page_key
+from langchain_memoryos.store.layout import (
+    _DELETING,
+    _TOMBSTONE,
+    ROOT,
+    decode_label,
+    encode_label,
+    is_hash_label,
+    page_key,
+)
 from langchain_memoryos.store.locks import ProcessLocks, UserLease
 from langchain_memoryos.store.snapshot import (
     JOURNAL,
@@ -504,7 +512,9 @@ class MemoryRepository:
             page = DialoguePage.from_dict(it.value)
             page.metadata.setdefault("_seq", int(it.value.get("seq", 0)))
             depth = len(self.root) + 2  # (*root, user, "stm", thread)
-            thread = decode_label(it.namespace[depth]) if len(it.namespace) > depth else page.thread_id
+            tl = it.namespace[depth] if len(it.namespace) > depth else None
+            # a hash label (a long thread id) cannot be decoded: the page's value holds the thread id
+            thread = page.thread_id if tl is None or is_hash_label(tl) else decode_label(tl)
             if page.thread_id != thread:  # the namespace is where the row is: it decides
                 state.load_problems.append(
                     f"STM page {it.key}: stored under thread {thread!r} but says {page.thread_id!r} (corrected)"
@@ -734,7 +744,7 @@ class MemoryRepository:
             (1, [])
         """
         tombstone, version = self._marks(user_id)
-        first, stamp = yield StoreBatch((SearchOp(self.namespace(user_id), limit=1), GetOp(version, "v")))
+        (first,) = yield StoreBatch((SearchOp(self.namespace(user_id), limit=1),))
         if not first:
             self.invalidate(user_id)
             return 0  # nothing stored: nothing to mark or purge
@@ -746,7 +756,7 @@ class MemoryRepository:
             )
         )
         deleted = yield from self._erase(user_id)
-        return deleted + int(stamp is not None)
+        return deleted  # the records, as export_user lists them: not the version stamp
 
     def finish_deletion(self, user_id: str) -> Step[int]:
         """Step: finish the user's interrupted deletion, if there is one; returns the rows it deleted.
@@ -804,6 +814,7 @@ class MemoryRepository:
         self.invalidate(user_id)
         self.visits.drop(user_id)  # a deleted user's visits are never applied (to a new user of the same id)
         yield Purge()
-        # the rows counted are the user's records: not the index snapshot and journal derived from them
+        # the rows counted are the user's records: not the index snapshot and journal derived from them, nor the
+        # id row of a user under a hash label (store/layout.py)
         at = len(self.namespace(user_id))
-        return sum(1 for ns, _ in done if ns[at : at + 1] not in ((SNAPSHOT,), (JOURNAL,)))
+        return sum(1 for ns, _ in done if ns[at : at + 1] not in ((SNAPSHOT,), (JOURNAL,), ("id",)))

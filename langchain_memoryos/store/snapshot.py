@@ -65,7 +65,7 @@ import numpy as np
 from langchain_memoryos.retrieval.chain import ChainWindows
 from langchain_memoryos.retrieval.lexical import Bags, LexicalIndex
 from langchain_memoryos.schema import DialoguePage, MemoryRecord, Persona, Segment
-from langchain_memoryos.store.layout import decode_label
+from langchain_memoryos.store.layout import decode_label, is_hash_label
 
 if TYPE_CHECKING:
     from langchain_memoryos.store.state import UserState
@@ -579,7 +579,7 @@ def apply_changes(state: UserState, changes: list[tuple[tuple[str, ...], str, An
                 state.pages[key] = page
                 ix.pages.add(key, vec)
             else:
-                page.thread_id = decode_label(tail[1])
+                page.thread_id = page.thread_id if is_hash_label(tail[1]) else decode_label(tail[1])
                 page.metadata.setdefault("_seq", int(value.get("seq", 0)))
                 thread = state.stm.setdefault(page.thread_id, [])
                 thread.append(page)

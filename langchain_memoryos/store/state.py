@@ -25,7 +25,7 @@ from langchain_memoryos.schema import (
     ensure_utc,
 )
 from langchain_memoryos.store.indices import DerivedIndices
-from langchain_memoryos.store.layout import ROOT, encode_label
+from langchain_memoryos.store.layout import ROOT, encode_label, escape_id, is_hash_label
 from langchain_memoryos.store.snapshot import JOURNAL, SNAPSHOT, SNAPSHOT_EVERY, STATE_PARTS, encode_snapshot
 from langchain_memoryos.store.vector_index import Vector, VectorIndex, encode_vector
 from langchain_memoryos.store.visits import PendingVisits
@@ -93,6 +93,8 @@ class UserState:
     root: tuple[str, ...] = (ROOT,)
     #: the repository's visits not written yet (:mod:`~.visits`): the next flush of this user applies them
     pending_visits: PendingVisits | None = field(default=None, repr=False)
+    #: the user's ``"id"`` row is known stored (a user under a hash label keeps its id there; see store/layout.py)
+    id_stored: bool = False
     indices: DerivedIndices = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -192,6 +194,9 @@ class UserState:
             >>> [op.namespace for op in s.take_ops()], s.take_ops()
             ([('memoryos', 'u', 'persona')], ())
         """
+        if self.pending and not self.id_stored and is_hash_label(self.label):
+            self._put(self.ns("id"), "id", {"id": escape_id(self.user_id)})  # list_users reads the id back from it
+            self.id_stored = True
         if self.pending and self.shared:
             self._stamp()
         if self.pending:
@@ -294,6 +299,39 @@ class UserState:
         by["calls"] += calls
         by["tokens"] += tokens
         by["fallbacks"] += int(fallback)
+        self.save_meta()
+
+    def chain_tail(self, thread_id: str) -> str | None:
+        """The id of the thread's newest MTM page (the dialogue chain's tail), if any.
+
+        Tails are kept in ``meta["chain_tails"]`` by thread id; a thread id
+        with NUL (which PostgreSQL's JSON cannot hold) in
+        ``meta["chain_tail_labels"]`` by its escape (:func:`~langchain_memoryos.store.layout.escape_id`).
+
+        Example:
+            >>> s = UserState(user_id="u", label="u", dimension=2)
+            >>> s.set_chain_tail("t", "p1"); s.set_chain_tail("a" + chr(0), "p2")
+            >>> s.chain_tail("t"), s.chain_tail("a" + chr(0)), s.meta["chain_tail_labels"]
+            ('p1', 'p2', {'a%00': 'p2'})
+        """
+        if "\x00" in thread_id:
+            tail = self.meta.get("chain_tail_labels", {}).get(escape_id(thread_id))
+        else:
+            tail = self.meta.get("chain_tails", {}).get(thread_id)
+        return str(tail) if tail is not None else None
+
+    def set_chain_tail(self, thread_id: str, page_id: str) -> None:
+        """Make ``page_id`` the thread's chain tail (see :meth:`chain_tail`; the meta row goes with the next flush).
+
+        Example:
+            >>> s = UserState(user_id="u", label="u", dimension=2); s.set_chain_tail("t", "p1")
+            >>> s.meta["chain_tails"]
+            {'t': 'p1'}
+        """
+        if "\x00" in thread_id:
+            self.meta.setdefault("chain_tail_labels", {})[escape_id(thread_id)] = page_id
+        else:
+            self.meta.setdefault("chain_tails", {})[thread_id] = page_id
         self.save_meta()
 
     def save_meta(self) -> None:

@@ -36,8 +36,7 @@ def stage_chain_link(settings: EngineSettings, t: TurnWrite) -> Step[None]:
     """``chain_link``: the controller's page analysis (chain link and meta, keywords, topic, the page's records)."""
     state = t.user
     page, vector = t.moving.pop(0)
-    tails: dict[str, str] = state.meta.setdefault("chain_tails", {})
-    previous = state.pages.get(tails.get(page.thread_id, ""))
+    previous = state.pages.get(state.chain_tail(page.thread_id) or "")
     similarity = None
     if previous is not None and previous.id in state.page_index:
         similarity = float(np.dot(state.page_index.get(previous.id), vector))
@@ -53,8 +52,7 @@ def stage_chain_link(settings: EngineSettings, t: TurnWrite) -> Step[None]:
         rec.source_page_ids = [page.id]
         rec.created_at = page.timestamp
         page.candidates.append(rec)
-    tails[page.thread_id] = page.id
-    state.save_meta()
+    state.set_chain_tail(page.thread_id, page.id)
     t.report.moved_to_mtm.append(page.id)
     t.current = (page, vector, analysis)
     t.next = "mtm_insert"

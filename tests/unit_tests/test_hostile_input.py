@@ -130,11 +130,12 @@ def test_user_ids_cannot_reach_another_users_namespace(make_memory: MakeMemory) 
 
 
 def test_thousands_of_facts_are_stored_searched_and_capped() -> None:
-    """2,000 facts (imported): retrieval stays correct, check() sees the over-capacity, repair() applies FIFO."""
+    """2,000 facts (imported): retrieval stays correct; a memory of capacity 100 on the store sees the
+    over-capacity in check(), and repair() applies FIFO; an import over the capacity is refused."""
     from langchain_memoryos.embeddings import resolve_embeddings
     from langchain_memoryos.store.vector_index import encode_vector
 
-    memory = MemoryOS(config=MemoryOSConfig(user_kb_capacity=100))
+    memory = MemoryOS(config=MemoryOSConfig(user_kb_capacity=2000))
     memory.add_fact("I am allergic to peanuts.", user_id="u")
     template = next(it for it in memory.export_user(user_id="u")["items"] if it["namespace"] == ["facts", "user"])
     things = ["kayak", "violin", "telescope", "bonsai", "drone", "typewriter", "harp", "sextant", "loom", "kiln"]
@@ -146,10 +147,16 @@ def test_thousands_of_facts_are_stored_searched_and_capped() -> None:
         value["created_at"] = value["updated_at"] = f"2024-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}+00:00"
         value["vector"] = encode_vector(vector)
         items.append({"namespace": ["facts", "user"], "key": f"f_bulk{i:05d}", "value": value})
-    memory.import_user({"format": "langchain-memoryos/1", "user_id": "bulk", "items": items}, user_id="bulk")
+    export = {"format": "langchain-memoryos/1", "user_id": "bulk", "items": items}
+    small = MemoryOS(memory.store, embeddings=memory.embeddings, config=MemoryOSConfig(user_kb_capacity=100))
+    with pytest.raises(ValueError, match="2000 user facts, more than user_kb_capacity=100"):
+        small.import_user(export, user_id="refused")
+    assert small.list_users() == ["u"]  # nothing written for "refused"
+    memory.import_user(export, user_id="bulk")
     assert memory.stats(user_id="bulk").user_facts == 2000
     hits = memory.retrieve("Do I own a sextant?", user_id="bulk").user_facts
     assert hits and all("sextant" in h.record.summary for h in hits[:3])
+    memory = small  # the same store, opened with a capacity of 100
     problems = memory.check(user_id="bulk")
     assert any("capacity" in p for p in problems)
     memory.repair(user_id="bulk")

@@ -463,11 +463,11 @@ def test_an_export_holds_no_snapshot_and_an_import_makes_it_stale(open_sqlite: C
     with open_sqlite() as memory:
         build(memory, 8)
         data = memory.export_user(user_id=USER)
-        assert {row["namespace"][0] for row in data["items"]}.isdisjoint({"snapshot", "journal"})
+        assert {row["namespace"][0] for row in data["items"]}.isdisjoint({"snapshot", "journal", "version"})
         for row in data["items"]:
             if row["namespace"] == ["pages"]:
                 row["value"]["user_input"] = "Imported."
-        memory.import_user(data)
+        memory.import_user(data, mode="replace")  # over the stored user
     with open_sqlite() as memory:
         state = assert_as_rebuilt(memory)
         assert {p.user_input for p in state.pages.values()} == {"Imported."}
