@@ -36,6 +36,7 @@ from collections.abc import Callable, Hashable
 from typing import Any, Generic, TypeVar
 
 from langchain_memoryos.store.state import UserState
+from langchain_memoryos.store.visits import PendingVisits
 
 __all__ = ["DEFAULT_CACHE_BYTES", "LockTable", "UserCache", "UserStates", "estimate_bytes", "shared_cache"]
 
@@ -352,6 +353,9 @@ class UserCache:
         self.states = UserStates(max_bytes, self.locks.held)
         #: users whose next load rebuilds them from their records
         self.from_records: set[str] = set()
+        #: segment visits reads could not write yet (:mod:`~langchain_memoryos.store.visits`): shared, like the
+        #: loaded users, by the memories over one store
+        self.visits = PendingVisits()
         self._clock = itertools.count(1)
         self._now = 0
         self._changes: OrderedDict[str, int] = OrderedDict()

@@ -57,7 +57,7 @@ from langchain_memoryos.store.snapshot import (
 )
 from langchain_memoryos.store.state import UserState, next_revision
 from langchain_memoryos.store.vector_index import Vector, VectorIndex, decode_vector
-from langchain_memoryos.store.visits import PendingVisits, apply_visits
+from langchain_memoryos.store.visits import apply_visits
 
 __all__ = [
     "ROOT",
@@ -249,7 +249,7 @@ class MemoryRepository:
         #: users whose next load rebuilds them from their records (:meth:`invalidate`)
         self._from_records = self.cache.from_records
         #: segment visits reads could not write yet, applied with the user's next flush (store/visits.py)
-        self.visits = PendingVisits()
+        self.visits = self.cache.visits
 
     def namespace(self, user_id: str, *parts: str) -> tuple[str, ...]:
         """The namespace ``(*root, <encoded user>, *parts)``.
