@@ -249,11 +249,11 @@ def run_read_stage(repo: MemoryRepository, settings: EngineSettings, r: ReadRun)
     Example:
         >>> from langchain_memoryos import MemoryOS
         >>> from langchain_memoryos.pipeline.effects import run_sync
-        >>> m = MemoryOS(); _ = m.add_turn("I play the cello.", "Lovely.", user_id="u")
-        >>> r = ReadRun("u", "default", "cello?")
+        >>> m = MemoryOS(); _ = m.add_turn("Hello there!", "Hi!", user_id="u")  # no fact: STM only
+        >>> r = ReadRun("u", "default", "hello?")
         >>> run_sync(run_read_stage(m.repository, m.settings, r), m._services)
         >>> r.next, [p.user_input for p in r.ctx.stm]
-        ('done', ['I play the cello.'])
+        ('done', ['Hello there!'])
     """
     spec = READ_TABLE.get(r.next)
     if spec is None:
