@@ -15,8 +15,8 @@ something to do in every tier:
 
 Each session runs in its own thread. Short-term memory is per thread (seven
 pages by default), so only the turns beyond a session's last seven leave STM
-for mid-term memory; the facts therefore come early in each session and the
-small talk at its end.
+for mid-term memory (each turn's facts are written when it is added); the
+facts come early in each session and the small talk at its end.
 
 Example:
     >>> sum(len(s["turns"]) for s in SESSIONS) >= 40

@@ -2,7 +2,7 @@
 
 A controller answers, for the engine:
 
-* ``analyze_page`` — once per page leaving STM: dialogue-chain continuity and
+* ``analyze_page`` — once per page, when it is added: dialogue-chain continuity and
   chain meta, page keywords, a topic summary (used when the page starts a new
   segment) and the page's candidate typed records (AMU fields).
 * ``promote_segment`` — once per promotion: a refreshed segment summary and
@@ -110,7 +110,7 @@ class QueryPlan:
 
 @dataclass
 class PageAnalysis:
-    """``analyze_page``'s answer for a page leaving STM.
+    """``analyze_page``'s answer for a page just added to STM (its records are written with the turn).
 
     Attributes:
         linked: the page continues the previous page's dialogue chain.

@@ -1,4 +1,4 @@
-"""Facts of a page leaving STM, offline: self-contained third-person statements with names resolved.
+"""Facts of a page as it is added, offline: self-contained third-person statements with names resolved.
 
 The heuristic controller's ``analyze_page`` turns each side of a dialogue page
 into at most one typed record (issue 20, research/issue20-facts/REPORT.md §4.1):

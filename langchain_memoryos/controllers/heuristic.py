@@ -129,13 +129,13 @@ def _read_of(page: DialoguePage, page_keywords: int) -> tuple[Any, ...]:
 
 @dataclass(frozen=True)
 class PageReading:
-    """A page's :class:`PageContent` read ahead, while the page was embedded, for its analysis when it leaves STM.
+    """A page's :class:`PageContent` read ahead, while the page was embedded, for its analysis right after.
 
     ``add_turn`` reads the new page in a worker thread while the encoder
-    embeds it (:meth:`HeuristicController.read_ahead`), and the user's state
-    keeps the reading, in memory only, until the page leaves STM: its
-    ``chain_link`` then needs no keywords or facts computed under the user's
-    lock. It fits only the controller that read it and the page as it was read.
+    embeds it (:meth:`HeuristicController.read_ahead`), and the turn keeps the
+    reading for the page's ``chain_link`` right after ``stm_append``, which then
+    needs no keywords or facts computed under the user's lock. It fits only
+    the controller that read it and the page as it was read.
 
     Attributes:
         reader: the controller that read the page.
@@ -276,12 +276,12 @@ class HeuristicController(BaseController):
         return PageContent(this_gist, keywords, traits + page_fact_records(page))
 
     def read_ahead(self, page: DialoguePage, content: PageContent | None = None) -> PageReading | None:
-        """The page's content read now, for :meth:`analyze_page` when the page leaves STM (``None``: not this class).
+        """The page's content read now, for :meth:`analyze_page` of the page (``None``: not this class).
 
         Thread-safe (a pure function of the page): ``add_turn`` calls it in a
         worker thread while the page is embedded. A subclass that redefines
         :meth:`page_content` or :meth:`analyze_page` reads nothing ahead: its
-        pages are analysed as they leave STM.
+        pages are analysed in ``chain_link``, under the user's lock.
 
         Args:
             page: the page.
@@ -524,6 +524,7 @@ class HeuristicController(BaseController):
             source_page_ids=sources,
             slot=record.slot,
             subject=record.subject,
+            valid_at=record.valid_at,  # when the new state was said
         )
         return FuseResult(fused)
 

@@ -1,7 +1,7 @@
 """``LLMController``: every memory judgement by any LangChain chat model, one call each.
 
-* one call per page leaving STM (chain link, chain meta, keywords, topic
-  summary, candidate typed records);
+* one call per page, when it is added (chain link, chain meta, keywords, topic
+  summary, candidate typed records, written with the turn and judged offline);
 * one call per promotion (segment summary and keywords, persona, records);
 * one call per admitted record that has candidates (all candidates at once);
 * one call per update (fuse); retrieval makes none.

@@ -70,7 +70,7 @@ class RecordOutput(BaseModel):
 
 
 class PageAnalysisOutput(BaseModel):
-    """The answer for a page leaving short-term memory."""
+    """The answer for a page just added to short-term memory."""
 
     linked: bool = Field(description="the page continues the previous page's topic")
     chain_meta: str = Field(max_length=_META_CHARS, description="updated chain summary, at most two sentences")

@@ -61,11 +61,11 @@ _PAGE_RECORD_RULES = (
     "assistant should behave, e.g. answer length or tone, else 'user')."
 )
 
-#: One call per page leaving short-term memory; its records go through the AMU write path at once
+#: One call per page, when it is added to short-term memory; its records go through the AMU write path at once
 #: (judged and fused offline: no further call). Its fields: ``previous``, ``previous_date``, ``meta``,
 #: ``page``, ``date`` and ``names`` (the known names of the user and the assistant).
 DEFAULT_ANALYZE_PAGE_PROMPT = (
-    "A dialogue page is leaving short-term memory.\n\n"
+    "A dialogue page was just added to short-term memory.\n\n"
     "Previous page of this thread (said on {previous_date}):\n{previous}\n\n"
     "Current chain summary (meta): {meta}\n\n"
     "Current page (said on {date}):\n{page}\n\n"

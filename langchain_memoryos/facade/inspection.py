@@ -129,8 +129,10 @@ class InspectionMethods(Facade):
             >>> hits = m.search("my cat", user_id="u")
             >>> [(h.kind, h.page.user_input, h.sources) for h in hits if h.kind == "page"]
             [('page', 'I adopted a cat named Miso.', ['D1'])]
-            >>> [(h.kind, h.text) for h in hits if h.kind == "fact"], hits[0].id == hits[0].fact.id
-            ([('fact', 'The user is vegan.')], True)
+            >>> [(h.kind, h.text) for h in hits if h.kind == "fact"]  # the turn's fact, written with it, and the other
+            [('fact', 'The user adopted a cat named Miso.'), ('fact', 'The user is vegan.')]
+            >>> hits[0].id == hits[0].fact.id
+            True
         """
         return self._sync(search_op(self._runtime, query, user_id, limit, thread_id))
 

@@ -371,8 +371,8 @@ class RunnableWithMemoryOS(Runnable[Any, Any]):
             >>> cfg = {"configurable": {"user_id": "ana", "session_id": "s1"}}
             >>> async def chat():
             ...     return [(await chain.ainvoke(q, cfg)).content for q in ("I live in Oslo.", "Where do I live?")]
-            >>> asyncio.run(chat())  # no memory beyond the history yet: no system message
-            ['human', 'human ai human']
+            >>> asyncio.run(chat())  # the fact of the first turn is in memory at once: a system message
+            ['human', 'system human ai human']
         """
         config, session, request = self._enter(input, config)
         ctx = await self.memory.aretrieve(**request)

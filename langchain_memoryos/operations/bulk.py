@@ -2,8 +2,8 @@
 
 Every turn is checked first (nothing is written when one is invalid). Then,
 window by window, the turns' pages are embedded in one encoder batch, the
-analysis of the pages that will leave STM during the call (keywords and
-facts, a pure function of each page:
+analysis of every page (keywords and facts, written as each turn is added; a
+pure function of each page:
 :meth:`~langchain_memoryos.controllers.heuristic.HeuristicController.page_content`)
 is computed ahead — in a worker process on a second core (a spawned
 :class:`~langchain_memoryos.operations.helper.Helper`, never a fork) — and
@@ -175,17 +175,6 @@ def _analyser(services: Services) -> HeuristicController | None:
     return None
 
 
-def _leaving(turns: tuple[TurnWrite, ...], stm_capacity: int) -> list[bool]:
-    """Which turns' pages may leave STM during the call: all but the last ``stm_capacity`` of each thread."""
-    seen: dict[str, int] = {}
-    out = [False] * len(turns)
-    for i in range(len(turns) - 1, -1, -1):
-        thread = turns[i].thread_id
-        seen[thread] = seen.get(thread, 0) + 1
-        out[i] = seen[thread] > stm_capacity
-    return out
-
-
 @dataclass
 class _Plan:
     """One call's turns, cut into windows, and what is computed ahead for them."""
@@ -201,14 +190,9 @@ class _Plan:
 
 def _plan(runtime: Runtime, turns: tuple[TurnWrite, ...]) -> _Plan:
     analyser = _analyser(runtime.services)
-    leaving = _leaving(turns, runtime.config.stm_capacity)
     windows = [turns[i : i + WINDOW] for i in range(0, len(turns), WINDOW)]
-    ahead: list[list[DialoguePage]] = []
-    for w in range(len(windows)):
-        first = w * WINDOW
-        ahead.append(
-            [turn_page(t) for i, t in enumerate(windows[w], first) if leaving[i]] if analyser is not None else []
-        )
+    # every page is analysed as its turn is added (its facts are written with it)
+    ahead = [[turn_page(t) for t in window] if analyser is not None else [] for window in windows]
     jobs: list[Future[list[PageContent]] | None] = [None] * len(windows)
     parallel = analyser is not None and sum(map(len, ahead)) >= MIN_PARALLEL_PAGES
     plan = _Plan(windows, ahead, {}, {}, analyser, jobs, parallel)

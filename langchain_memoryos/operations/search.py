@@ -64,14 +64,15 @@ class Search:
             )
             for hit in self.retrieve.read.ranked[: self.limit]
         ]
-        scored = sorted([*ctx.user_facts, *ctx.agent_facts], key=lambda hit: -hit.score)
+        # the facts the read matched, those whose page is a hit too included: a list of items repeats nothing
+        scored = sorted(self.retrieve.read.matched, key=lambda hit: -hit.score)
         facts = [
             SearchHit(
                 kind="fact",
                 id=hit.record.id,
                 text=hit.record.summary,
                 score=float(hit.score),
-                timestamp=hit.record.updated_at,
+                timestamp=hit.record.valid_at or hit.record.updated_at,
                 sources=list(hit.record.source_page_ids),
                 fact=hit.record,
             )

@@ -126,16 +126,17 @@ class EmbedAndRead:
     :class:`~langchain_memoryos.controllers.heuristic.PageReading`), or
     ``None`` when the controller reads nothing ahead (a model controller, a
     redefined analysis), the rows were known already, or the reading failed
-    (the page is then analysed as it leaves STM, as without a reading). The
+    (the page is then analysed in ``chain_link``, as without a reading). The
     reading runs beside the encoder (which releases the GIL inside its matrix
-    products) and before the user's lock is taken: the analysis of a page
-    leaving STM then computes no keywords or facts under the lock.
+    products) and before the user's lock is taken: the page's analysis
+    (``chain_link``, right after ``stm_append``) then computes no keywords or
+    facts under the lock.
 
     With ``gate_threshold`` and the offline encoder, the reader also embeds the
     summaries the write gate admits of the page's records (one batch, as
     :func:`~langchain_memoryos.amu.embed_summaries` embeds them), on the
-    other core while the page is embedded: when the page leaves STM and those
-    are exactly the summaries to embed, AMU uses these rows (the same the
+    other core while the page is embedded: when those are exactly the
+    summaries to embed, AMU uses these rows (the same the
     batch would give) and the turn makes one encoder pass, its page's.
 
     Example:
@@ -160,7 +161,7 @@ class EmbedAndRead:
 def _read_quietly(read: Callable[[], PageReading | None], page: DialoguePage) -> PageReading | None:
     try:
         return read()
-    except Exception:  # noqa: BLE001 - no reading: the page is analysed when it leaves STM (the error shows there)
+    except Exception:  # noqa: BLE001 - no reading: the page is analysed in chain_link (the error shows there)
         logger.debug("reading page %s ahead failed", page.id, exc_info=True)
         return None
 

@@ -18,7 +18,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ class Judgement:
 
 @dataclass(frozen=True)
 class AnalyzePage(Judgement):
-    """``analyze_page``: chain link and meta, keywords, topic summary and candidate records of a page leaving STM.
+    """``analyze_page``: chain link and meta, keywords, topic summary and candidate records of a page just added.
 
     Example:
         >>> from langchain_memoryos.controllers import HeuristicController
@@ -96,6 +96,22 @@ class AnalyzePage(Judgement):
     #: the page's content read ahead when it was embedded (a pure function of the page: not part of the request)
     reading: PageReading | None = field(default=None, compare=False, kw_only=True)
 
+    def key(self) -> str:
+        """The request's value without the pages' store bookkeeping (their ``_seq``, given when a page is stored).
+
+        A turn run again on a user that moved meanwhile stores its page under
+        another sequence number: it asks the same, and reuses the answer.
+
+        Example:
+            >>> from langchain_memoryos.schema import DialoguePage
+            >>> def page(seq):
+            ...     return DialoguePage(id="p", user_input="I live in Oslo.", agent_response="", metadata={"_seq": seq})
+            >>> AnalyzePage(page(3), None, None).key() == AnalyzePage(page(4), None, None).key()
+            True
+        """
+        pages = [_unsequenced(p) for p in (self.page, self.previous)]
+        return self.name + repr([*pages, self.similarity])
+
     def ask(self, controller: MemoryController) -> PageAnalysis:
         """Ask ``controller.analyze_page`` (with the content read ahead when it fits the page and the controller)."""
         reading = self.reading
@@ -109,6 +125,12 @@ class AnalyzePage(Judgement):
         if self.reading is not None and self.reading.content_for(self.page, controller) is not None:
             return self.ask(controller)
         return await controller.aanalyze_page(self.page, self.previous, self.similarity)
+
+
+def _unsequenced(page: DialoguePage | None) -> DialoguePage | None:
+    if page is None or "_seq" not in page.metadata:
+        return page
+    return replace(page, metadata={k: v for k, v in page.metadata.items() if k != "_seq"})
 
 
 @dataclass(frozen=True)

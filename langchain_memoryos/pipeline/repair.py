@@ -326,11 +326,14 @@ def _repair_stm_capacity(state: UserState, settings: EngineSettings) -> list[str
             if _stm_vector(state, oldest.id) is None:
                 break  # reported as not repaired (no vector)
             page, vector = state.stm_pop_oldest(thread)
-            keywords = extract_keywords(f"{page.user_input}\n{page.agent_response}", config.page_keywords)
-            page.linked, page.keywords, page.candidates, page.segment_id = False, keywords, [], None
+            page.segment_id = None
+            if page.topic is None:  # not analysed when added (its facts were never written: none are invented here)
+                keywords = extract_keywords(f"{page.user_input}\n{page.agent_response}", config.page_keywords)
+                page.linked, page.keywords, page.candidates = False, keywords, []
+                page.topic = ", ".join(keywords[:4])
             state.set_chain_tail(thread, page.id)
             report = WriteReport(page_id=page.id)
-            created = join_segment(state, settings, page, vector, ", ".join(keywords[:4]), report)
+            created = join_segment(state, settings, page, vector, page.topic, report)
             where = f"new segment {created}" if created else f"segment {page.segment_id}"
             done.append(f"STM page {page.id} (thread {thread!r}): moved to MTM ({where}), STM over capacity")
             if created and len(state.segments) > config.mtm_max_segments:

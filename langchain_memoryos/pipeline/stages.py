@@ -8,17 +8,21 @@ stage that routes somewhere its row does not name is an error.
 
 Write path (one ``add_turn``)::
 
-    stm_append ─▶ chain_link ─▶ mtm_insert ─▶ heat_evict
-                      ▲            │  │            │
-                      └────────────┘  ▼            ▼
-                               persona_promote ◀───┘
-                                      │
-          write_gate ─▶ relation_judge ─▶ fuse ─▶ lpm_commit   (AMU, once per record)
+    stm_append ─▶ chain_link ─▶ write_gate ─▶ relation_judge ─▶ fuse ─▶ lpm_commit   (AMU, once per record)
+                                                    │
+                      mtm_insert ◀──────────────────┘ (pages leaving STM)
+                       │      ▲
+                       ▼      │
+                   heat_evict ┘ ─▶ persona_promote ─▶ write_gate (agent traits) …
 
-A page's own fact records go through AMU as the page leaves STM
-(``mtm_insert``/``heat_evict`` ─▶ ``write_gate``; after the last record
-``chain_link`` for the next page leaving); a hot segment's promotion updates
-the persona and sends the agent traits it finds.
+A page is analysed when it is added (``chain_link``: chain link against the
+thread's previous page, meta, keywords, its typed records), and its facts go
+through AMU at once, in the turn's store batch (``chain_link`` ─▶
+``write_gate``; after the last record the pages leaving STM go to
+``mtm_insert``). A page leaving STM joins a segment and writes no facts again
+(one stored before pages were analysed when added is analysed as it leaves:
+``mtm_insert``/``lpm_commit`` ─▶ ``chain_link``). A hot segment's promotion
+updates the persona and sends the agent traits it finds.
 
 Read path (one ``retrieve``)::
 
@@ -56,7 +60,9 @@ class Stage:
 
     Example:
         >>> [s.name for s in WRITE_STAGES if "persona_promote" in s.routes]  # where a promotion can start from
-        ['mtm_insert', 'heat_evict', 'persona_promote', 'write_gate', 'relation_judge', 'lpm_commit']
+        ['chain_link', 'mtm_insert', 'heat_evict', 'persona_promote', 'write_gate', 'relation_judge', 'lpm_commit']
+        >>> WRITE_TABLE["stm_append"].routes, "write_gate" in WRITE_TABLE["chain_link"].routes  # facts at once
+        (('chain_link', 'done'), True)
     """
 
     name: str
@@ -87,17 +93,22 @@ WRITE_STAGES: tuple[Stage, ...] = (
     Stage(
         "stm_append", "STM", ("chain_link", DONE), "the page joins its thread's FIFO; overflow and idle threads leave"
     ),
-    Stage("chain_link", "MTM", ("mtm_insert",), "the page leaving STM: chain link, meta, keywords, candidate records"),
+    Stage(
+        "chain_link",
+        "STM",
+        ("write_gate", "mtm_insert", "chain_link", "persona_promote", DONE),
+        "the page just added: chain link, meta, keywords, its fact records to AMU now",
+    ),
     Stage(
         "mtm_insert",
         "MTM",
-        ("heat_evict", "write_gate", "chain_link", "persona_promote", DONE),
-        "the page joins the best segment (F_score > theta) or starts one; its fact records go to AMU",
+        ("heat_evict", "mtm_insert", "chain_link", "persona_promote", DONE),
+        "a page leaving STM joins the best segment (F_score > theta) or starts one",
     ),
     Stage(
         "heat_evict",
         "MTM",
-        ("write_gate", "chain_link", "persona_promote", DONE),
+        ("mtm_insert", "chain_link", "persona_promote", DONE),
         "over capacity: the coldest segment goes",
     ),
     Stage(
@@ -109,20 +120,20 @@ WRITE_STAGES: tuple[Stage, ...] = (
     Stage(
         "write_gate",
         "AMU",
-        ("relation_judge", "lpm_commit", "write_gate", "chain_link", "persona_promote", DONE),
+        ("relation_judge", "lpm_commit", "write_gate", "mtm_insert", "chain_link", "persona_promote", DONE),
         "the write-gate score; the candidates of an admitted record",
     ),
     Stage(
         "relation_judge",
         "AMU",
-        ("fuse", "lpm_commit", "write_gate", "chain_link", "persona_promote", DONE),
+        ("fuse", "lpm_commit", "write_gate", "mtm_insert", "chain_link", "persona_promote", DONE),
         "duplicate / update / separate per candidate; the action rule",
     ),
     Stage("fuse", "AMU", ("lpm_commit",), "one current record from the new one and those it updates"),
     Stage(
         "lpm_commit",
         "AMU",
-        ("write_gate", "chain_link", "persona_promote", DONE),
+        ("write_gate", "mtm_insert", "chain_link", "persona_promote", DONE),
         "store and log the record; over capacity the least useful goes",
     ),
 )

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from langchain_memoryos.amu import RecordWrite
-from langchain_memoryos.controllers.base import ControllerUsage, PageAnalysis, count_usage
+from langchain_memoryos.controllers.base import ControllerUsage, count_usage
 from langchain_memoryos.pipeline.effects import Embed, EmbedAndRead, Judgements, Lock, Step
 from langchain_memoryos.pipeline.settings import EngineSettings, embedding_text
 from langchain_memoryos.schema import DialoguePage, WriteReport, ensure_utc
@@ -42,16 +42,15 @@ class TurnWrite:
         vector: the page's embedding, when :func:`embed_turn` computed it before
             the user's lock was taken (else ``stm_append`` computes it).
         reading: the page's content, read by the controller while the page was embedded
-            (``stm_append`` leaves it with the user's state for the page's ``chain_link``), or ``None``.
-        read_rows: the rows of the summaries embedded beside the page now leaving STM, by the
-            summaries (set by ``chain_link`` from its reading, used by ``mtm_insert``).
+            (for the page's ``chain_link``, right after ``stm_append``), or ``None``.
+        previous: the thread's page before this one and its vector (its newest STM page, else
+            the last page that left its STM), set by ``stm_append`` for the page's chain link.
         lease: the user's write lock while the turn is written (taken by the
             graph's entry node unless the caller holds it).
         state: the user's state (loaded by ``stm_append``).
         moving: pages leaving STM (overflow, then idle threads), oldest first.
-        current: the page being moved (after ``chain_link``).
         created: the segment ``mtm_insert`` just created ("" when it joined one).
-        records: the records still to write: the page's facts as it leaves STM, or a promotion's.
+        records: the records still to write: the new page's facts, or a promotion's.
         write: the record going through the AMU stages.
         next: the next stage (a node name, or ``"done"``).
         optimistic: judge without the user's lock (the controller may call a
@@ -89,11 +88,10 @@ class TurnWrite:
     page: DialoguePage | None = None
     vector: Vector | None = None
     reading: PageReading | None = None
-    read_rows: dict[tuple[str, ...], Any] = field(default_factory=dict)
+    previous: tuple[DialoguePage, Vector | None] | None = None
     lease: UserLease | None = None
     state: UserState | None = None
     moving: list[tuple[DialoguePage, Vector]] = field(default_factory=list)
-    current: tuple[DialoguePage, Vector, PageAnalysis] | None = None
     created: str = ""
     records: list[RecordWrite] = field(default_factory=list)
     write: RecordWrite | None = None
@@ -126,8 +124,7 @@ class TurnWrite:
         self.report = WriteReport(page_id="")
         self.page = None
         self.state, self.base = None, None
-        self.moving, self.current, self.created, self.records, self.write = [], None, "", [], None
-        self.read_rows = {}
+        self.moving, self.previous, self.created, self.records, self.write = [], None, "", [], None
         self.next = "stm_append"
 
 
@@ -207,7 +204,8 @@ def embed_turn(settings: EngineSettings, t: TurnWrite) -> Step[None]:
     vector is missing (the write graph used as a subgraph). A local
     controller reads the page (keywords, facts) in a worker thread while it
     is embedded (:class:`~langchain_memoryos.pipeline.effects.EmbedAndRead`):
-    its analysis when it leaves STM then computes no keywords or facts under the user's lock.
+    its analysis (``chain_link``, right after ``stm_append``) then computes no
+    keywords or facts under the user's lock.
 
     Example:
         >>> from langchain_memoryos.config import MemoryOSConfig
@@ -222,7 +220,7 @@ def embed_turn(settings: EngineSettings, t: TurnWrite) -> Step[None]:
     """
     page = turn_page(t)
     embed = Embed((embedding_text(page.embedding_text, settings.config.max_embedding_chars),))
-    if t.optimistic:  # a controller that may call a model analyses the page when it leaves STM
+    if t.optimistic:  # a controller that may call a model analyses the page in chain_link (without the lock)
         t.vector = (yield embed)[0]
         return
     rows, t.reading = yield EmbedAndRead(embed, page, gate_threshold=settings.amu.gate_threshold)
@@ -230,9 +228,13 @@ def embed_turn(settings: EngineSettings, t: TurnWrite) -> Step[None]:
 
 
 def after_mtm(t: TurnWrite, settings: EngineSettings) -> str:
-    """After a page reached MTM: the next page to move, else a hot segment to promote, else done."""
+    """After the new page's facts, or a page reached MTM: the next page to move, else a hot segment, else done.
+
+    A page leaving STM was analysed when it was added (``mtm_insert``); one stored
+    before pages were analysed when added is analysed now (``chain_link``).
+    """
     if t.moving:
-        return "chain_link"
+        return "mtm_insert" if t.moving[0][0].topic is not None else "chain_link"
     return "persona_promote" if hot_segments(t.user.segments.values(), t.user.clock, settings.config) else "done"
 
 

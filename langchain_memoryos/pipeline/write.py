@@ -3,8 +3,9 @@
 :func:`run_stage` runs the stage a turn names, checks that the stage went
 where the table says it may, and commits the turn when it is done; the engine
 loop (:func:`add_turn`) and the write graph's nodes both run it. The AMU
-stages run one record of a promotion through the record stages of
-:mod:`langchain_memoryos.amu` (the same functions ``add_fact`` runs).
+stages run one record (the new page's facts, a promotion's traits) through
+the record stages of :mod:`langchain_memoryos.amu` (the same functions
+``add_fact`` runs).
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ def _step(fn: Callable[..., object]) -> Callable[[MemoryRepository, EngineSettin
 STAGE_FUNCTIONS: Mapping[str, Callable[[MemoryRepository, EngineSettings, TurnWrite], Step[None]]] = {
     "stm_append": stage_stm_append,
     "chain_link": lambda repo, settings, t: stage_chain_link(settings, t),
-    "mtm_insert": lambda repo, settings, t: stage_mtm_insert(settings, t),
+    "mtm_insert": _step(stage_mtm_insert),
     "heat_evict": _step(stage_heat_evict),
     "persona_promote": lambda repo, settings, t: stage_persona_promote(settings, t),
     "write_gate": _amu("write_gate"),
@@ -104,9 +105,15 @@ def run_stage(repo: MemoryRepository, settings: EngineSettings, t: TurnWrite) ->
         >>> m = MemoryOS()
         >>> t = TurnWrite("u", "t", "I live in Oslo.", "Nice!", "2024-01-01", None, None)
         >>> run_sync(run_stage(m.repository, m.settings, t), m._services)
-        StageResult(stage='stm_append', next='done', events=())
+        StageResult(stage='stm_append', next='chain_link', events=())
+        >>> run_sync(run_stage(m.repository, m.settings, t), m._services).next  # the page read: a fact to AMU
+        'write_gate'
+        >>> while t.next != "done":
+        ...     _ = run_sync(run_stage(m.repository, m.settings, t), m._services)
         >>> [p.user_input for p in m.get_stm(user_id="u", thread_id="t")]
         ['I live in Oslo.']
+        >>> [f.summary for f in m.list_facts(user_id="u")]
+        ['The user lives in Oslo.']
     """
     spec = WRITE_TABLE.get(t.next)
     if spec is None:
@@ -136,11 +143,12 @@ def add_turn(
 ) -> Step[WriteReport]:
     """Step: store one exchange and run everything it triggers, stage by stage.
 
-    The page goes to the thread's STM; while STM is over capacity its oldest
-    page moves to MTM (chain link, keywords, segment join or creation, heat
-    eviction); the STM of the user's idle threads moves too
-    (``stm_idle_seconds``); then every hot segment is promoted and its records
-    go through the AMU stages. The stages are those of the table (the write
+    The page goes to the thread's STM and is analysed (chain link, meta,
+    keywords, its fact records), and its facts go through the AMU stages at
+    once; while STM is over capacity its oldest page moves to MTM (segment
+    join or creation, heat eviction); the STM of the user's idle threads
+    moves too (``stm_idle_seconds``); then every hot segment is promoted
+    (persona, agent traits through AMU). The stages are those of the table (the write
     graph's nodes), run here directly; all writes are flushed in one store
     batch. Re-adding the same turn changes nothing.
 

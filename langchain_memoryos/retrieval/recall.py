@@ -126,6 +126,8 @@ class ReadRun:
         other: STM pages of the user's other threads, by id.
         ranked: MTM pages in rank order, before the budget.
         plan: how facts are matched (the query in the third person, its aspects), from the controller.
+        matched: the facts and agent traits the read matched (within the budget), before those whose
+            page is shown are dropped (``assemble_context``): what ``MemoryOS.search`` lists.
         stm_view: how the thread's STM is shown (``MemoryOSConfig.stm_view``; ``""``: the config's).
         touch: count the visit (the segments hit get ``N_visit + 1`` and fresh recency, the
             paper's rule); ``False`` reads without writing anything (previews, ``memoryos recall``).
@@ -146,6 +148,7 @@ class ReadRun:
     other: dict[str, DialoguePage] = field(default_factory=dict)
     ranked: list[ScoredPage] = field(default_factory=list)
     plan: QueryPlan | None = None
+    matched: list[ScoredRecord] = field(default_factory=list)
     stm_view: str = ""
     touch: bool = True
     next: str = "retrieve_stm"
@@ -190,6 +193,7 @@ def stage_retrieve_lpm(settings: EngineSettings, r: ReadRun) -> None:
     r.ctx.user_facts.extend(evidence_facts(r.state, settings, (r.query, r.plan.fact_query), hits))
     r.ctx.agent_facts.extend(agent)
     _fit_facts(r.ctx, settings.config.context_words)
+    r.matched = [*r.ctx.user_facts, *r.ctx.agent_facts]
     _fit_stm(r.ctx, settings.config.context_words, r.stm_view)
     r.next = "retrieve_mtm"
 
@@ -256,11 +260,11 @@ def run_read_stage(repo: MemoryRepository, settings: EngineSettings, r: ReadRun)
     Example:
         >>> from langchain_memoryos import MemoryOS
         >>> from langchain_memoryos.pipeline.effects import run_sync
-        >>> m = MemoryOS(); _ = m.add_turn("I play the cello.", "Lovely.", user_id="u")
-        >>> r = ReadRun("u", "default", "cello?")
+        >>> m = MemoryOS(); _ = m.add_turn("Hello there!", "Hi!", user_id="u")  # no fact: STM only
+        >>> r = ReadRun("u", "default", "hello?")
         >>> run_sync(run_read_stage(m.repository, m.settings, r), m._services)
         >>> r.next, [p.user_input for p in r.ctx.stm]
-        ('done', ['I play the cello.'])
+        ('done', ['Hello there!'])
     """
     spec = READ_TABLE.get(r.next)
     if spec is None:
@@ -604,9 +608,12 @@ def _drop_covered_facts(ctx: MemoryContext) -> bool:
     A fact distilled from a page says nothing the page itself does not, so
     when that page is shown the fact only costs words. Facts without
     provenance (``add_fact``, fused from several pages not all shown) stay, as do
-    facts of a page shown by one turn only.
+    facts of a page shown by one turn only, and facts of the thread's own STM
+    pages: that is the conversation the agent is in, and a fact read off it
+    (written when its turn was added) shows what the agent can correct, by its
+    id, and when it was said.
     """
-    shown = {p.id for p in ctx.stm} | {hit.page.id for hit in ctx.pages if hit.side is None}
+    shown = {hit.page.id for hit in ctx.pages if hit.side is None}
     dropped = False
     for facts in (ctx.user_facts, ctx.agent_facts):
         kept = [h for h in facts if not (h.record.source_page_ids and set(h.record.source_page_ids) <= shown)]

@@ -25,10 +25,12 @@ __all__ = [
     "ScoredSegment",
     "cut_page",
     "fact_id_from_ref",
+    "fact_line",
     "fact_ref",
     "fence_memory",
     "page_words",
     "past_conversation",
+    "said_on",
     "stm_line",
 ]
 
@@ -247,6 +249,52 @@ def _count_words(text: str) -> int:
     return len(text.split())
 
 
+def said_on(value: _dt.datetime) -> str:
+    """A date as a fact's line shows when it was said: ``7 May 2023`` (day, month name, year; no zero padding).
+
+    Example:
+        >>> said_on(_dt.datetime(2023, 5, 7, 13, 56, tzinfo=_dt.UTC))
+        '7 May 2023'
+    """
+    return f"{value.day} {_MONTHS[value.month - 1]} {value.year}"
+
+
+#: English month names (``strftime("%B")`` follows the process's locale).
+_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+
+
+def fact_line(record: MemoryRecord) -> str:
+    """A user fact as the context lists it: its id, its summary, and when it was said.
+
+    A fact read off a turn ends with that turn's date (``valid_at``); one
+    without it (``add_fact``, or stored before facts were dated) starts with the
+    date it was last written, as before.
+
+    Example:
+        >>> said = _dt.datetime(2023, 5, 7, 13, 56, tzinfo=_dt.UTC)
+        >>> fact_line(MemoryRecord(id="f_000000000003", summary="Ana is allergic to peanuts.", valid_at=said))
+        '- [f:3] Ana is allergic to peanuts. (said 7 May 2023)'
+        >>> fact_line(MemoryRecord(id="f_000000000004", summary="The user is vegan.", updated_at=said))
+        '- [f:4] [2023-05-07] The user is vegan.'
+    """
+    if record.valid_at is not None:
+        return f"- [{fact_ref(record.id)}] {_quote(record.summary)} (said {said_on(record.valid_at)})"
+    return f"- [{fact_ref(record.id)}] [{record.updated_at.date().isoformat()}] {_quote(record.summary)}"
+
+
 def _fmt_time(value: _dt.datetime) -> str:
     return value.strftime("%Y-%m-%d %H:%M")
 
@@ -369,10 +417,7 @@ class MemoryContext:
         if profile_lines:
             out["User profile and traits"] = "\n".join(profile_lines)
         if self.user_facts:
-            out["User facts"] = "\n".join(
-                f"- [{fact_ref(h.record.id)}] [{h.record.updated_at.date().isoformat()}] {_quote(h.record.summary)}"
-                for h in self.user_facts
-            )
+            out["User facts"] = "\n".join(fact_line(h.record) for h in self.user_facts)
         agent_lines: list[str] = []
         if self.persona.agent_profile:
             agent_lines.append(f"Profile: {_quote(self.persona.agent_profile)}")

@@ -35,12 +35,15 @@ class DialoguePage:
         timestamp: when the exchange happened (the conversation clock).
         thread_id: the conversation thread.
         meta: the dialogue-chain meta (summary of the linked chain so far).
-        keywords: page keywords (set when the page moves to MTM).
+        keywords: page keywords (set by the page's analysis, when it is added).
         metadata: free metadata given to ``add_turn`` (``source_id`` for provenance).
         segment_id: the MTM segment holding the page (``None`` while in STM).
         linked: whether the page continues the previous page's dialogue chain.
-        candidates: candidate typed records extracted when the page left STM; they
-            go through the AMU write path when the segment is promoted.
+        candidates: the typed records read off the page when it was added; they went
+            through the AMU write path then (the page keeps what was read off it).
+        topic: the topic line of the page's analysis (a new segment's first summary);
+            ``None`` while the page is not analysed (a page stored in STM before pages
+            were analysed when added: it is analysed, and its facts written, as it leaves STM).
 
     Example:
         >>> p = DialoguePage(id="p1", user_input="Hi", agent_response="Hello")
@@ -59,6 +62,7 @@ class DialoguePage:
     segment_id: str | None = None
     linked: bool = False
     candidates: list[MemoryRecord] = field(default_factory=list)
+    topic: str | None = None
 
     @property
     def user_label(self) -> str:
@@ -164,6 +168,7 @@ class DialoguePage:
             "segment_id": self.segment_id,
             "linked": self.linked,
             "candidates": [c.to_dict() for c in self.candidates],
+            "topic": self.topic,
         }
         if "\x00" in self.thread_id:
             out["thread_id"] = self.thread_id.replace("\x00", "\ufffd")
@@ -190,6 +195,7 @@ class DialoguePage:
             segment_id=data.get("segment_id"),
             linked=bool(data.get("linked", False)),
             candidates=[MemoryRecord.from_dict(c) for c in data.get("candidates", [])],
+            topic=None if data.get("topic") is None else str(data["topic"]),
         )
 
 

@@ -64,11 +64,19 @@ class MemoryRecord:
         subject: who the fact is about, by the name its summary uses
             (``"Caroline"``); ``""`` for the user unnamed ("The user ...").
             Facts of two people are never duplicates or updates of each other.
+        valid_at: when the fact was said: the timestamp of the turn it was read off
+            (``None``: not known, e.g. an ``add_fact`` or a record stored before
+            facts were dated). A fused record carries its newest statement's.
 
     Example:
-        >>> r = MemoryRecord(summary="The user lives in Denver.", aspect="personal_profile")
-        >>> MemoryRecord.from_dict(r.to_dict()).summary
-        'The user lives in Denver.'
+        >>> import datetime as dt
+        >>> said = dt.datetime(2023, 5, 7, 14, tzinfo=dt.UTC)
+        >>> r = MemoryRecord(summary="The user lives in Denver.", aspect="personal_profile", valid_at=said)
+        >>> back = MemoryRecord.from_dict(r.to_dict())
+        >>> back.summary, back.valid_at == said
+        ('The user lives in Denver.', True)
+        >>> MemoryRecord.from_dict({"summary": "x"}).valid_at is None  # a record stored without it
+        True
     """
 
     id: str = ""
@@ -85,6 +93,7 @@ class MemoryRecord:
     source_page_ids: list[str] = field(default_factory=list)
     slot: str = ""
     subject: str = ""
+    valid_at: _dt.datetime | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Serialise to JSON-compatible values.
@@ -111,6 +120,7 @@ class MemoryRecord:
             "source_page_ids": list(self.source_page_ids),
             "slot": self.slot,
             "subject": self.subject,
+            "valid_at": _iso(self.valid_at) if self.valid_at is not None else None,
         }
 
     @classmethod
@@ -142,6 +152,7 @@ class MemoryRecord:
             source_page_ids=list(data.get("source_page_ids", [])),
             slot=str(data.get("slot", "")),
             subject=str(data.get("subject", "")),
+            valid_at=_ts(data["valid_at"]) if data.get("valid_at") is not None else None,
         )
 
 

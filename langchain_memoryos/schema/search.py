@@ -24,7 +24,8 @@ class SearchHit:
         score: the ranking's own score, comparable within a kind: the rank-fusion
             score of the page ranking (cosine in the paper's segment-first mode)
             and the similarity of the fact ranking, as ``retrieve`` ranks them.
-        timestamp: when the page was said, or when the fact was last written.
+        timestamp: when the page was said; when the fact was said (its ``valid_at``: the
+            time of the turn it was read off), else when it was last written.
         sources: a page's ``source_ids()``; the ids of the pages a fact came from.
         thread_id: the page's thread (``None`` for a fact).
         page: the page (``kind="page"``).

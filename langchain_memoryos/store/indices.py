@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from langchain_memoryos.retrieval.chain import ChainWindows
 from langchain_memoryos.retrieval.lexical import LexicalIndex, page_tokens
@@ -29,9 +28,6 @@ class DerivedIndices:
         pages, segments, stm: the FAISS indices (cosine on unit vectors).
         facts: one FAISS index per fact kind (``"user"``, ``"agent"``).
         stm_vectors: the STM pages' vectors, by page id.
-        readings: STM pages' contents read by the controller while they were embedded, by page id
-            (:class:`~langchain_memoryos.controllers.heuristic.PageReading`; in memory only: a page
-            loaded from the store has none, and is read when it leaves STM).
 
     Example:
         >>> import numpy as np
@@ -48,7 +44,6 @@ class DerivedIndices:
     facts: dict[str, VectorIndex] = field(init=False)
     stm: VectorIndex = field(init=False)
     stm_vectors: dict[str, Vector] = field(default_factory=dict)
-    readings: dict[str, Any] = field(default_factory=dict, repr=False)
     _lexicon: LexicalIndex | None = field(default=None, repr=False)
     _chain: ChainWindows | None = field(default=None, repr=False)
     _words: dict[str, int] = field(default_factory=dict, repr=False)
@@ -174,7 +169,6 @@ class DerivedIndices:
         for page_id in page_ids:
             self._words.pop(page_id, None)
             self._sides.pop(page_id, None)
-            self.readings.pop(page_id, None)
         if self._lexicon is not None:
             self._lexicon.remove(page_ids)
         if self._chain is not None:

@@ -1,7 +1,7 @@
 """LPM, the long-term tier: a segment whose heat reaches tau is promoted: persona update, and agent traits to AMU.
 
-A page's facts reach the knowledge base as the page leaves STM (``mtm_insert``);
-a promotion no longer sends them again.
+A page's facts reach the knowledge base when the page is added (``chain_link``);
+a promotion does not send them again.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def stage_persona_promote(settings: EngineSettings, t: TurnWrite) -> Step[None]:
     The controller's further records of kind ``agent`` (how the assistant
     should behave) are embedded in one batch and their independent relation
     judgements made ahead (concurrently in the async path); user facts were
-    written as their pages left STM. Then ``L_interaction`` resets to 0.
+    written as their pages were added. Then ``L_interaction`` resets to 0.
     """
     config = settings.config
     state = t.user

@@ -1,4 +1,4 @@
-"""MTM, the mid-term tier: pages leave STM through the dialogue chain into topic segments.
+"""MTM, the mid-term tier: pages, analysed when added (the dialogue chain), leave STM into topic segments.
 
 Over ``mtm_max_segments`` the coldest segment is evicted (heat, paper Eq. 4).
 """
@@ -15,7 +15,7 @@ from langchain_memoryos.controllers.base import PageAnalysis
 from langchain_memoryos.pipeline.effects import Step
 from langchain_memoryos.pipeline.judgements import AnalyzePage
 from langchain_memoryos.pipeline.settings import EngineSettings
-from langchain_memoryos.pipeline.turn import TurnWrite, after_mtm
+from langchain_memoryos.pipeline.turn import TurnWrite, after_mtm, turn_page
 from langchain_memoryos.retrieval.keywords import merge_keywords
 from langchain_memoryos.schema import DialoguePage, MemoryRecord, Segment, WriteReport
 from langchain_memoryos.scoring import best_segment, coldest_segment, segment_heat
@@ -33,55 +33,73 @@ def _own(record: MemoryRecord) -> MemoryRecord:
 
 
 def stage_chain_link(settings: EngineSettings, t: TurnWrite) -> Step[None]:
-    """``chain_link``: the controller's page analysis (chain link and meta, keywords, topic, the page's records)."""
+    """``chain_link``: the controller's analysis of a page; its fact records go to AMU (``write_gate``) now.
+
+    The page is the one just added, linked against the thread's previous page
+    (``t.previous``, still in STM or the last that left it): its chain link
+    and meta, keywords, topic and typed records, in the one judgement the page
+    gets (with a model, its one call, made without the user's lock). Its
+    records are dated by the turn (``valid_at``) and written with the turn,
+    judged and fused by the offline controller: ``list_facts``, ``search`` and
+    ``retrieve`` see them when ``add_turn`` returns. A page leaving STM that
+    was stored before pages were analysed when added is analysed, and its
+    facts written, here as it leaves (against the last page that left).
+    """
     state = t.user
-    page, vector = t.moving.pop(0)
-    previous = state.pages.get(state.chain_tail(page.thread_id) or "")
-    similarity = None
-    if previous is not None and previous.id in state.page_index:
-        similarity = float(np.dot(state.page_index.get(previous.id), vector))
-    reading = state.indices.readings.pop(page.id, None)  # read while the page was embedded, if it was
-    analysis: PageAnalysis = yield AnalyzePage(page, previous, similarity, reading=reading)
-    t.read_rows = dict([reading.rows]) if reading is not None and reading.rows is not None else {}
+    page = turn_page(t)
+    if page.topic is None:  # the page just added
+        vector, previous, reading = t.vector, t.previous, t.reading
+    else:  # a page leaving STM, not analysed when it was added
+        page, vector = t.moving[0]
+        tail = state.pages.get(state.chain_tail(page.thread_id) or "")
+        previous = (
+            None if tail is None else (tail, state.page_index.get(tail.id) if tail.id in state.page_index else None)
+        )
+        reading = None
+    assert vector is not None
+    before, before_vector = previous if previous is not None else (None, None)
+    similarity = float(np.dot(before_vector, vector)) if before_vector is not None else None
+    analysis: PageAnalysis = yield AnalyzePage(page, before, similarity, reading=reading)
     page.linked = analysis.linked
     page.meta = analysis.chain_meta
     page.keywords = list(analysis.keywords)
+    page.topic = analysis.topic_summary
     page.candidates = []
     for record in analysis.records:
         rec = _own(record)
         rec.source_page_ids = [page.id]
         rec.created_at = page.timestamp
+        rec.valid_at = page.timestamp
         page.candidates.append(rec)
-    state.set_chain_tail(page.thread_id, page.id)
-    t.report.moved_to_mtm.append(page.id)
-    t.current = (page, vector, analysis)
-    t.next = "mtm_insert"
-
-
-def stage_mtm_insert(settings: EngineSettings, t: TurnWrite) -> Step[None]:
-    """``mtm_insert``: the page joins the best segment (``F_score > theta``) or starts a new one.
-
-    The page's records go to AMU now (``write_gate``, after ``heat_evict`` if
-    MTM is over capacity), judged and fused by the offline controller: the
-    long-term memory fills as pages leave STM, at no model call beyond the
-    page's analysis. A promotion later updates the persona only.
-    """
-    assert t.current is not None
-    page, vector, analysis = t.current
-    t.current = None
+    if page.segment_id is None and page.id in state.stm_vectors:
+        state.stm_update(page)  # the page in STM keeps its analysis (a page leaving is stored by mtm_insert)
     records = [_own(r) for r in page.candidates]  # the page keeps its candidates (what was read off it)
-    t.created = join_segment(t.user, settings, page, vector, analysis.topic_summary, t.report)
-    now = t.user.clock or page.timestamp
+    now = state.clock or page.timestamp
     fallback = analysis.usage.fallback
-    # one encoder batch for the page's records, unless it was embedded beside the page (read_rows)
-    vectors = yield from embed_summaries(t.user, settings.amu, records, known=t.read_rows)
-    t.read_rows = {}
+    # one encoder batch for the page's records, unless it was embedded beside the page (the reading's rows)
+    known = dict([reading.rows]) if reading is not None and reading.rows is not None else None
+    vectors = yield from embed_summaries(state, settings.amu, records, known=known)
     t.records = [
         RecordWrite(r, now=now, source="page", offline=True, fallback=fallback, vector=vectors.get(r.summary))
         for r in records
     ] + t.records
-    over = t.created and len(t.user.segments) > settings.config.mtm_max_segments
-    t.next = "heat_evict" if over else ("write_gate" if t.records else after_mtm(t, settings))
+    t.next = "write_gate" if t.records else after_mtm(t, settings)
+
+
+def stage_mtm_insert(settings: EngineSettings, t: TurnWrite) -> None:
+    """``mtm_insert``: a page leaving STM joins the best segment (``F_score > theta``) or starts a new one.
+
+    The page was analysed (and its facts written) when it was added; a new
+    segment's first summary is its topic line. A promotion later updates the
+    persona only.
+    """
+    state = t.user
+    page, vector = t.moving.pop(0)
+    state.set_chain_tail(page.thread_id, page.id)
+    t.report.moved_to_mtm.append(page.id)
+    t.created = join_segment(state, settings, page, vector, page.topic or "", t.report)
+    over = t.created and len(state.segments) > settings.config.mtm_max_segments
+    t.next = "heat_evict" if over else after_mtm(t, settings)
 
 
 def join_segment(
@@ -148,7 +166,7 @@ def join_segment(
 def stage_heat_evict(settings: EngineSettings, t: TurnWrite) -> None:
     """``heat_evict``: over ``mtm_max_segments``, the coldest segment (never the new one) and its pages go."""
     evict_coldest(t.user, settings, t.report, keep=t.created)
-    t.next = "write_gate" if t.records else after_mtm(t, settings)
+    t.next = after_mtm(t, settings)
 
 
 def evict_coldest(state: UserState, settings: EngineSettings, report: WriteReport, *, keep: str) -> None:

@@ -13,7 +13,7 @@ from langchain_memoryos.schema import DialoguePage
 from langchain_memoryos.store.repository import MemoryRepository, UserState
 from langchain_memoryos.store.vector_index import Vector
 
-__all__ = ["idle_horizon", "idle_thread_pages", "stage_stm_append"]
+__all__ = ["idle_horizon", "idle_thread_pages", "previous_page", "stage_stm_append"]
 
 logger = logging.getLogger("langchain_memoryos")
 
@@ -21,8 +21,10 @@ logger = logging.getLogger("langchain_memoryos")
 def stage_stm_append(repo: MemoryRepository, settings: EngineSettings, t: TurnWrite) -> Step[None]:
     """``stm_append``: the page joins its thread's STM; overflow and idle threads' pages queue for MTM.
 
-    Re-adding the same turn (same ``turn_id``, or same thread, timestamp and
-    text) changes nothing (``report.added`` is ``False``).
+    The page goes on to ``chain_link``, its analysis, now: its facts are
+    written with the turn, not when it leaves STM. Re-adding the same turn
+    (same ``turn_id``, or same thread, timestamp and text) changes nothing
+    (``report.added`` is ``False``).
     """
     config = settings.config
     page = turn_page(t)
@@ -37,14 +39,38 @@ def stage_stm_append(repo: MemoryRepository, settings: EngineSettings, t: TurnWr
         yield from embed_turn(settings, t)
     vector = t.vector
     assert vector is not None
+    t.previous = previous_page(state, t.thread_id)
     state.stm_append(page, vector)
-    if t.reading is not None:  # kept in memory until the page leaves STM (chain_link)
-        state.indices.readings[page.id] = t.reading
     state.advance_clock(page.timestamp)
     while len(state.stm[t.thread_id]) > config.stm_capacity:
         t.moving.append(state.stm_pop_oldest(t.thread_id))
     t.moving.extend(idle_thread_pages(state, settings, current=t.thread_id))
-    t.next = "chain_link" if t.moving else "done"
+    t.next = "chain_link"
+
+
+def previous_page(state: UserState, thread_id: str) -> tuple[DialoguePage, Vector | None] | None:
+    """The thread's newest page and its vector: its newest STM page, else the last page that left its STM.
+
+    What a page added to the thread now is chain-linked against (``None``: the
+    thread's first page, or its previous page is gone).
+
+    Example:
+        >>> import numpy as np
+        >>> s = UserState(user_id="u", label="u", dimension=2)
+        >>> previous_page(s, "t") is None
+        True
+        >>> s.stm_append(DialoguePage(id="p1", user_input="hi", agent_response="", thread_id="t"),
+        ...              np.ones(2, dtype=np.float32))
+        >>> previous_page(s, "t")[0].id
+        'p1'
+    """
+    stm = state.stm.get(thread_id)
+    if stm:
+        return stm[-1], state.stm_vectors[stm[-1].id]
+    tail = state.pages.get(state.chain_tail(thread_id) or "")
+    if tail is None:
+        return None
+    return tail, state.page_index.get(tail.id) if tail.id in state.page_index else None
 
 
 def idle_thread_pages(

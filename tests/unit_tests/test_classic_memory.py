@@ -199,7 +199,7 @@ def test_async_twins() -> None:
         (HumanMessage, "I moved to Oslo."),
         (AIMessage, "Nice city!"),
     ]
-    assert loaded["memory"] == ""
+    assert "## User facts\n- [f:2] The user lives in Oslo. (said " in loaded["memory"]  # written with its turn
     assert after["history"] == [] and memory.get_stm(user_id="ana", thread_id="s1") == []
 
 

@@ -164,7 +164,7 @@ def test_promotion_updates_persona_and_resets_l_interaction(make_memory: MemoryF
     seg = next(s for s in memory.list_segments(user_id="u") if s.id == seg_id)
     assert seg.l_interaction == 0 and seg.pending_page_ids == [] and seg.promotions == 1
     assert seg.heat < 5.0
-    assert first.events  # type: ignore[attr-defined]
+    assert [e.action for e in reports[0].events] == ["stored"]  # a turn's fact is written with the turn
     actions = {e.action for e in memory.write_log(user_id="u")}
     assert "stored" in actions
     facts = [f.summary for f in memory.list_facts(user_id="u")]
@@ -246,7 +246,8 @@ def test_user_isolation(make_memory: MemoryFactory) -> None:
     text = ctx.to_prompt()
     assert "marathon" not in text.lower() and "peanut" not in text.lower()
     assert ctx.pages == [] and ctx.user_facts == [] and ctx.segments == []
-    assert memory.list_facts(user_id="bob") == [] and memory.get_persona(user_id="bob").user_traits == {}
+    assert [f.entities for f in memory.list_facts(user_id="bob")] == [["chess"]]  # bob's own fact, with his turn
+    assert memory.get_persona(user_id="bob").user_traits == {}
     assert memory.list_segments(user_id="bob") == [] and memory.list_pages(user_id="bob") == []
     # alice still has everything
     assert memory.list_facts(user_id="alice@example.com")

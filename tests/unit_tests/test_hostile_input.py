@@ -265,7 +265,7 @@ def test_a_sqlite_export_imports_into_every_backend(make_memory: MakeMemory, tmp
     assert target.import_user(data, user_id="v") == len(data["items"])
     stored = target.get_stm(user_id="v")[0].metadata
     assert {k: stored[k] for k in JSON_STORED} == JSON_STORED
-    assert [f.summary for f in target.list_facts(user_id="v")] == ["The user is vegan."]
+    assert [f.summary for f in target.list_facts(user_id="v")] == ["The user lives in Oslo.", "The user is vegan."]
     assert target.check(user_id="v") == []
     # an export edited by hand (or written by an older version) with a number JSON cannot hold: refused whole
     page = next(it for it in data["items"] if it["namespace"] == ["stm", "default"])

@@ -33,12 +33,18 @@ def _stored_texts(memory: MemoryOS, user: str = "u") -> str:
     return "\n".join(parts)
 
 
-def test_one_call_per_page_leaving_stm_parsed_into_records() -> None:
+def test_one_call_per_page_added_parsed_into_records() -> None:
     model = ScriptedToolModel(script={"PageAnalysisOutput": [page_answer("The user lives in Lisbon."), page_answer()]})
     memory = MemoryOS(model=model, config=MemoryOSConfig(stm_capacity=1, promotion_heat=100.0))
-    _turns(memory, [("I live in Lisbon.", "Nice!"), ("ok", "ok"), ("cool", "cool")])
+    _turns(memory, [("I live in Lisbon.", "Nice!")])
+    # the page is analysed as it is added: its record is read off it, and judged by the write gate, now
+    assert [r.summary for r in memory.get_stm(user_id="u", thread_id="t")[0].candidates] == [
+        "The user lives in Lisbon."
+    ]
+    assert [e.record.summary for e in memory.write_log(user_id="u")] == ["The user lives in Lisbon."]
+    _turns(memory, [("ok", "ok"), ("cool", "cool")])
     pages = sorted(memory.list_pages(user_id="u"), key=lambda p: p.timestamp)
-    assert len(pages) == 2 and model.count("PageAnalysisOutput") == 2  # one call per page leaving STM
+    assert len(pages) == 2 and model.count("PageAnalysisOutput") == 3  # one call per page added, none as it leaves
     first = pages[0]
     assert first.keywords == ["topic", "chat"] and first.meta == "Talking about The user lives in Lisbon."
     assert [r.summary for r in first.candidates] == ["The user lives in Lisbon."]
@@ -46,13 +52,13 @@ def test_one_call_per_page_leaving_stm_parsed_into_records() -> None:
     segment = memory.list_segments(user_id="u")[0]
     assert segment.summary.startswith("Topic:")
     stats = memory.stats(user_id="u")
-    assert stats.llm_usage["analyze_page"] == {"calls": 2, "tokens": 240, "fallbacks": 0}
-    assert stats.llm_calls == 2
+    assert stats.llm_usage["analyze_page"] == {"calls": 3, "tokens": 360, "fallbacks": 0}
+    assert stats.llm_calls == 3
     # the prompt carries the page's date, for relative times
     assert "2024-05-01" in model.calls[0][1]
     # retrieval makes no model call
     memory.retrieve("Where do I live?", user_id="u", thread_id="t")
-    assert len(model.calls) == 2
+    assert len(model.calls) == 3
 
 
 def test_a_failed_call_is_retried_then_succeeds() -> None:
@@ -61,9 +67,9 @@ def test_a_failed_call_is_retried_then_succeeds() -> None:
     )
     memory = MemoryOS(model=model, config=MemoryOSConfig(stm_capacity=1, promotion_heat=100.0))
     _turns(memory, [("I run every morning.", "Great"), ("ok", "ok")])
-    assert model.count("PageAnalysisOutput") == 3
+    assert model.count("PageAnalysisOutput") == 4  # the first page: a timeout, malformed JSON, an answer; the second: 1
     usage = memory.stats(user_id="u").llm_usage["analyze_page"]
-    assert usage["calls"] == 3 and usage["fallbacks"] == 0
+    assert usage["calls"] == 4 and usage["fallbacks"] == 0
     assert [r.summary for r in memory.list_pages(user_id="u")[0].candidates] == ["The user runs."]
 
 
@@ -85,7 +91,7 @@ def test_repeated_failure_falls_back_stores_the_turn_and_writes_no_error_text(
     assert all(p.keywords for p in memory.list_pages(user_id="u"))
     text = _stored_texts(memory)
     assert "exploded" not in text and "HTTP 500" not in text and "RuntimeError" not in text
-    # promotions fell back too; a page's facts are judged offline as the page leaves STM (no model call),
+    # promotions fell back too; a page's facts are judged offline as the page is added (no model call),
     # and their write events say the records came from a fallback
     assert usage["promote_segment"]["fallbacks"] > 0
     assert usage.get("judge_relations", {"calls": 0})["calls"] == 0
@@ -235,7 +241,7 @@ def test_internal_calls_never_reach_the_message_stream() -> None:
     graph.add_edge(START, "respond")
     graph.add_edge("respond", END)
     chunks = list(graph.compile().stream({"messages": [HumanMessage("hi")]}, stream_mode="messages"))
-    assert model.count("PageAnalysisOutput") == 1  # the memory did call its model …
+    assert model.count("PageAnalysisOutput") == 2  # the memory did call its model (once per page) …
     texts = [c.content for c, _ in chunks if isinstance(c, (AIMessage, AIMessageChunk))]
     assert "".join(texts).replace(" ", "") == "Hellotherefriend"  # … but only the agent's tokens were streamed
     assert all(meta.get("lc_source") != "memoryos" for _, meta in chunks)
@@ -478,8 +484,8 @@ def _check_deadline_fallback(memory: MemoryOS, model: ScriptedToolModel) -> None
     assert page.keywords and "hanging model" not in " ".join(r.summary for r in page.candidates)  # the heuristic's
     assert any("porto" in r.summary.lower() for r in page.candidates)
     usage = stats.llm_usage["analyze_page"]
-    assert (usage["calls"], usage["fallbacks"]) == (1, 1)  # the hung call, counted as a fallback
-    assert model.count("PageAnalysisOutput") == 1  # no retry after the deadline
+    assert (usage["calls"], usage["fallbacks"]) == (2, 2)  # the hung call of each page, counted as a fallback
+    assert model.count("PageAnalysisOutput") == 2  # no retry after the deadline
 
 
 def test_a_hung_model_call_gives_way_to_the_heuristic_at_the_deadline(caplog: pytest.LogCaptureFixture) -> None:

@@ -47,7 +47,14 @@ def test_node_names_and_mermaid() -> None:
 
 def test_idle_work_is_skipped() -> None:
     memory = MemoryOS(config=MemoryOSConfig(stm_capacity=1, promotion_heat=2.5))
-    assert _ran(memory, "I live in Lisbon and I work as a nurse.", 0) == ["stm_append"]  # no STM overflow
+    # the page is read as it is added: its facts (city and job, one slot each) go through AMU at once
+    # (no candidates, no judge); no STM overflow yet
+    first = ["stm_append", "chain_link"] + ["write_gate", "lpm_commit"] * 2
+    assert _ran(memory, "I live in Lisbon and I work as a nurse.", 0) == first
+    assert [f.summary for f in memory.list_facts(user_id="u")] == [
+        "The user lives in Lisbon.",
+        "The user works as a nurse.",
+    ]
     assert _ran(memory, "I live in Lisbon and I work as a nurse.", 0) == ["stm_append"]  # the same turn again
     runs = [
         _ran(memory, text, i)
@@ -61,8 +68,8 @@ def test_idle_work_is_skipped() -> None:
             start=1,
         )
     ]
-    # a page leaves STM: its facts (city and job, one slot each) go through AMU at once (no candidates, no judge)
-    assert runs[0] == ["stm_append", "chain_link", "mtm_insert"] + ["write_gate", "lpm_commit"] * 2
+    # the new page's fact first, then the page leaving STM joins MTM (its facts were written with its turn)
+    assert runs[0] == ["stm_append", "chain_link", "write_gate", "lpm_commit", "mtm_insert"]
     promoted = next(run for run in runs if "persona_promote" in run)
     assert promoted[:3] == ["stm_append", "chain_link", "mtm_insert"] and promoted[-1] == "persona_promote"
     assert "heat_evict" not in promoted and "fuse" not in promoted
@@ -173,8 +180,11 @@ def test_a_graph_run_as_a_subgraph_holds_the_users_lock_from_entry_to_end() -> N
 
     controller = _GatedController()
     memory = MemoryOS(controller=controller, config=MemoryOSConfig(stm_capacity=1))
+    controller.go.set()  # the first turns are analysed as they are added
     memory.add_turn("I play the cello.", "Lovely.", user_id="u", thread_id="t", timestamp=T0)
     memory.add_turn("I live in Oslo.", "Nice.", user_id="other", thread_id="t", timestamp=T0)
+    controller.go.clear()
+    controller.entered.clear()
     config = {"configurable": {"user_id": "u", "thread_id": "t"}}
     writer = threading.Thread(
         target=memory.write_graph.invoke,
@@ -182,7 +192,7 @@ def test_a_graph_run_as_a_subgraph_holds_the_users_lock_from_entry_to_end() -> N
         kwargs={"config": config},
     )
     writer.start()
-    assert controller.entered.wait(10)  # the run is inside chain_link, between stm_append and mtm_insert
+    assert controller.entered.wait(10)  # the run is inside chain_link, between stm_append and write_gate
     seen: dict[str, Any] = {}
     reader = threading.Thread(target=lambda: seen.update(ctx=memory.retrieve("cello?", user_id="u", thread_id="t")))
     reader.start()

@@ -111,7 +111,7 @@ def test_a_new_job_updates_the_employer_and_a_change_cue_alone_fuses_nothing() -
     assert actions[next(f for f in facts if "painting class" in f)] == "stored"
 
 
-def test_the_llm_controller_makes_one_call_per_page_leaving_stm_and_no_more() -> None:
+def test_the_llm_controller_makes_one_call_per_page_added_and_no_more() -> None:
     def page(messages: list[object]) -> dict[str, object]:
         current = str(getattr(messages[-1], "content", "")).split("Current page", 1)[1]
         answer = page_answer()
@@ -160,8 +160,8 @@ def test_the_llm_controller_makes_one_call_per_page_leaving_stm_and_no_more() ->
     ]
     _feed(memory, turns)
     evicted = memory.stats(user_id="u").mtm_pages
-    assert evicted == 3 and model.count("PageAnalysisOutput") == evicted
-    assert len(model.calls) == evicted  # no relation-judge or fuse call: page facts are judged offline
+    assert evicted == 3 and model.count("PageAnalysisOutput") == len(turns)  # one per page added, none as it leaves
+    assert len(model.calls) == len(turns)  # no relation-judge or fuse call: page facts are judged offline
     assert sorted(f.summary for f in memory.list_facts(user_id="u")) == [
         "Ana lives in Lisbon.",
         "Ana surfs at Carcavelos.",

@@ -33,8 +33,10 @@ class Gate:
 
 
 def _gated_memory() -> tuple[MemoryOS, ScriptedToolModel, Gate]:
-    gate = Gate(page_answer("The user plays the cello."))
-    model = ScriptedToolModel(script={"PageAnalysisOutput": [gate, page_answer()]})
+    gate = Gate(page_answer("The user moved to Bergen."))  # the second page's analysis waits at the gate
+    model = ScriptedToolModel(
+        script={"PageAnalysisOutput": [page_answer("The user plays the cello."), gate, page_answer()]}
+    )
     memory = MemoryOS(model=model, config=MemoryOSConfig(stm_capacity=1))
     memory.add_turn("I play the cello.", "Lovely.", user_id="u", thread_id="t", timestamp=T0)
     return memory, model, gate
@@ -48,7 +50,7 @@ def test_a_read_and_a_write_of_the_same_user_never_wait_for_a_writers_model_call
         kwargs={"user_id": "u", "thread_id": "t", "timestamp": T0 + dt.timedelta(minutes=1)},
     )
     writer.start()
-    assert gate.entered.wait(20)  # the writer waits for the model (analysis of the page leaving STM)
+    assert gate.entered.wait(20)  # the writer waits for the model (analysis of the page it adds)
     done: dict[str, Any] = {}
 
     def read_and_write() -> None:
@@ -66,8 +68,9 @@ def test_a_read_and_a_write_of_the_same_user_never_wait_for_a_writers_model_call
         gate.go.set()
         writer.join(20)
     assert not writer.is_alive()
-    # the writer found the user moved at commit and ran again on the new state, reusing the model's answer
-    assert model.count("PageAnalysisOutput") == 1
+    # one call per page added; the writer found the user moved at commit and ran again on the new state,
+    # reusing the model's answer (no fourth call)
+    assert model.count("PageAnalysisOutput") == 3
     assert [p.user_input for p in memory.get_stm(user_id="u", thread_id="t")] == ["I moved to Bergen."]
     assert [p.user_input for p in memory.get_stm(user_id="u", thread_id="t2")] == ["Other thread."]
     assert [p.user_input for p in memory.list_pages(user_id="u")] == ["I play the cello."]
