@@ -103,7 +103,8 @@ def holds(text: str, wanted: str) -> bool:
     (True, True, False)
     """
     for alternative in wanted.split("|"):
-        left = r"(?<![A-Za-z0-9])" if alternative[:1].isalnum() else ""
+        contraction = alternative.lower().startswith("n'")  # "n't" is the end of "can't", "doesn't"
+        left = r"(?<![A-Za-z0-9])" if alternative[:1].isalnum() and not contraction else ""
         right = r"(?![A-Za-z0-9])" if alternative[-1:].isalnum() else ""
         if re.search(left + re.escape(alternative) + right, text, re.IGNORECASE):
             return True
@@ -193,23 +194,29 @@ def run_controller(items: Sequence[Item], controller: MemoryController | None = 
     return out
 
 
+def _add(memory: MemoryOS, turn: Turn) -> None:
+    """A page and a filler page after it (so the page leaves an STM of one page)."""
+    memory.add_turn(turn.user, turn.agent, user_id="u", thread_id="t", timestamp=turn.timestamp)
+    later = turn.timestamp + dt.timedelta(seconds=30)
+    memory.add_turn(*FILLER, user_id="u", thread_id="t", timestamp=later)
+
+
+def _facts(memory: MemoryOS) -> list[MemoryRecord]:
+    """The user's facts and agent traits."""
+    return memory.list_facts(user_id="u") + memory.list_facts(user_id="u", kind="agent")
+
+
 def run_write_path(items: Sequence[Item], memory: Callable[[], MemoryOS] | None = None) -> list[Outcome]:
     """Each item through ``MemoryOS.add_turn`` (earlier pages first, a filler turn after every page)."""
     make = memory or (lambda: MemoryOS(config=MemoryOSConfig(stm_capacity=1)))
     out: list[Outcome] = []
     for item in items:
         m = make()
-
-        def add(turn: Turn) -> None:
-            m.add_turn(turn.user, turn.agent, user_id="u", thread_id="t", timestamp=turn.timestamp)
-            later = turn.timestamp + dt.timedelta(seconds=30)
-            m.add_turn(*FILLER, user_id="u", thread_id="t", timestamp=later)
-
         for turn in item.previous:
-            add(turn)
-        before = {f.id: f for f in m.list_facts(user_id="u")}
-        add(item.turn)
-        after = m.list_facts(user_id="u")
+            _add(m, turn)
+        before = {f.id: f for f in _facts(m)}
+        _add(m, item.turn)
+        after = _facts(m)
         new = [f for f in after if f.id not in before]
         # the write path stores no fact of a request; the reading's mark is checked by run_controller
         why = judge_facts(item, new, [item.request])
