@@ -2,8 +2,10 @@
 
 The suite is two hand-written files in ``tests/unit_tests/data``: ``fact_phrasing_dev.json`` (the
 rules are worked on against it) and ``fact_phrasing_test.json`` (the held-out quarter, written and
-committed before the rules and not read while writing them). Each item is one dialogue page (its
-two sides and its timestamp), optionally after earlier pages, with the write it must cause:
+committed before the rules and not read while writing them) and ``fact_phrasing_test2.json`` (a
+second held-out set, written after the first was measured once, before the rules changed again).
+Each item is one dialogue page (its two sides and its timestamp), optionally after earlier pages,
+with the write it must cause:
 
 * ``add``: one fact of the page holds every ``must`` string (``"a|b"``: either), about ``subject``
   when one is given (the fact's ``subject``); no fact of the page holds a ``must_not`` string; with
@@ -43,6 +45,7 @@ from langchain_memoryos.scoring import gate
 DATA = Path(__file__).resolve().parent / "unit_tests" / "data"
 DEV = DATA / "fact_phrasing_dev.json"
 TEST = DATA / "fact_phrasing_test.json"
+TEST2 = DATA / "fact_phrasing_test2.json"
 GATE = MemoryOSConfig().gate_threshold
 FILLER = ("ok", "ok")
 
@@ -166,8 +169,13 @@ def _admitted(records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
 
 
 def run_controller(items: Sequence[Item], controller: MemoryController | None = None) -> list[Outcome]:
-    """Each item's page through ``controller.analyze_page`` (an update: and ``judge_relations``)."""
+    """Each item's page through ``controller.analyze_page`` (an update: and the offline relation judge).
+
+    A page's facts are judged offline by the write path (no model call), so the judge is always the
+    heuristic controller's.
+    """
     controller = controller or HeuristicController()
+    judge = HeuristicController()
     embeddings = resolve_embeddings()
     out: list[Outcome] = []
     for item in items:
@@ -187,7 +195,7 @@ def run_controller(items: Sequence[Item], controller: MemoryController | None = 
                 for j, o in enumerate(old):
                     o.id = o.id or f"old{j}"
                     a, b = embeddings.encode([record.summary, o.summary])
-                    labels += [r.label for r in controller.judge_relations(record, [(o, float(a @ b))]).relations]
+                    labels += [r.label for r in judge.judge_relations(record, [(o, float(a @ b))]).relations]
             if "update" not in labels:
                 why = f"not an update of {[o.summary for o in old]} (labels {labels})"
         out.append(Outcome(item, why, [f.summary for f in facts]))
@@ -246,10 +254,10 @@ def _report(name: str, outcomes: Sequence[Outcome], show: bool) -> None:
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Print the dev and test rates of both runs (the dev set's failures too)."""
-    dev, test = load(DEV), load(TEST)
+    dev, test, test2 = load(DEV), load(TEST), load(TEST2)
     rates: dict[str, Any] = {}
     for run_name, run in (("controller", run_controller), ("write path", run_write_path)):
-        for set_name, items in (("dev", dev), ("test", test)):
+        for set_name, items in (("dev", dev), ("test", test), ("test2", test2)):
             outcomes = run(items)
             _report(f"{run_name} {set_name}", outcomes, show=set_name == "dev")
             rates[f"{run_name} {set_name}"] = rate(outcomes)

@@ -65,7 +65,8 @@ _PART = r"morning|afternoon|evening|night"
 _BARE_AFTER = re.compile(r"(?i:\b(?:since|until|till|from|by|before|after|around|of|as of|starting)\s*)$")
 _FUTURE = re.compile(
     r"(?i:\b(?:will|'ll|shall|going to|gonna|plan|plans|planning|hope|hopes|want|wants|intend|"
-    r"(?:am|is|are|'m|'re|'s)\s+(?:\w+ly\s+)?\w+ing|starts?|begins?|is on|are on|due|scheduled|booked for|next)\b)"
+    r"(?:am|is|are|i'm|we're|you're|they're|he's|she's|it's)\s+(?:\w+ly\s+)?\w+ing|starts?|begins?|is on|are on|"
+    r"due|scheduled|booked for|next)\b)"
 )
 _PAST = re.compile(
     r"(?i:\b(?:was|were|went|did|had|got|made|took|saw|met|ran|came|gave|told|bought|found|won|lost|left|sold|"

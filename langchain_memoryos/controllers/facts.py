@@ -99,7 +99,7 @@ _LEAD_NOISE = re.compile(
     r"^(?:(?:hey|hi|hello|thanks|thank you|thanks a lot|thx|wow|woah|whoa|oh|ooh|yeah|yep|yes|yup|aw+|omg|"
     r"congrats|congratulations|haha+|lol|so|well|ok|okay|sure|right|totally|great|cool|nice|awesome|ah|hmm+|"
     r"definitely|absolutely|exactly|indeed|true|good|sounds good|no way|gosh|dang|man|dude|hey there|"
-    r"correction|update|wait|scratch that|to be clear)\b[\s,!.:;—-]*)+",
+    r"correction|update|wait|scratch that|to be clear|actually|in fact|sorry|oops|my bad)\b[\s,!.:;—-]*)+",
     re.I,
 )
 _IMPLIED_SUBJECT = re.compile(
@@ -155,7 +155,8 @@ _USER_FORMS = (
 
 #: An evaluative tail after a fact (", so that's a relief", ", which was so much fun"): dropped from the fact.
 _EVALUATIVE_TAIL = re.compile(
-    r",?\s*(?:(?:so|and|but|which|lol|haha)\s+)?(?:that's|that is|that was|it's|it is|it was|which is|which was)\s+"
+    r",?\s*(?:(?:so|and|but|which|lol|haha)\s+)?(?:that's|that is|that was|it's|it is|it was|which is|which was|"
+    r"it's been|it has been|which has been|that's been|that has been)\s+"
     r"(?:(?:a|an|such a|so|really|very|pretty|super|quite|kind of|a bit of)\s+)*"
     r"(?:relief|great|nice|fun|amazing|awesome|cool|exciting|good|wonderful|lovely|huge|big deal|crazy|wild|"
     r"insane|fantastic|incredible|special|stressful|scary|sad|tough|hard|weird|funny|much fun|lot of fun)\b"
@@ -220,6 +221,16 @@ _SELF_DESCRIPTION = re.compile(
 )
 
 
+#: A time written out: a clock time, a day and month, a year ("at 8 am", "on 3 July", "in 2021").
+_WHEN = re.compile(
+    r"\b\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)|\b\d{1,2}:\d\d\b|\b(?:19|20)\d\d\b|"
+    r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:January|February|March|April|May|June|July|August|September|October|"
+    r"November|December)\b|\b(?:January|February|March|April|May|June|July|August|September|October|November|"
+    r"December)\s+\d{1,2}(?:st|nd|rd|th)?\b",
+    re.IGNORECASE,
+)
+
+
 def _is_feeling(sentence: str) -> bool:
     """A feeling rather than a fact: an affect word and fewer than 3 other content words."""
     return bool(_AFFECT.search(sentence)) and len(_content_words(_AFFECT.sub(" ", sentence))) < 3
@@ -249,7 +260,9 @@ def is_chatter(sentence: str, facts: SentenceFacts | None = None) -> bool:
     if content and described and (described.group(1) or tokens & _LEXICON):
         return False  # "I'm not a morning person", "I'm diabetic", "I don't have a car": what the speaker is
     # two content words make a fact when one is an aspect word, a name or a date ("I work at a bakery")
-    anchored = tokens & _LEXICON or _PROPER_MID.search(" " + sentence) or has_relative_time(sentence)
+    anchored = (
+        tokens & _LEXICON or _PROPER_MID.search(" " + sentence) or has_relative_time(sentence) or _WHEN.search(sentence)
+    )
     return len(content) < 2 or not anchored
 
 

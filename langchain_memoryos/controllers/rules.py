@@ -380,10 +380,10 @@ _STATE = re.compile(
     re.IGNORECASE,
 )
 _POSSESSIVE_START = re.compile(r"^(?:my|our)\s+\w+", re.IGNORECASE)
-#: A date written out: a month name or a year.
+#: A date or time written out: a month name, a year, a clock time.
 _DATE = re.compile(
     r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December|"
-    r"(?:19|20)\d\d)\b"
+    r"(?:19|20)\d\d)\b|\b\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)|\b\d{1,2}:\d\d\b"
 )
 #: A state of the moment: a sentence with it is passing even when its verb is in the past ("I was tired today").
 _PASSING_STATE = re.compile(
@@ -490,8 +490,11 @@ def _analyzed(sentence: str) -> SentenceFacts:
         elif _STATE.match(clean) or (episodic and _POSSESSIVE_START.match(clean)):
             # what the speaker is or has ("I'm left-handed", "I don't have a car", "My exam is tomorrow")
             aspect = "personal_profile"
-        elif subject_i and intent == "inform" and len([t for t in tokens if len(t) > 3 and t not in _COMMON]) >= 3:
-            aspect = "activity"  # what the speaker does ("I grow tomatoes and basil on my balcony")
+        elif intent == "inform" and len([t for t in tokens if len(t) > 3 and t not in _COMMON]) >= 3:
+            if subject_i:
+                aspect = "activity"  # what the speaker does ("I grow tomatoes and basil on my balcony")
+            elif _POSSESSIVE_START.match(clean):
+                aspect = "personal_profile"  # the speaker's life ("My mother-in-law visits every Christmas")
     confidence = 1.0
     if HEDGES.search(clean):
         confidence *= CONFIDENCE_RUBRIC["hedged"]
