@@ -231,8 +231,27 @@ _WHEN = re.compile(
 )
 
 
+#: A sentence framed as a feeling ("I feel …", "It was so inspiring …") or a resolution ("I have to stay focused").
+_FEELING_FRAME = re.compile(
+    r"^(?:(?:I|we)\s+(?:feel|felt|am feeling|was feeling|were feeling)|(?:I'm|we're)\s+feeling|"
+    r"(?:it|that|this)\s+(?:was|is|'s|has been|'s been)\s+(?:so\s+|really\s+|very\s+|pretty\s+|super\s+|such an?\s+)*"
+    r"(?:inspiring|amazing|awesome|great|wonderful|fun|special|rewarding|fulfilling|beautiful|incredible|fantastic|"
+    r"cool|sweet|stressful|tough|hard|exhausting|emotional|overwhelming|surreal|crazy|wild)|"
+    r"(?:I|we)\s+(?:have to|need to|gotta|got to|must|should)\s+(?:stay|keep|be|remember|focus|try|believe))\b",
+    re.IGNORECASE,
+)
+
+
 def _is_feeling(sentence: str) -> bool:
-    """A feeling rather than a fact: an affect word and fewer than 3 other content words."""
+    """A feeling rather than a fact: an affect word and < 3 other content words, or a feeling's frame alone.
+
+    A feeling's frame ("I feel so calm when I paint", "It was so inspiring") with no name, number or
+    date in it is a feeling whatever else it says.
+    """
+    if _FEELING_FRAME.match(sentence) and not (
+        _PROPER_MID.search(" " + sentence) or _NUMBER.search(sentence) or _WHEN.search(sentence)
+    ):
+        return True
     return bool(_AFFECT.search(sentence)) and len(_content_words(_AFFECT.sub(" ", sentence))) < 3
 
 
