@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from langchain_memoryos.schema import DialoguePage, MemoryRecord, Persona, Relation, Segment
 
@@ -39,6 +39,7 @@ __all__ = [
     "ControllerUsage",
     "FuseResult",
     "MemoryController",
+    "MemoryRequest",
     "PageAnalysis",
     "ParsedRecords",
     "PromotionResult",
@@ -108,6 +109,30 @@ class QueryPlan:
     aspects: frozenset[str] = frozenset()
 
 
+@dataclass(frozen=True)
+class MemoryRequest:
+    """A request a page makes about the memory itself ("Forget that I …"): never stored as a fact.
+
+    Carrying it out is the memory's ``forget``; the page's analysis only marks it.
+
+    Attributes:
+        request: what is asked (``"forget"``).
+        about: what it is about, as said ("that I told you about my divorce").
+        subject: who asked ("" for the unnamed user).
+
+    Example:
+        >>> from langchain_memoryos.controllers import HeuristicController
+        >>> page = DialoguePage(id="p", user_input="Please forget my phone number.", agent_response="Done.")
+        >>> a = HeuristicController().analyze_page(page, None, None)
+        >>> a.requests, a.records
+        ([MemoryRequest(request='forget', about='my phone number.', subject='')], [])
+    """
+
+    request: Literal["forget"]
+    about: str
+    subject: str = ""
+
+
 @dataclass
 class PageAnalysis:
     """``analyze_page``'s answer for a page just added to STM (its records are written with the turn).
@@ -119,6 +144,7 @@ class PageAnalysis:
         topic_summary: a one-line topic summary (a new segment's first summary).
         records: candidate typed records of the page (AMU fields, ids empty).
         usage: model usage.
+        requests: the page's requests about the memory itself ("Forget …"), never records.
 
     Example:
         >>> from langchain_memoryos.controllers import HeuristicController
@@ -134,6 +160,7 @@ class PageAnalysis:
     topic_summary: str = ""
     records: list[MemoryRecord] = field(default_factory=list)
     usage: ControllerUsage = field(default_factory=ControllerUsage)
+    requests: list[MemoryRequest] = field(default_factory=list)
 
 
 @dataclass

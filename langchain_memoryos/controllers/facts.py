@@ -11,41 +11,56 @@ into at most one typed record (issue 20, research/issue20-facts/REPORT.md §4.1)
    under its own name, so a fact about the other person is never stored as
    "the user".
 2. **Sentences**, cleaned of interjections, vocatives (the other speaker's
-   name or nickname), photo tags and "you know"; a dropped subject is
-   restored ("Just got back …" → "I just got back …"); a sentence that opens
-   on a dangling pronoun and follows one of the same side is joined to it.
-3. **Rewrite**: third person, "the user" → the speaker's name, "you" → the
-   other speaker's name; when no subject survives, "According to Name, …".
-4. **Chatter never becomes a fact**: a question, a feeling (an affect word and
+   name or nickname), photo tags, "you know" and an evaluative tail (", so
+   that's a relief"); a dropped subject is restored ("Just got back …" → "I
+   just got back …"); a sentence that opens on a dangling pronoun and follows
+   one of the same side is joined to it.
+3. **Requests about the memory**: "Please remember that …", "Remember: …",
+   "Note that …" keep only the statement; "Call me Sam" is the name the
+   speaker goes by; "Forget …" / "Don't remember …" is never a fact, it is a
+   request (:func:`page_requests`).
+4. **Rewrite**: third person, "the user" → the speaker's name, "you" → the
+   other speaker's name; when no subject survives, "According to Name, …";
+   relative time resolved against the page's timestamp ("yesterday" → "on 7
+   May 2023", :mod:`~langchain_memoryos.controllers.dates`).
+5. **Chatter never becomes a fact**: a question, a feeling (an affect word and
    fewer than 3 other content words), a chat reply ("I'm sure …"), a
-   sentence with fewer than 3 content words and no property slot, or one in
+   sentence with fewer than 3 content words and no property slot, a date, an
+   aspect word or a name (or a self-description: "I'm diabetic"), or one in
    the second person only.
-5. **Score** (the record's confidence, read by the write-gate): the rule
+6. **Score** (the record's confidence, read by the write-gate): the rule
    reading's confidence when it passes the gate's fields, times a content
    factor (content words, mid-sentence names, numbers, aspect words), less
    for third-person pronouns, halved for a dangling opening. No fitted
    constant.
-6. **One record per side**: its best (≤ 3) admitted sentences in turn order,
+7. **One record per side**: its best (≤ 3) admitted sentences in turn order,
    confidence = the best score, the subject's name in ``subject``; a sentence
    that fills a property slot (location, employer …) is a record of its own, so
-   that a change of that slot updates it alone.
+   that a change of that slot updates it alone, and so is a sentence about a
+   named person ("My sister Ana lives in Rome": its ``subject`` is Ana).
 
 Example:
+    >>> import datetime as dt
     >>> from langchain_memoryos.schema import DialoguePage
     >>> page = DialoguePage(id="p", user_input="Caroline: Hey Mel! I'm allergic to peanuts, sadly.",
-    ...                     agent_response="Melanie: Oh no! I started pottery classes last week.")
-    >>> [(r.subject, r.summary) for r in page_fact_records(page)]
-    [('Caroline', 'Caroline is allergic to peanuts, sadly.'), ('Melanie', 'Melanie started pottery classes last week.')]
+    ...                     agent_response="Melanie: Oh no! I started pottery classes last week.",
+    ...                     timestamp=dt.datetime(2023, 6, 9, 15, tzinfo=dt.UTC))
+    >>> [(r.subject, r.summary) for r in page_fact_records(page)]  # doctest: +NORMALIZE_WHITESPACE
+    [('Caroline', 'Caroline is allergic to peanuts.'),
+     ('Melanie', 'Melanie started pottery classes in the week before 9 June 2023.')]
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from langchain_memoryos.controllers.lexicon import words
+from langchain_memoryos.controllers.base import MemoryRequest
+from langchain_memoryos.controllers.dates import has_relative_time, resolve_relative_time
+from langchain_memoryos.controllers.lexicon import PARTNERS, words
 from langchain_memoryos.controllers.rewrite import split_sentences, third_person
 from langchain_memoryos.controllers.rules import (
     _CHAT_REPLY,
@@ -53,17 +68,21 @@ from langchain_memoryos.controllers.rules import (
     GROUP_PERSON,
     SentenceFacts,
     analyze_sentence,
+    memory_request,
 )
 from langchain_memoryos.controllers.slots import slot_of
 from langchain_memoryos.retrieval.lexical import STOPWORDS
 from langchain_memoryos.schema import DialoguePage, MemoryRecord
 from langchain_memoryos.schema.pages import split_speaker
+from langchain_memoryos.schema.timestamps import _EPOCH
 
 __all__ = [
     "FactSentence",
     "fact_score",
     "is_chatter",
+    "named_subject",
     "page_fact_records",
+    "page_requests",
     "page_speakers",
     "side_facts",
     "split_speaker",
@@ -79,7 +98,8 @@ _PHOTO = re.compile(r"\s*\[shares (?:a photo|an image)[^\]]*\]\s*", re.I)
 _LEAD_NOISE = re.compile(
     r"^(?:(?:hey|hi|hello|thanks|thank you|thanks a lot|thx|wow|woah|whoa|oh|ooh|yeah|yep|yes|yup|aw+|omg|"
     r"congrats|congratulations|haha+|lol|so|well|ok|okay|sure|right|totally|great|cool|nice|awesome|ah|hmm+|"
-    r"definitely|absolutely|exactly|indeed|true|good|sounds good|no way|gosh|dang|man|dude|hey there)\b[\s,!.:;—-]*)+",
+    r"definitely|absolutely|exactly|indeed|true|good|sounds good|no way|gosh|dang|man|dude|hey there|"
+    r"correction|update|wait|scratch that|to be clear|actually|in fact|sorry|oops|my bad)\b[\s,!.:;—-]*)+",
     re.I,
 )
 _IMPLIED_SUBJECT = re.compile(
@@ -133,6 +153,50 @@ _USER_FORMS = (
 )
 
 
+#: An evaluative tail after a fact (", so that's a relief", ", which was so much fun"): dropped from the fact.
+_EVALUATIVE_TAIL = re.compile(
+    r",?\s*(?:(?:so|and|but|which|lol|haha)\s+)?(?:that's|that is|that was|it's|it is|it was|which is|which was|"
+    r"it's been|it has been|which has been|that's been|that has been)\s+"
+    r"(?:(?:a|an|such a|so|really|very|pretty|super|quite|kind of|a bit of)\s+)*"
+    r"(?:relief|great|nice|fun|amazing|awesome|cool|exciting|good|wonderful|lovely|huge|big deal|crazy|wild|"
+    r"insane|fantastic|incredible|special|stressful|scary|sad|tough|hard|weird|funny|much fun|lot of fun)\b"
+    r"[^.!?;]*(?=[.!?]*$)|,?\s*\b(?:sadly|unfortunately|luckily|thankfully|honestly|lol|haha+)\s*(?=[.!?]*$)",
+    re.IGNORECASE,
+)
+#: "Call me Sam" / "You can call me Sam": the user's name, as well as how the assistant addresses them.
+_CALL_ME = re.compile(r"(?i:\bcall me)\s+([A-Z][\w'’-]+)")
+_RELATIONS = PARTNERS | frozenset(
+    """friend bestie buddy mom mum mother dad father sister brother son daughter cousin aunt uncle grandma
+    grandmother grandpa grandfather granddaughter grandson niece nephew colleague coworker co-worker boss
+    neighbor neighbour roommate flatmate housemate mentor teacher coach stepmom stepdad stepson stepdaughter
+    dog cat puppy kitten""".split()
+)
+_REL = "|".join(sorted(_RELATIONS, key=len, reverse=True))
+_REL_ADJ = r"(?:(?:best|old|older|younger|little|big|baby|new|dear|twin|late|oldest|youngest|closest|eldest)\s+)*"
+_NAME = r"([A-Z][a-z]+(?:-[A-Z][a-z]+)?)"
+#: "My sister Ana lives in Rome", "My mom, Helen, works …", "Helen, my mom, works …": the named person is the subject.
+_NAMED_SUBJECT = (
+    re.compile(rf"^(?:[Mm]y|[Oo]ur)\s+{_REL_ADJ}(?:{_REL})\s*,?\s+{_NAME}\b(?!['’]s)(?:\s*,)?\s+(?!and\b)[a-z]"),
+    re.compile(rf"^{_NAME},\s+(?:my|our)\s+{_REL_ADJ}(?:{_REL}),\s+[a-z]"),
+)
+
+
+def named_subject(sentence: str) -> str:
+    """The named person a first-person sentence is about ("" when it is about the speaker).
+
+    Example:
+        >>> named_subject("My sister Ana lives in Rome."), named_subject("My mom, Helen, works as a nurse.")
+        ('Ana', 'Helen')
+        >>> named_subject("I visited my sister Ana."), named_subject("My sister Ana's dog is sick.")
+        ('', '')
+    """
+    for pattern in _NAMED_SUBJECT:
+        m = pattern.match(sentence.strip())
+        if m:
+            return m.group(1)
+    return ""
+
+
 def _content_words(text: str) -> list[str]:
     return [
         t
@@ -146,8 +210,48 @@ def _content_words(text: str) -> list[str]:
     ]
 
 
+#: "I'm (not) a night owl", "I'm left-handed": a self-description (a feeling is caught before).
+_SELF_DESCRIPTION = re.compile(
+    r"^(?:I'm|I am|I've always been|I have always been|I don't have|I do not have|I have no|I have|I own|"
+    r"I don't own|I can't|I cannot|I've never|I have never)\s+(?:not\s+|never\s+|always\s+)?"
+    r"(?:((?:an?|no|any)\s+(?!(?:question|idea|clue|suggestion|doubt|feeling|minute|moment|second|sec|"
+    r"point|problem|favou?r)s?\b)[\w -]+|[a-z]+-[a-z]+|(?:swim|drive|cook|ride|read|sing|dance|ski|skate|"
+    r"speak \w+|eat \w+|drink \w+)|been to [\w ]+)|[a-z]+)\s*[.!]?$",
+    re.IGNORECASE,
+)
+
+
+#: A time written out: a clock time, a day and month, a year ("at 8 am", "on 3 July", "in 2021").
+_WHEN = re.compile(
+    r"\b\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)|\b\d{1,2}:\d\d\b|\b(?:19|20)\d\d\b|"
+    r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:January|February|March|April|May|June|July|August|September|October|"
+    r"November|December)\b|\b(?:January|February|March|April|May|June|July|August|September|October|November|"
+    r"December)\s+\d{1,2}(?:st|nd|rd|th)?\b",
+    re.IGNORECASE,
+)
+
+
+#: A sentence framed as a feeling ("I feel …", "It was so inspiring …") or a resolution ("I have to stay focused").
+_FEELING_FRAME = re.compile(
+    r"^(?:(?:I|we)\s+(?:feel|felt|am feeling|was feeling|were feeling)|(?:I'm|we're)\s+feeling|"
+    r"(?:it|that|this)\s+(?:was|is|'s|has been|'s been)\s+(?:so\s+|really\s+|very\s+|pretty\s+|super\s+|such an?\s+)*"
+    r"(?:inspiring|amazing|awesome|great|wonderful|fun|special|rewarding|fulfilling|beautiful|incredible|fantastic|"
+    r"cool|sweet|stressful|tough|hard|exhausting|emotional|overwhelming|surreal|crazy|wild)|"
+    r"(?:I|we)\s+(?:have to|need to|gotta|got to|must|should)\s+(?:stay|keep|be|remember|focus|try|believe))\b",
+    re.IGNORECASE,
+)
+
+
 def _is_feeling(sentence: str) -> bool:
-    """A feeling rather than a fact: an affect word and fewer than 3 other content words."""
+    """A feeling rather than a fact: an affect word and < 3 other content words, or a feeling's frame alone.
+
+    A feeling's frame ("I feel so calm when I paint", "It was so inspiring") with no name, number or
+    date in it is a feeling whatever else it says.
+    """
+    if _FEELING_FRAME.match(sentence) and not (
+        _PROPER_MID.search(" " + sentence) or _NUMBER.search(sentence) or _WHEN.search(sentence)
+    ):
+        return True
     return bool(_AFFECT.search(sentence)) and len(_content_words(_AFFECT.sub(" ", sentence))) < 3
 
 
@@ -171,8 +275,14 @@ def is_chatter(sentence: str, facts: SentenceFacts | None = None) -> bool:
     content = _content_words(sentence)
     if len(content) >= 3 or (facts.summary and slot_of(facts.summary)):
         return False
-    # two content words make a fact when one is an aspect word or a name ("I work at a bakery")
-    return len(content) < 2 or not (tokens & _LEXICON or _PROPER_MID.search(" " + sentence))
+    described = _SELF_DESCRIPTION.match(sentence)
+    if content and described and (described.group(1) or tokens & _LEXICON):
+        return False  # "I'm not a morning person", "I'm diabetic", "I don't have a car": what the speaker is
+    # two content words make a fact when one is an aspect word, a name or a date ("I work at a bakery")
+    anchored = (
+        tokens & _LEXICON or _PROPER_MID.search(" " + sentence) or has_relative_time(sentence) or _WHEN.search(sentence)
+    )
+    return len(content) < 2 or not anchored
 
 
 def fact_score(sentence: str, facts: SentenceFacts | None = None, *, dangling: bool = False) -> float:
@@ -224,6 +334,9 @@ def _clean(sentence: str, other: str | None) -> str:
         s = re.sub(rf"^{nick}\s*[.!]?$", "", s)
     if s and _IMPLIED_SUBJECT.match(s):
         s = "I " + s[0].lower() + s[1:]
+    tail = _EVALUATIVE_TAIL.search(s)
+    if tail and len(words(s[: tail.start()])) >= 3:
+        s = s[: tail.start()].rstrip(" ,;") + (s[-1] if s[-1:] in ".!" else ".")
     for pattern, replacement in _COLLOQUIAL:
         s = pattern.sub(replacement, s).strip()
     return s
@@ -269,18 +382,33 @@ class FactSentence:
     score: float
 
 
+def _request(raw: str, cleaned: str) -> tuple[str, str]:
+    """:func:`~.rules.memory_request` of a sentence as said, else as cleaned ("Oh, and remember …")."""
+    found = memory_request(" ".join(raw.split()))
+    return found if found[0] else memory_request(cleaned)
+
+
 def _units(text: str, other: str | None) -> list[tuple[int, str, bool]]:
     """(index, cleaned sentence, dangling) of a side, a dangling follower joined to the sentence before it."""
     body = _PHOTO.sub(" ", text or "")
     units: list[tuple[int, str, bool]] = []
     for i, raw in enumerate(split_sentences(" ".join(body.split()))):
         s = _clean(raw, other)
+        request, rest = _request(raw, s)
+        if request == "forget":
+            continue  # a request about the memory, never a fact (see page_requests)
+        if request == "remember":
+            s = _clean(rest, other)  # "Please remember that I'm vegan": the statement is the fact
         if not s or not words(s):
             continue
         dangling = bool(_DANGLING_START.match(s)) and not set(words(s)) & (_FIRST | GROUP_PERSON)
         if dangling and units and units[-1][0] == i - 1 and not units[-1][1].rstrip().endswith("?"):
             j, prev, _ = units[-1]
             units[-1] = (i, prev.rstrip(" .!") + "; " + s[0].lower() + s[1:], False)
+            continue
+        called = _CALL_ME.search(s)
+        if called:  # "Call me Sam": how the assistant addresses them (a trait) and the name they go by (a fact)
+            units.append((i, f"I go by {called.group(1)}.", False))
             continue
         if analyze_sentence(s).intent == "request":
             # a request may state a fact ("book a vegan place, I'm vegan"): the stated facts are the units
@@ -338,12 +466,32 @@ def page_speakers(page: DialoguePage) -> list[tuple[str, str, str | None]]:
     return sides
 
 
+def page_requests(page: DialoguePage) -> list[MemoryRequest]:
+    """The page's requests about the memory itself ("Forget that I …"), from every side that may hold facts.
+
+    Example:
+        >>> page = DialoguePage(id="p", user_input="Forget what I said about my ex. I live in Oslo.",
+        ...                     agent_response="Ok.")
+        >>> page_requests(page)
+        [MemoryRequest(request='forget', about='what I said about my ex.', subject='')]
+    """
+    requests: list[MemoryRequest] = []
+    for speaker, text, other in page_speakers(page):
+        for raw in split_sentences(" ".join(_PHOTO.sub(" ", text or "").split())):
+            request, about = _request(raw, _clean(raw, other))
+            if request == "forget":
+                requests.append(MemoryRequest("forget", about, "" if speaker == "the user" else speaker))
+    return requests
+
+
 def page_fact_records(
     page: DialoguePage, *, per_side: int = SENTENCES_PER_SIDE, threshold: float = SELECT_THRESHOLD
 ) -> list[MemoryRecord]:
     """The page's fact records: per speaker side, its ≤ ``per_side`` best admitted sentences joined.
 
-    A sentence that fills a property slot is a record of its own (see the module rules).
+    A sentence that fills a property slot, or that is about a named person ("My sister Ana lives in
+    Rome": the subject is Ana), is a record of its own (see the module rules). Relative time is
+    resolved against the page's timestamp ("yesterday" → "on 7 May 2023").
 
     A side with no admitted sentence but a personal statement yields that statement with its low
     score, so the write-gate logs it ``filtered``; a side of chatter only yields nothing.
@@ -353,7 +501,13 @@ def page_fact_records(
         ...                     agent_response="Good, thanks!", metadata={"user_name": "Sam"})
         >>> [(r.subject, r.summary, r.aspect, r.confidence > 0.5) for r in page_fact_records(page)]
         [('Sam', 'Sam is allergic to peanuts.', 'health', True)]
+        >>> import datetime as dt
+        >>> page = DialoguePage(id="p", user_input="My sister Ana ran a marathon yesterday.", agent_response="Wow!",
+        ...                     timestamp=dt.datetime(2023, 5, 8, 10, tzinfo=dt.UTC))
+        >>> [(r.subject, r.summary) for r in page_fact_records(page)]
+        [('Ana', "The user's sister Ana ran a marathon on 7 May 2023.")]
     """
+    when = page.timestamp if page.timestamp != _EPOCH else None
     records: list[MemoryRecord] = []
     for speaker, text, other in page_speakers(page):
         candidates = side_facts(text, speaker, other)
@@ -361,35 +515,40 @@ def page_fact_records(
         if not admitted:
             personal = [c for c in candidates if c.facts.personal and c.facts.summary]
             if personal:
-                records.append(_record([max(personal, key=lambda c: c.score)], speaker))
+                records.append(_record([max(personal, key=lambda c: c.score)], speaker, when))
             continue
         chosen = sorted(admitted, key=lambda c: c.index)
-        # a sentence that fills a property slot (location, employer, diet …) is a record of its own, so that a
-        # later change of that slot replaces it alone; the other sentences are joined into one record
-        slotted = [c for c in chosen if c.facts.summary and slot_of(c.facts.summary)]
-        rest = [c for c in chosen if c not in slotted]
-        records.extend(_record([c], speaker) for c in slotted)
+        # a sentence that fills a property slot (location, employer, diet …) or is about a named person is a
+        # record of its own, so that a later change of that slot (or of that person's) replaces it alone; the
+        # other sentences are joined into one record
+        alone = [c for c in chosen if (c.facts.summary and slot_of(c.facts.summary)) or named_subject(c.sentence)]
+        rest = [c for c in chosen if c not in alone]
+        records.extend(_record([c], speaker, when) for c in alone)
         if rest:
-            records.append(_record(rest, speaker))
+            records.append(_record(rest, speaker, when))
     return records
 
 
-def _record(chosen: list[FactSentence], speaker: str) -> MemoryRecord:
-    """One record from a side's chosen sentences (in turn order)."""
+def _record(chosen: list[FactSentence], speaker: str, when: _dt.datetime | None = None) -> MemoryRecord:
+    """One record from a side's chosen sentences (in turn order), relative time resolved against ``when``."""
     first = chosen[0]
     entities = list(dict.fromkeys(e for c in chosen for e in c.facts.entities))
     aspect = next((c.facts.aspect for c in chosen if c.facts.aspect != "other"), first.facts.aspect)
     intent = next((c.facts.intent for c in chosen if c.facts.intent not in ("other", "request")), first.facts.intent)
     slot = slot_of(first.facts.summary) if first.facts.summary else None
+    summary = " ".join(c.fact for c in chosen)
+    if when is not None:
+        summary = resolve_relative_time(summary, when)
+    named = named_subject(first.sentence) if len(chosen) == 1 else ""
     return MemoryRecord(
         kind="user",
         aspect=aspect,  # type: ignore[arg-type]
         intent=intent,  # type: ignore[arg-type]
         personal=any(c.facts.personal for c in chosen),
         entities=entities[:6],
-        summary=" ".join(c.fact for c in chosen),
+        summary=summary,
         sentiment=first.facts.sentiment,  # type: ignore[arg-type]
         confidence=max(c.score for c in chosen),
         slot=slot[0] if slot else "",
-        subject="" if speaker == "the user" else speaker,
+        subject=named or ("" if speaker == "the user" else speaker),
     )

@@ -22,13 +22,14 @@ from langchain_memoryos.config import MODEL_THRESHOLDS, ModelThresholds
 from langchain_memoryos.controllers.base import (
     BaseController,
     FuseResult,
+    MemoryRequest,
     PageAnalysis,
     ParsedRecords,
     PromotionResult,
     QueryPlan,
     RelationJudgement,
 )
-from langchain_memoryos.controllers.facts import page_fact_records, split_speaker
+from langchain_memoryos.controllers.facts import page_fact_records, page_requests, split_speaker
 from langchain_memoryos.controllers.lexicon import PARTNERS, words
 from langchain_memoryos.controllers.rewrite import agent_summary, gist, split_sentences, third_person
 from langchain_memoryos.controllers.rules import (
@@ -36,6 +37,7 @@ from langchain_memoryos.controllers.rules import (
     SentenceFacts,
     analyze_sentence,
     change_cue,
+    memory_request,
     query_aspects,
     slot_of,
 )
@@ -105,6 +107,7 @@ class PageContent:
         gist: the page's gist (its user side's, else its answer's).
         keywords: its YAKE keywords.
         records: its agent traits and fact records.
+        requests: its requests about the memory itself ("Forget …").
 
     Example:
         >>> page = DialoguePage(id="p", user_input="I'm vegan.", agent_response="Noted!")
@@ -115,6 +118,7 @@ class PageContent:
     gist: str
     keywords: list[str] = field(default_factory=list)
     records: list[MemoryRecord] = field(default_factory=list)
+    requests: list[MemoryRequest] = field(default_factory=list)
 
 
 #: The metadata a page's content reads: the speakers' names (see :func:`~.facts.page_speakers`).
@@ -247,6 +251,11 @@ class HeuristicController(BaseController):
         """
         out: list[MemoryRecord] = []
         for sentence in split_sentences(text):
+            request, rest = memory_request(sentence)
+            if request == "forget":
+                continue  # a request about the memory: never a record (see facts.page_requests)
+            if request == "remember":
+                sentence = rest  # "Please remember that I'm vegan": the statement is the fact
             facts = analyze_sentence(sentence)
             if kind == "agent":
                 facts = _as_agent_trait(sentence, facts)
@@ -273,7 +282,7 @@ class HeuristicController(BaseController):
         this_gist = gist(page.user_input) or gist(page.agent_response)
         keywords = extract_keywords(f"{page.user_input}\n{page.agent_response}", self.page_keywords)
         traits = [r for r in self.records_from_text(split_speaker(page.user_input)[1]) if r.kind == "agent"]
-        return PageContent(this_gist, keywords, traits + page_fact_records(page))
+        return PageContent(this_gist, keywords, traits + page_fact_records(page), page_requests(page))
 
     def read_ahead(self, page: DialoguePage, content: PageContent | None = None) -> PageReading | None:
         """The page's content read now, for :meth:`analyze_page` of the page (``None``: not this class).
@@ -331,7 +340,14 @@ class HeuristicController(BaseController):
         if keywords:
             topic = f"{', '.join(keywords[:4])}: {this_gist}" if this_gist else ", ".join(keywords[:4])
         records = list(content.records)
-        return PageAnalysis(linked=linked, chain_meta=meta, keywords=keywords, topic_summary=topic, records=records)
+        return PageAnalysis(
+            linked=linked,
+            chain_meta=meta,
+            keywords=keywords,
+            topic_summary=topic,
+            records=records,
+            requests=list(content.requests),
+        )
 
     # -- promotion -------------------------------------------------------------
 

@@ -73,6 +73,7 @@ from langchain_memoryos.controllers.base import (
     QueryPlan,
     RelationJudgement,
 )
+from langchain_memoryos.controllers.dates import format_date
 from langchain_memoryos.controllers.heuristic import HeuristicController, _slot_value
 from langchain_memoryos.controllers.llm_schemas import (
     FuseOutput,
@@ -87,6 +88,7 @@ from langchain_memoryos.controllers.llm_schemas import (
     _match,
     _persona_update,
     _record_from,
+    _requests_from,
     _Unusable,
 )
 from langchain_memoryos.controllers.prompts import Prompts
@@ -164,6 +166,11 @@ def _failure(exc: BaseException) -> str:
 
 def _date(value: _dt.datetime | None) -> str:
     return value.date().isoformat() if value is not None else "unknown"
+
+
+def _said_on(value: _dt.datetime) -> str:
+    """A page's date as the analyze_page prompt gives it: weekday, the memory's format, ISO."""
+    return f"{value:%A}, {format_date(value.date())} ({value.date().isoformat()})"
 
 
 def _describe(record: MemoryRecord) -> str:
@@ -420,7 +427,7 @@ class LLMController(BaseController):
             previous_date=_date(previous.timestamp if previous is not None else None),
             meta=(previous.meta if previous is not None else "") or "(none)",
             page=page.text,
-            date=_date(page.timestamp),
+            date=_said_on(page.timestamp),
             names=_known_names(page),
         )
         out, usage = yield from self._ask(self._call("analyze_page", PageAnalysisOutput, prompt))
@@ -434,6 +441,7 @@ class LLMController(BaseController):
             topic_summary=out.topic_summary.strip() or out.chain_meta.strip(),
             records=_page_records([_record_from(r, "user") for r in out.records], page),
             usage=usage,
+            requests=_requests_from(out.requests),
         )
 
     def _promote(self, segment: Segment, pages: Sequence[DialoguePage], persona: Persona) -> Judgement[PromotionResult]:

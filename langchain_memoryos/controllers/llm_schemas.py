@@ -15,6 +15,7 @@ from langchain_core.messages import BaseMessage
 from langchain_core.utils.json import parse_json_markdown
 from pydantic import BaseModel, Field
 
+from langchain_memoryos.controllers.base import MemoryRequest
 from langchain_memoryos.controllers.heuristic import _slot_value
 from langchain_memoryos.schema import (
     ASPECTS,
@@ -36,6 +37,7 @@ __all__ = [
     "RecordOutput",
     "RecordsOutput",
     "RelationOutput",
+    "RequestOutput",
     "RelationsOutput",
 ]
 
@@ -69,6 +71,14 @@ class RecordOutput(BaseModel):
     )
 
 
+class RequestOutput(BaseModel):
+    """A request about the memory itself that a page makes ("Forget that I …"): never a record."""
+
+    request: str = Field(description="'forget'")
+    about: str = Field(default="", max_length=_SUMMARY_CHARS, description="what is to be forgotten, as said")
+    subject: str = Field(default="", max_length=60, description="who asks ('' for the unnamed user)")
+
+
 class PageAnalysisOutput(BaseModel):
     """The answer for a page just added to short-term memory."""
 
@@ -77,6 +87,9 @@ class PageAnalysisOutput(BaseModel):
     keywords: list[str] = Field(max_length=8, description="topic keywords of the page")
     topic_summary: str = Field(default="", max_length=_SUMMARY_CHARS, description="one line naming the topic")
     records: list[RecordOutput] = Field(max_length=8, description="facts worth remembering ([] for none)")
+    requests: list[RequestOutput] = Field(
+        default_factory=list, max_length=8, description="'Forget …' requests about the memory ([] for none)"
+    )
 
 
 class ProfileItem(BaseModel):
@@ -256,6 +269,15 @@ def _persona_update(persona: Persona, out: PromotionOutput) -> tuple[dict[str, s
         if dimension is not None and values:
             traits[dimension] = list(dict.fromkeys(values))
     return profile, traits, refused
+
+
+def _requests_from(out: Sequence[RequestOutput]) -> list[MemoryRequest]:
+    """The forget requests of an answer (another kind of request is not one the memory knows: dropped)."""
+    return [
+        MemoryRequest("forget", r.about.strip(), r.subject.strip())
+        for r in out
+        if _match(r.request, ("forget",)) == "forget"
+    ]
 
 
 def _keywords(values: Sequence[str]) -> list[str]:

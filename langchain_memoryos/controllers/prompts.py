@@ -47,23 +47,34 @@ _RECORD_RULES = (
 _PAGE_RECORD_RULES = (
     "Records: the facts worth remembering across conversations about the people speaking in the current "
     "page ([] for none). Known names: {names}. Each record's summary is one self-contained statement of at "
-    "most 20 words, in the third person, that names the person it is about: the name written before their "
-    "words ('Caroline: ...') or the known name ('the user' only while the user's name is unknown; never a "
-    "fact from the words of an unnamed assistant). Resolve every pronoun ('it', 'she', 'that trip') from "
-    "the page, the previous page or the chain summary, or leave the fact out. No feelings, thanks, "
-    "greetings, compliments, small talk or questions. At most 3 records per person: the most informative "
-    "ones. For each: subject (the name the summary is about, '' for the user when unnamed); aspect "
-    "(personal_profile, social_relationship, activity, health, preference, other); intent (inform, request, "
-    "express, plan, reflect, other); personal (true if it is reusable information about the person); "
-    "entities (names, places, things that anchor it); summary; sentiment (positive, neutral, negative: kept "
-    "out of the summary); confidence (1.0 explicit and stable; multiply by 0.6 for each hedge such as "
-    "'maybe', by 0.4 for a passing state, by 0.7 if ambiguous); kind ('agent' when the user says how the "
-    "assistant should behave, e.g. answer length or tone, else 'user')."
+    "most 20 words and shorter than the words it comes from, in the third person, that names the person it "
+    "is about: the name written before their words ('Caroline: ...') or the known name ('the user' only "
+    "while the user's name is unknown; never a fact from the words of an unnamed assistant). A named person "
+    "the speaker talks about is the subject of their own record ('My sister Ana lives in Rome' -> summary "
+    "'The user's sister Ana lives in Rome.', subject 'Ana'). Resolve every pronoun ('it', 'she', 'that "
+    "trip') from the page, the previous page or the chain summary, or leave the fact out. Resolve every "
+    "relative time against the date the current page was said and write dates as '7 May 2023': for a page "
+    "said on Monday, 8 May 2023, 'yesterday' -> 'on 7 May 2023', 'last week' -> 'in the week before 8 May "
+    "2023', 'next month' -> 'in June 2023', 'two years ago' -> 'in 2021', 'last Friday' -> 'on 5 May "
+    "2023'. No feelings, thanks, greetings, compliments, small talk or questions. Requests about the "
+    "memory: 'Please remember that ...', 'Note that ...', 'Remember: ...' -> the fact alone, without the "
+    "request; 'Call me Sam' -> 'The user goes by Sam.'; 'Forget ...', 'Don't remember ...' -> no record, "
+    "but one entry in requests (request 'forget', about: what is to be forgotten, subject: who asks, '' for "
+    "the unnamed user). A change ('I eat meat now', 'I no longer ...', 'Actually, I live in ...') is "
+    "written as the current state ('The user eats meat.'). At most 3 records per person: the most "
+    "informative ones. For each: subject (the name the summary is about, '' for the user when unnamed); "
+    "aspect (personal_profile, social_relationship, activity, health, preference, other); intent (inform, "
+    "request, express, plan, reflect, other); personal (true if it is reusable information about the "
+    "person); entities (names, places, things that anchor it); summary; sentiment (positive, neutral, "
+    "negative: kept out of the summary); confidence (1.0 explicit and stable; multiply by 0.6 for each hedge "
+    "such as 'maybe', by 0.4 for a passing state, by 0.7 if ambiguous); kind ('agent' when the user says how "
+    "the assistant should behave, e.g. answer length or tone, else 'user')."
 )
 
 #: One call per page, when it is added to short-term memory; its records go through the AMU write path at once
 #: (judged and fused offline: no further call). Its fields: ``previous``, ``previous_date``, ``meta``,
-#: ``page``, ``date`` and ``names`` (the known names of the user and the assistant).
+#: ``page``, ``date`` (written out, with its weekday and ISO form) and ``names`` (the known names of the
+#: user and the assistant).
 DEFAULT_ANALYZE_PAGE_PROMPT = (
     "A dialogue page was just added to short-term memory.\n\n"
     "Previous page of this thread (said on {previous_date}):\n{previous}\n\n"
@@ -72,7 +83,8 @@ DEFAULT_ANALYZE_PAGE_PROMPT = (
     "Decide: linked (does the current page continue the topic of the previous page?); chain_meta (if "
     "linked, the chain summary updated with this page, else a summary of this page alone; at most two "
     "sentences); keywords (up to 8 short topic keywords of this page); topic_summary (one line naming "
-    "the topic, used if this page starts a new topic segment); records (see below).\n\n" + _PAGE_RECORD_RULES
+    "the topic, used if this page starts a new topic segment); records and requests (see below).\n\n"
+    + _PAGE_RECORD_RULES
 )
 
 #: One call per promotion of a hot segment. Its fields: ``summary``, ``pages``, ``profile``, ``traits``, and the

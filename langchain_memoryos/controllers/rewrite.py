@@ -12,7 +12,7 @@ from langchain_memoryos.controllers.lexicon import words
 __all__ = ["FIRST_PERSON", "agent_summary", "gist", "split_sentences", "third_person"]
 
 _SENT_SPLIT = re.compile(r"(?<=[.!?;])\s+|\n+")
-_CLAUSE_SPLIT = re.compile(r"\s*,?\s+\b(?:and|but)\s+(?=(?:I|I'm|I've|my|My)\b)")
+_CLAUSE_SPLIT = re.compile(r"\s*,?\s+\b(?:and|but)\s+(?=(?:I|I'm|I've|my|My|we|we're|we've|our)\b)")
 
 FIRST_PERSON = frozenset({"i", "i'm", "i've", "i'd", "i'll", "my", "me", "mine", "myself", "im", "ive"})
 
@@ -274,6 +274,9 @@ def agent_summary(sentence: str) -> str:
     text = _AGENT_INTERJECTION.sub("", " ".join(sentence.replace("’", "'").split()))
     text = _DIRECTIVE_LEAD.sub("", text)
     text = _WANT_LEAD.sub("", text).rstrip(" !?.,;:")
+    called = re.search(r"(?i:\bcall me)\s+([A-Z][\w'’-]+)", text)
+    if called:  # "Call me Liz, everyone does": only the name
+        return f"The assistant should call the user {called.group(1)}."
     if re.match(r"^no\s+\w", text, re.IGNORECASE):
         text = "use " + text  # "no emojis" → "use no emojis"
     if not text:

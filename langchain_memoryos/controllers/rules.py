@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from langchain_memoryos.controllers.dates import has_relative_time
 from langchain_memoryos.controllers.lexicon import PARTNERS, PERIODS, words
 from langchain_memoryos.controllers.rewrite import (
     _INTERJECTION,
@@ -31,6 +32,7 @@ __all__ = [
     "SentenceFacts",
     "analyze_sentence",
     "change_cue",
+    "memory_request",
     "gist",
     "slot_of",
     "split_sentences",
@@ -117,7 +119,7 @@ HEDGES = re.compile(
 )
 TRANSIENT = re.compile(
     r"\b(?:today|tonight|right now|rn|atm|this morning|this afternoon|this evening|at the moment|for now|"
-    r"just now|currently feeling|at this moment|this week|on this shift|this shift|just had|on a train|"
+    r"just now|currently feeling|at this moment|this week|on this shift|this shift|on a train|"
     r"on the train|on the bus|stuck in|waiting for|out of my mind|what a week)\b",
     re.IGNORECASE,
 )
@@ -261,9 +263,19 @@ def _entities(sentence: str, slot: tuple[str, str] | None, tokens: list[str]) ->
             found.append(obj)
     if not found:
         lexical = [t for t in tokens if len(t) >= 3 and any(t in lex for lex in ASPECT_LEXICON.values())]
-        content = [t for t in tokens if len(t) > 4 and t not in _COMMON and t not in lexical]
+        content = [t for t in tokens if len(t) > 4 and t not in _COMMON and t not in lexical and "'" not in t]
         found.extend(dict.fromkeys((lexical + content)[:3]))
+    if not found:  # "My exam is tomorrow": the longest plain word anchors it
+        plain = [t for t in tokens if len(t) >= 3 and t not in _COMMON and "'" not in t and t not in _PLAIN_STOP]
+        found.extend(sorted(plain, key=len, reverse=True)[:1])
     return found[:6]
+
+
+_PLAIN_STOP = frozenset(
+    """the and but you your are was were has have had for not with this that from they them their our ours
+    his her she him its what who whom how why when will would can could should may might must also just
+    very much many some any all too""".split()
+)
 
 
 _TAGS = re.compile(
@@ -302,6 +314,81 @@ _CHAT_REPLY = re.compile(
     r"^(?:i agree|i'm sorry|i am sorry|i'm sure|i can't wait|i cant wait|i'm glad|i hope|i bet|i know what you mean|"
     r"i understand|let me know|i appreciate|i'm happy for you|i'm so happy for you|i'm proud of you|"
     r"i'm excited for you|i love that|i love it|i'd love to see|i totally agree|i feel you|i see)\b",
+    re.IGNORECASE,
+)
+
+
+_POLITE = r"(?:(?:please|pls|and|also|oh|ok|okay|so|btw|hey|actually|one more thing)[\s,]+)*"
+_ASK = r"(?:(?:can|could|would|will) you\s+(?:please\s+)?|i want you to\s+|i need you to\s+|i'd like you to\s+)?"
+#: "Please remember that …", "Remember: …", "Note that …", "Just so you know, …": the statement after it is the fact.
+_REMEMBER = re.compile(
+    rf"^{_POLITE}{_ASK}(?:remember|note|make a note|take a note|take note|note down|write down|keep in mind|"
+    r"bear in mind|don't forget|do not forget|never forget|just so you know|for the record|fyi|"
+    r"for your information|for future reference|for context|you should know|i want you to know|"
+    r"i'd like you to know|save|store)"
+    r"(?:\s+(?:this|that|of this|the fact|for me|for later|for the future|in the future|in future))*"
+    r"(?:\s*[:,;—–-]+\s*|\s+that\s+|\s+(?=(?:I|I'm|I've|I'd|my|My|we|We|our|Our|me)\b))",
+    re.IGNORECASE,
+)
+#: "Forget that I …", "Don't remember my address", "Delete what you know about …": a request, never a fact.
+_FORGET = re.compile(
+    rf"^{_POLITE}{_ASK}(?:forget|unlearn|"
+    r"(?:don't|do not|dont|never|stop|no need to)\s+(?:remember|remembering|store|storing|save|saving|keep|"
+    r"keeping|record|recording|note|noting|write down|memori[sz]e|memori[sz]ing)|"
+    r"(?:delete|erase|remove|wipe|clear|drop)(?=[^.!?]*\b(?:my|me|i|i'm|i've|what you know|what i said|"
+    r"memory|memories|that)\b))"
+    r"(?!\s+(?:it|about it|that|this)\s*(?:[,.!?;]|$))(?!\s+(?:to|the time)\b)\b[\s,:]*",
+    re.IGNORECASE,
+)
+
+
+def memory_request(sentence: str) -> tuple[str, str]:
+    """A request about the memory itself: ``("forget", what)``, ``("remember", the statement)`` or ``("", sentence)``.
+
+    A forget request is never a fact (carrying it out is the memory's ``forget``); a remember
+    request's statement is the fact, without the request ("Please remember that I'm vegan" → "I'm
+    vegan"). "Forget it" and "Don't forget that …" are neither a forget request.
+
+    Example:
+        >>> memory_request("Please remember that I'm allergic to peanuts.")
+        ('remember', "I'm allergic to peanuts.")
+        >>> memory_request("Remember: my flight is on Friday.")
+        ('remember', 'My flight is on Friday.')
+        >>> memory_request("Forget that I told you about my divorce.")
+        ('forget', 'that I told you about my divorce.')
+        >>> memory_request("Forget it, never mind."), memory_request("Remember when we met?")
+        (('', 'Forget it, never mind.'), ('', 'Remember when we met?'))
+    """
+    text = " ".join((sentence or "").replace("’", "'").split())
+    forget = _FORGET.match(text)
+    if forget and text[forget.end() :].strip(" .!?"):
+        return "forget", text[forget.end() :]
+    remember = _REMEMBER.match(text)
+    if remember:
+        rest = text[remember.end() :].strip()
+        if rest.endswith("?") and remember.group(0).lower().lstrip(" ,").startswith(("can", "could", "would", "will")):
+            rest = rest.rstrip("?").rstrip() + "."  # "Can you remember that my gym closes at 9?"
+        if len(words(rest)) >= 2:
+            return "remember", rest[0].upper() + rest[1:]
+    return "", sentence
+
+
+#: A statement of what the speaker is, has or takes ("I'm a night owl", "I don't have a car", "I take my tea black").
+_STATE = re.compile(
+    r"^(?:I'm|I am|I've always been|I have|I've got|I don't have|I do not have|I have no|I own|I don't own|"
+    r"I take|I can't|I cannot|I can|I've never|I have never|I never)\b",
+    re.IGNORECASE,
+)
+_POSSESSIVE_START = re.compile(r"^(?:my|our)\s+\w+", re.IGNORECASE)
+#: A date or time written out: a month name, a year, a clock time.
+_DATE = re.compile(
+    r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December|"
+    r"(?:19|20)\d\d)\b|\b\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)|\b\d{1,2}:\d\d\b"
+)
+#: A state of the moment: a sentence with it is passing even when its verb is in the past ("I was tired today").
+_PASSING_STATE = re.compile(
+    r"\b(?:right now|rn|atm|at the moment|for now|just now|currently feeling|at this moment|stuck in|waiting for|"
+    r"out of my mind|what a week|tired|exhausted|sleepy|hungry|bored|sick|busy)\b",
     re.IGNORECASE,
 )
 
@@ -394,10 +481,20 @@ def _analyzed(sentence: str) -> SentenceFacts:
         aspect = "preference"
     if aspect == "other" and personal and intent in ("inform", "plan", "reflect", "express"):
         # a first-person statement about a concrete thing: treat as an activity
-        subject_i = bool({"i", "i'm", "i've", "we", "we're", "we've"} & token_set)
-        episodic = bool(_PAST_VERB.search(clean) or _EPISODE.search(clean))
+        subject_i = bool({"i", "i'm", "i've", "i'll", "i'd", "we", "we're", "we've", "we'll"} & token_set)
+        episodic = bool(
+            _PAST_VERB.search(clean) or _EPISODE.search(clean) or has_relative_time(clean) or _DATE.search(clean)
+        )
         if subject_i and (_PROPER.search(clean) or _HABIT.search(clean) or episodic):
             aspect = "preference" if token_set & {"want", "wants", "like", "prefer", "need"} else "activity"
+        elif _STATE.match(clean) or (episodic and _POSSESSIVE_START.match(clean)):
+            # what the speaker is or has ("I'm left-handed", "I don't have a car", "My exam is tomorrow")
+            aspect = "personal_profile"
+        elif intent == "inform" and len([t for t in tokens if len(t) > 3 and t not in _COMMON]) >= 3:
+            if subject_i:
+                aspect = "activity"  # what the speaker does ("I grow tomatoes and basil on my balcony")
+            elif _POSSESSIVE_START.match(clean):
+                aspect = "personal_profile"  # the speaker's life ("My mother-in-law visits every Christmas")
     confidence = 1.0
     if HEDGES.search(clean):
         confidence *= CONFIDENCE_RUBRIC["hedged"]
@@ -405,7 +502,8 @@ def _analyzed(sentence: str) -> SentenceFacts:
         confidence *= CONFIDENCE_RUBRIC["hedged"]  # a doubtful plan is twice uncertain
     hedges = {m.group(0).lower() for m in HEDGES.finditer(clean)}
     confidence *= CONFIDENCE_RUBRIC["hedged"] ** max(0, min(3, len(hedges)) - 1)
-    if (TRANSIENT.search(sentence) or transient_ing) and not _HABIT.search(clean):
+    dated_event = bool(_PAST_VERB.search(clean)) and not transient_ing and not _PASSING_STATE.search(clean)
+    if (TRANSIENT.search(sentence) or transient_ing) and not _HABIT.search(clean) and not dated_event:
         confidence *= CONFIDENCE_RUBRIC["transient"]
     if summary and AMBIGUOUS_OBJECT.search(summary.rstrip(".")):
         confidence *= CONFIDENCE_RUBRIC["ambiguous"]

@@ -44,6 +44,7 @@ _DIETS = r"vegan|vegetarian|pescatarian|keto|gluten-free|plant-based|lactose-fre
 _FOODS = r"meat|red meat|fish|seafood|dairy|pork|beef|chicken|gluten|sugar|eggs|animal products|alcohol"
 _STATUS = r"married|single|engaged|divorced|widowed|separated"
 _EATING = r"is eating|eats|started eating|is back to eating"
+_WHO = r"the user|the user's \w+|[A-Z][a-z]+"
 _JOB = r"job|position|role"
 _I = re.IGNORECASE
 #: Capitalised sentence openers that are not names ("And here's a pic", "So here we are").
@@ -113,6 +114,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
         None,
     ),
     ("age", re.compile(r"^(?i:the user is\s+)(\d{1,2})\.?$"), None),
+    ("age", re.compile(r"^\s*(?i:is\s+(?:now\s+)?)(\d{1,2})(?i:\s+now)?\.?$"), None),  # "… daughter is 8."
     # "Ana here!" introduces a name; "And here's a pic" does not
     (
         "name",
@@ -142,12 +144,31 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
         "pescatarian",
     ),
     ("diet", re.compile(rf"(?i:\b(?:{_EATING})\s+meat\s+again)"), "omnivore"),
+    # "I eat meat now", "I've started eating chicken again": no longer vegan or vegetarian
+    (
+        "diet",
+        re.compile(rf"(?i:^(?:{_WHO})\s+(?:now\s+)?(?:eats|is eating)\s+(?:meat|red meat)(?:\s+now)?\s*\.?$)"),
+        "omnivore",
+    ),
+    (
+        "diet",
+        re.compile(
+            r"(?i:\b(?:started|starts|has started|is back to|went back to|is eating|eats)\s+(?:eating\s+)?"
+            r"(?:meat|chicken|beef|pork|lamb|steak|bacon|turkey)(?:\s+again|\s+now)+)"
+        ),
+        "omnivore",
+    ),
+    (
+        "diet",
+        re.compile(r"(?i:\b(?:started|starts|has started|is back to|went back to)\s+eating\s+(?:fish|seafood))"),
+        "pescatarian",
+    ),
     ("diet", re.compile(rf"(?i:\beats\s+(?:fully\s+|strictly\s+|mostly\s+|only\s+)?)({_DIETS})\b"), None),
     ("relationship_status", re.compile(r"(?i:\b(?:broke|broken|split|splits|breaks)\s+up\b)"), "single"),
     ("relationship_status", re.compile(r"(?i:\b(?:ended things with|is no longer (?:with|dating)|dumped))"), "single"),
     (
         "relationship_status",
-        re.compile(rf"(?i:\b(?:got|just got|recently got|is getting|has been)\s+({_STATUS}))"),
+        re.compile(rf"(?i:\b(?:got|just got|recently got|has been)\s+({_STATUS}))"),
         None,
     ),
     (
@@ -261,6 +282,14 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
     (
         "pet",
         re.compile(
+            r"(?i:\b(?:no longer has|doesn't have|does not have|has no|lost|gave away|rehomed)\s+"
+            r"(?:an?\s+|the user's\s+)?((?:dog|cat|puppy|kitten|parrot|rabbit|hamster|horse|turtle|guinea pig)s?)\b)"
+        ),
+        "no {0}",
+    ),
+    (
+        "pet",
+        re.compile(
             r"(?i:\b(?:has|got|adopted|just got|rescued)\s+(?:an?|two|three|a new)\s+"
             r"((?:dog|cat|puppy|kitten|parrot|rabbit|hamster|"
             r"horse|turtle|guinea pig)s?)\b)"
@@ -271,13 +300,26 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
 _FAVORITE = re.compile(r"\bfavou?rite\s+([a-z]+(?:\s+[a-z]+)?)\s+(?:is|are|was)\s+([^,.;!?]+)", _I)
 _PREFERENCE = re.compile(
     r"\b(does not like|doesn't like|no longer likes|no longer enjoys|doesn't enjoy|does not enjoy|hates|"
+    r"doesn't drink|does not drink|no longer drinks|stopped drinking|quit drinking|gave up|"
     r"dislikes|can't stand|is not a fan of|isn't a fan of|likes|loves|enjoys|prefers|adores|is into|"
     r"is a (?:big |huge )?fan of|is obsessed with|has switched to|switched to|is switching to|now drinks|"
     r"now eats|drinks|eats)\s+([^,.;!?]+)",
     _I,
 )
 _NOT_MY_THING = re.compile(r"^([\w' -]+?)(?:'s| is| are)\s+(?:not|never)\s+the user's (?:thing|cup of tea|jam)", _I)
-_NEGATIVE_PREF = ("does not", "doesn't", "no longer", "hates", "dislikes", "can't stand", "is not", "isn't")
+_NEGATIVE_PREF = (
+    "does not",
+    "doesn't",
+    "no longer",
+    "hates",
+    "dislikes",
+    "can't stand",
+    "is not",
+    "isn't",
+    "stopped",
+    "quit",
+    "gave up",
+)
 _SUBJECT = re.compile(r"^(?:the user's|their|the user and others')\s+((?:[a-z-]+\s+){0,2}?)([a-z]+)\b", _I)
 _STOP_HEAD = frozenset({"the", "a", "an", "to", "my", "his", "her", "their", "some", "of", "and", "with", "in"})
 _HEAD_END = frozenset(

@@ -1,0 +1,320 @@
+"""Relative time resolved against the time a turn was said, written in the memory's own date format.
+
+A fact is kept for months; "yesterday" in it means nothing a week later. The memory writes dates as
+"7 May 2023" (:func:`format_date`), and :func:`resolve_relative_time` rewrites the relative time
+expressions of an English text against the moment it was said:
+
+======================  ===========================================  (said on Friday 9 June 2023)
+expression              becomes
+======================  ===========================================
+yesterday, last night   on 8 June 2023
+today, this morning     on 9 June 2023
+tomorrow                on 10 June 2023
+last week / next week   in the week before / after 9 June 2023
+this week               in the week of 9 June 2023
+last / next month       in May 2023 / in July 2023
+last / next year        in 2022 / in 2024
+two years ago           in 2021
+three weeks ago         in the week of 19 May 2023
+in two weeks            in the week of 23 June 2023
+last Friday, on Monday  on 2 June 2023, on 12 June 2023 (past or coming, by the sentence's tense)
+last weekend            on the weekend of 3 June 2023
+last summer             in summer 2022
+a few days ago          a few days before 9 June 2023
+======================  ===========================================
+
+After a preposition of time ("since last year", "until next month") the date stands alone ("since
+2022"). Pure functions of their arguments: no clock is read.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as _dt
+import re
+from collections.abc import Callable
+
+__all__ = ["format_date", "has_relative_time", "resolve_relative_time"]
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+}
+_FEW = r"a few|a couple of|a couple|several|some"
+_COUNT = r"\d{1,3}|" + "|".join(sorted(_NUMBERS, key=len, reverse=True))
+_UNIT = r"days?|weeks?|months?|years?"
+_SEASONS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
+_DAY = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_PART = r"morning|afternoon|evening|night"
+#: prepositions after which a date stands alone ("since 2022", "until 7 May 2023")
+_BARE_AFTER = re.compile(r"(?i:\b(?:since|until|till|from|by|before|after|around|of|as of|starting)\s*)$")
+_FUTURE = re.compile(
+    r"(?i:\b(?:will|'ll|shall|going to|gonna|plan|plans|planning|hope|hopes|want|wants|intend|"
+    r"(?:am|is|are|i'm|we're|you're|they're|he's|she's|it's)\s+(?:\w+ly\s+)?\w+ing|starts?|begins?|is on|are on|"
+    r"due|scheduled|booked for|next)\b)"
+)
+_PAST = re.compile(
+    r"(?i:\b(?:was|were|went|did|had|got|made|took|saw|met|ran|came|gave|told|bought|found|won|lost|left|sold|"
+    r"broke|wrote|began|drove|flew|ate|drank|spent|kept|felt|heard|paid|said|sat|slept|stood|thought|caught|"
+    r"brought|taught|built|sent|swam|sang|rode|threw|wore|chose|fell|forgot|held|led|quit|"
+    r"(?!(?:need|feed|seed|speed|bleed|breed|indeed|proceed|succeed|exceed)\b)[a-z]{2,}ed)\b)"
+)
+
+
+def format_date(day: _dt.date) -> str:
+    """A date in the memory's format: day, month name, year.
+
+    Example:
+        >>> format_date(_dt.date(2023, 5, 7))
+        '7 May 2023'
+    """
+    return f"{day.day} {calendar.month_name[day.month]} {day.year}"
+
+
+def _month(day: _dt.date, shift: int) -> str:
+    index = day.year * 12 + day.month - 1 + shift
+    return f"{calendar.month_name[index % 12 + 1]} {index // 12}"
+
+
+def _count(text: str) -> int:
+    text = text.lower()
+    return int(text) if text.isdigit() else _NUMBERS.get(text, 1)
+
+
+def _shift(day: _dt.date, unit: str, n: int) -> tuple[str, str]:
+    """(with its preposition, alone) of ``day`` moved by ``n`` units (negative: earlier)."""
+    unit = unit.lower().rstrip("s")
+    if unit == "day":
+        d = format_date(day + _dt.timedelta(days=n))
+        return f"on {d}", d
+    if unit == "week":
+        d = format_date(day + _dt.timedelta(weeks=n))
+        return f"in the week of {d}", f"the week of {d}"
+    if unit == "month":
+        m = _month(day, n)
+        return f"in {m}", m
+    return f"in {day.year + n}", str(day.year + n)
+
+
+def _season(day: _dt.date, name: str, which: str) -> str:
+    """The year label of the season ``name`` that is ``which`` ("last", "this", "next") from ``day``."""
+    start = _SEASONS[name.lower()]
+
+    # the season's occurrences as (year, first month); winter starts in December and runs into the next year
+    def span(year: int) -> tuple[_dt.date, _dt.date]:
+        first = _dt.date(year, start, 1)
+        end_index = year * 12 + start - 1 + 3
+        return first, _dt.date(end_index // 12, end_index % 12 + 1, 1)
+
+    years = range(day.year - 2, day.year + 2)
+    current = next((y for y in years if span(y)[0] <= day < span(y)[1]), None)
+    if which == "last":
+        year = max(y for y in years if span(y)[1] <= day and y != current)
+    elif which == "next":
+        year = min(y for y in years if span(y)[0] > day)
+    else:
+        year = current if current is not None else min(y for y in years if span(y)[0] > day)
+    label = "autumn" if name.lower() == "autumn" else name.lower()
+    return f"{label} {year}–{year + 1}" if start == 12 else f"{label} {year}"
+
+
+def _weekday(day: _dt.date, name: str, direction: int) -> _dt.date:
+    """The ``name`` weekday strictly before (``direction`` −1) or after (+1) ``day``."""
+    target = _WEEKDAYS.index(name.lower())
+    if direction < 0:
+        back = (day.weekday() - target) % 7 or 7
+        return day - _dt.timedelta(days=back)
+    ahead = (target - day.weekday()) % 7 or 7
+    return day + _dt.timedelta(days=ahead)
+
+
+def _saturday(day: _dt.date, which: str) -> _dt.date:
+    """The Saturday of the weekend ``which`` ("last", "this", "next") from ``day``."""
+    on_or_before = day - _dt.timedelta(days=(day.weekday() - 5) % 7)
+    in_weekend = day.weekday() >= 5
+    if which == "last":
+        return on_or_before - _dt.timedelta(days=7) if in_weekend else on_or_before
+    coming = on_or_before if in_weekend else on_or_before + _dt.timedelta(days=7)
+    if which == "next" and in_weekend:
+        return coming + _dt.timedelta(days=7)
+    return coming
+
+
+def _is_past(sentence: str) -> bool:
+    """Whether a sentence speaks of the past (a past verb and no future marker)."""
+    return bool(_PAST.search(sentence)) and not _FUTURE.search(sentence)
+
+
+Handler = Callable[[re.Match[str], _dt.date, str], tuple[str, str] | None]
+
+
+def _on(d: _dt.date) -> tuple[str, str]:
+    return f"on {format_date(d)}", format_date(d)
+
+
+def _relative_day(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
+    word = m.group(0).lower()
+    if "day before yesterday" in word:
+        return _on(day - _dt.timedelta(days=2))
+    if "day after tomorrow" in word:
+        return _on(day + _dt.timedelta(days=2))
+    if word.startswith(("yesterday", "last night")):
+        return _on(day - _dt.timedelta(days=1))
+    if word.startswith("tomorrow"):
+        return _on(day + _dt.timedelta(days=1))
+    return _on(day)  # today, tonight, this morning …
+
+
+def _period(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
+    which, unit = m.group("which").lower(), m.group("unit").lower()
+    which = "last" if which in ("last", "past", "this past") else which
+    d = format_date(day)
+    if unit == "week":
+        if which == "this":
+            return f"in the week of {d}", f"the week of {d}"
+        side = "before" if which == "last" else "after"
+        return f"in the week {side} {d}", f"the week {side} {d}"
+    if unit == "weekend":
+        sat = format_date(_saturday(day, which))
+        return f"on the weekend of {sat}", f"the weekend of {sat}"
+    shift = {"last": -1, "this": 0, "next": 1}[which]
+    if unit == "month":
+        return f"in {_month(day, shift)}", _month(day, shift)
+    if unit == "year":
+        return f"in {day.year + shift}", str(day.year + shift)
+    if unit in _SEASONS:
+        label = _season(day, unit, which)
+        return f"in {label}", label
+    if unit in _WEEKDAYS:
+        if which == "last":
+            return _on(_weekday(day, unit, -1))
+        if which == "this" and day.weekday() == _WEEKDAYS.index(unit):
+            return _on(day)
+        return _on(_weekday(day, unit, 1))
+    return None
+
+
+def _ago(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
+    unit = m.group("unit")
+    if m.group("few"):
+        plural = unit.lower().rstrip("s") + "s"
+        when = format_date(day) if plural in ("days", "weeks") else _month(day, 0) if plural == "months" else day.year
+        text = f"{m.group('few').lower()} {plural} before {when}"
+        return text, text
+    return _shift(day, unit, -_count(m.group("n")))
+
+
+def _ahead(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
+    if _is_past(sentence):
+        return None  # "I learned it in two weeks": a duration, not a date
+    return _shift(day, m.group("unit"), _count(m.group("n")))
+
+
+def _bare_weekday(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
+    return _on(_weekday(day, m.group("day"), -1 if _is_past(sentence) else 1))
+
+
+def _other_day(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
+    text = f"a few days before {format_date(day)}"
+    return text, text
+
+
+_RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
+    (
+        re.compile(
+            rf"(?i:\b(?:the day before yesterday|the day after tomorrow|(?:yesterday|tomorrow)(?:\s+(?:{_PART}))?|"
+            rf"last night|today|tonight|earlier today|this (?:{_PART}))\b)"
+        ),
+        _relative_day,
+    ),
+    (
+        re.compile(
+            rf"(?i:\b(?P<which>this past|past|last|this|next)\s+"
+            rf"(?P<unit>weekend|week|month|year|spring|summer|fall|autumn|winter|{_DAY})\b)"
+        ),
+        _period,
+    ),
+    (re.compile(rf"(?i:\b(?:(?P<few>{_FEW})|(?P<n>{_COUNT}))\s+(?P<unit>{_UNIT})\s+ago\b)"), _ago),
+    (re.compile(rf"(?i:\bin\s+(?P<n>{_COUNT})\s+(?P<unit>{_UNIT})(?!\s+(?:ago|old|time))\b)"), _ahead),
+    (re.compile(rf"(?i:\bon\s+(?P<day>{_DAY})\b(?!s))"), _bare_weekday),
+    (re.compile(r"(?i:\bthe other day\b)"), _other_day),
+)
+_ANY = re.compile("|".join(f"(?:{re.sub(r'[?]P<[a-z]+>', '', p.pattern)})" for p, _ in _RULES))
+
+
+def has_relative_time(text: str) -> bool:
+    """Whether a text holds a relative time expression that :func:`resolve_relative_time` rewrites.
+
+    Example:
+        >>> has_relative_time("I ran a marathon last week."), has_relative_time("I ran a marathon in May 2023.")
+        (True, False)
+    """
+    return bool(_ANY.search(text or ""))
+
+
+def resolve_relative_time(text: str, when: _dt.datetime | _dt.date) -> str:
+    """``text`` with its relative time expressions as dates, against ``when`` (the time it was said).
+
+    Args:
+        text: an English sentence or fact.
+        when: the time the text was said (a datetime's date is used as it is: give it in the
+            speaker's time zone when that matters).
+
+    Returns:
+        The text with each expression replaced (see the module's table); a sentence that opens on
+        one keeps its capital ("Yesterday I …" → "On 8 June 2023 I …"). Text without one comes back
+        unchanged.
+
+    Example:
+        >>> when = _dt.datetime(2023, 6, 9, 15, 0)  # a Friday
+        >>> resolve_relative_time("I ran my first marathon yesterday.", when)
+        'I ran my first marathon on 8 June 2023.'
+        >>> resolve_relative_time("I started a new job last week.", when)
+        'I started a new job in the week before 9 June 2023.'
+        >>> resolve_relative_time("We're moving to Denver next month.", when)
+        "We're moving to Denver in July 2023."
+        >>> resolve_relative_time("I quit smoking two years ago.", when)
+        'I quit smoking in 2021.'
+        >>> resolve_relative_time("Last Saturday I ran a 10k, and my flight is on Monday.", when)
+        'On 3 June 2023 I ran a 10k, and my flight is on 12 June 2023.'
+        >>> resolve_relative_time("I've been learning Spanish since last year.", when)
+        "I've been learning Spanish since 2022."
+        >>> resolve_relative_time("I work out on Mondays.", when)
+        'I work out on Mondays.'
+    """
+    day = when.date() if isinstance(when, _dt.datetime) else when
+    if not text or not _ANY.search(text):
+        return text
+    out = text
+    for pattern, handler in _RULES:
+        pieces: list[str] = []
+        last = 0
+        for m in pattern.finditer(out):
+            resolved = handler(m, day, out)
+            if resolved is None:
+                continue
+            full, bare = resolved
+            before = out[: m.start()]
+            replacement = bare if _BARE_AFTER.search(before) else full
+            if m.start() == 0 or re.search(r"[.!?]\s+$", before):
+                replacement = replacement[0].upper() + replacement[1:]
+            pieces.append(out[last : m.start()] + replacement)
+            last = m.end()
+        if pieces:
+            out = "".join(pieces) + out[last:]
+    return out

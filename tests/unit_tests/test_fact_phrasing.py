@@ -1,0 +1,202 @@
+"""Issue 31, build point 3: what a fact is, given a dialogue page (the hand-written fact-phrasing suite).
+
+The suite and its runner are :mod:`tests.fact_phrasing`; its rates: ``PYTHONPATH=$PWD python -m tests.fact_phrasing``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import re
+from typing import Any
+
+import pytest
+from langchain_core.messages import BaseMessage
+
+from langchain_memoryos import MemoryOS, MemoryOSConfig
+from langchain_memoryos.controllers import HeuristicController, MemoryRequest
+from langchain_memoryos.controllers.dates import format_date, resolve_relative_time
+from langchain_memoryos.controllers.llm import LLMController
+from langchain_memoryos.schema import DialoguePage
+from tests import fact_phrasing as suite
+from tests.scripted_model import ScriptedToolModel
+
+DEV, TEST, TEST2 = suite.load(suite.DEV), suite.load(suite.TEST), suite.load(suite.TEST2)
+
+
+@functools.cache
+def _offline(kind: str) -> dict[str, suite.Outcome]:
+    """Every item's outcome through the offline controller (``"controller"``) or the write path (``"write"``)."""
+    run = suite.run_controller if kind == "controller" else suite.run_write_path
+    return {o.item.id: o for o in run(DEV + TEST + TEST2)}
+
+
+def _of(kind: str, items: list[suite.Item]) -> list[suite.Outcome]:
+    outcomes = _offline(kind)
+    return [outcomes[i.id] for i in items]
+
+
+def _summary(outcomes: list[suite.Outcome]) -> str:
+    """The rate, and the failures of development items only (a held-out item's failure is not shown)."""
+    shown = [o for o in outcomes if o.why and o.item.id.startswith("dev-")]
+    return f"{suite.rate(outcomes):.1%}; dev failures: " + "; ".join(f"{o.item.id}: {o.why}" for o in shown)
+
+
+def test_the_suite_is_hand_written_with_a_held_out_quarter_covering_what_the_issue_asks() -> None:
+    items = DEV + TEST + TEST2
+    assert len(items) >= 80 and len(TEST) >= 20 and len(TEST + TEST2) >= len(items) // 4
+    assert len({i.id for i in items}) == len(items)
+    for part in (DEV, TEST, TEST2):
+        actions = {i.action for i in part}
+        assert actions == {"add", "update", "none", "request"}, actions
+        assert any(i.subject for i in part)  # a named person is the subject
+        assert any(re.match(r"^[A-Z]\w+: ", i.turn.user) for i in part)  # named speakers
+        assert any(re.search(r"(?i)yesterday|last week|next month|ago\b", i.turn.user + i.turn.agent) for i in part)
+        assert any(re.search(r"(?i)^(?:please )?(?:remember|note)", i.turn.user) for i in part)
+        assert any(re.search(r"(?i)call me", i.turn.user) for i in part)
+        assert any(re.search(r"(?i)n't|\bnot\b|never|no longer", i.turn.user) for i in part)
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "expected"),
+    [
+        ("I ran my first half marathon yesterday.", dt.date(2023, 5, 8), "on 7 May 2023"),
+        ("I started pottery last week.", dt.date(2023, 6, 9), "in the week before 9 June 2023"),
+        ("We move next month.", dt.date(2023, 5, 20), "in June 2023"),
+        ("We move next month.", dt.date(2023, 12, 20), "in January 2024"),
+        ("I quit smoking two years ago.", dt.date(2023, 4, 2), "in 2021"),
+        ("Last year I visited Japan.", dt.date(2022, 11, 3), "In 2021"),
+        ("I adopted her this morning.", dt.date(2024, 1, 15), "on 15 January 2024"),
+        ("The wedding is in two weeks.", dt.date(2024, 7, 1), "in the week of 15 July 2024"),
+        ("I got back last Friday.", dt.date(2023, 6, 14), "on 9 June 2023"),
+        ("My flight is on Friday.", dt.date(2024, 3, 12), "on 15 March 2024"),
+        ("I flew home on Friday.", dt.date(2024, 3, 12), "on 8 March 2024"),
+        ("I broke my wrist last summer.", dt.date(2023, 2, 10), "in summer 2022"),
+        ("I've been learning Spanish since last year.", dt.date(2023, 2, 10), "since 2022"),
+        ("Two days ago I adopted a rabbit.", dt.date(2023, 2, 10), "On 8 February 2023"),
+    ],
+)
+def test_relative_time_is_resolved_against_the_time_it_was_said(text: str, said: dt.date, expected: str) -> None:
+    resolved = resolve_relative_time(text, dt.datetime.combine(said, dt.time(12), dt.UTC))
+    assert expected in resolved, resolved
+    assert not re.search(r"(?i)\b(?:yesterday|last|next|ago|this morning|in two weeks)\b", resolved), resolved
+
+
+def test_text_without_relative_time_is_unchanged() -> None:
+    when = dt.datetime(2023, 6, 9, tzinfo=dt.UTC)
+    for text in ("I work out on Mondays.", "I learned it in two weeks.", "I moved in May 2023.", "Last time was fun."):
+        assert resolve_relative_time(text, when) == text
+    assert format_date(dt.date(2023, 5, 7)) == "7 May 2023"
+
+
+def test_the_offline_controller_passes_90_percent_of_the_held_out_test_set() -> None:
+    # measured blind once (26/29 at 8b27917); three general rules were then fixed on new dev items, so the
+    # first quarter is no longer blind: the second held-out set (written before those fixes) is (21/26)
+    dev, test, test2 = _of("controller", DEV), _of("controller", TEST), _of("controller", TEST2)
+    assert suite.rate(dev) >= 0.90, "dev " + _summary(dev)
+    assert suite.rate(test) >= 0.90, "test " + _summary(test)
+    assert suite.rate(test2) >= 0.80, "test2 " + _summary(test2)
+
+
+def test_the_write_path_stores_what_the_suite_expects() -> None:
+    # add_turn then list_facts: an update replaces the earlier page's fact, a request stores nothing
+    dev, test, test2 = _of("write", DEV), _of("write", TEST), _of("write", TEST2)
+    assert suite.rate(dev) >= 0.90, "dev " + _summary(dev)
+    assert suite.rate(test) >= 0.90, "test " + _summary(test)
+    assert suite.rate(test2) >= 0.80, "test2 " + _summary(test2)
+
+
+def test_a_fact_of_turn_one_is_dated_by_turn_one_and_a_forget_request_is_marked_not_stored() -> None:
+    # tolerant of when page facts are written (when the page leaves STM or when it is added): 8 filler turns
+    memory = MemoryOS()
+    said = dt.datetime(2023, 5, 8, 10, tzinfo=dt.UTC)
+    memory.add_turn("I ran my first half marathon yesterday.", "Wow!", user_id="u", thread_id="t", timestamp=said)
+    memory.add_turn("Forget that I told you about my divorce.", "Ok.", user_id="u", thread_id="t", timestamp=said)
+    for i in range(8):
+        memory.add_turn("ok", "ok", user_id="u", thread_id="t", timestamp=said + dt.timedelta(minutes=i + 1))
+    facts = [f.summary for f in memory.list_facts(user_id="u")]
+    assert facts == ["The user ran the user's first half marathon on 7 May 2023."]
+    page = DialoguePage(id="p", user_input="Forget that I told you about my divorce.", agent_response="Ok.")
+    analysis = HeuristicController().analyze_page(page, None, None)
+    assert analysis.records == []
+    assert analysis.requests == [MemoryRequest("forget", "that I told you about my divorce.")]
+
+
+# --------------------------------------------------------------------------- the same suite through LLMController
+
+
+def _pages() -> dict[str, DialoguePage]:
+    """Every page the suite writes, by the text the analyze_page prompt shows."""
+    pages: dict[str, DialoguePage] = {}
+    for item in DEV + TEST + TEST2:
+        for turn in (*item.previous, item.turn):
+            page = DialoguePage(id="p", user_input=turn.user, agent_response=turn.agent, timestamp=turn.timestamp)
+            pages[page.text] = page
+    pages[DialoguePage(id="p", user_input="ok", agent_response="ok").text] = DialoguePage(
+        id="p", user_input="ok", agent_response="ok"
+    )
+    return pages
+
+
+def _expected_answer(pages: dict[str, DialoguePage]) -> Any:
+    """The scripted model's answer: the records (and requests) the suite expects, as the model would write them.
+
+    The expected records are the offline controller's reading of the page (which passes the suite):
+    what is tested is the prompt and the plumbing, not a model's quality.
+    """
+    reader = HeuristicController()
+
+    def answer(messages: list[BaseMessage]) -> dict[str, Any]:
+        prompt = str(messages[-1].content)
+        text = prompt.split("Current page (said on ", 1)[1].split("):\n", 1)[1].split("\n\nDecide:", 1)[0]
+        analysis = reader.analyze_page(pages[text], None, None)
+        fields = ("aspect", "intent", "personal", "entities", "summary", "sentiment", "confidence", "kind", "subject")
+        return {
+            "linked": False,
+            "chain_meta": "a page",
+            "keywords": analysis.keywords,
+            "topic_summary": "a page",
+            "records": [{k: getattr(r, k) for k in fields} for r in analysis.records],
+            "requests": [{"request": q.request, "about": q.about, "subject": q.subject} for q in analysis.requests],
+        }
+
+    return answer
+
+
+def test_the_same_suite_through_the_llm_controller_with_the_scripted_model() -> None:
+    model = ScriptedToolModel(script={"PageAnalysisOutput": [_expected_answer(_pages())]})
+    controller = LLMController(model)
+    offline = {i: o.passed for i, o in _offline("controller").items()}
+    through_llm = suite.run_controller(DEV + TEST + TEST2, controller)
+    assert {o.item.id: o.passed for o in through_llm} == offline  # the parsed answer loses nothing
+    assert suite.rate([o for o in through_llm if o.item in TEST]) >= 0.90
+    # the prompt asks for dated, named, non-chit-chat facts and marks forget requests
+    prompt = next(text for name, text in model.calls if "I ran my first half marathon yesterday" in text)
+    assert "Monday, 8 May 2023 (2023-05-08)" in prompt
+    for asked in (
+        "write dates as '7 May 2023'",
+        "'yesterday' -> 'on 7 May 2023'",
+        "names the person",
+        "subject of their own record",
+        "No feelings",
+        "small talk or questions",
+        "'Forget ...'",
+        "requests",
+        "'Call me Sam'",
+        "current state",
+    ):
+        assert asked in prompt, asked
+    assert {name for name, _ in model.calls} == {"PageAnalysisOutput"}  # one call per page, no other judgement
+
+
+def test_the_llm_controllers_answer_is_stored_through_the_write_path() -> None:
+    model = ScriptedToolModel(script={"PageAnalysisOutput": [_expected_answer(_pages())]})
+
+    def memory() -> MemoryOS:
+        return MemoryOS(controller=LLMController(model), config=MemoryOSConfig(stm_capacity=1, promotion_heat=100.0))
+
+    items = [i for i in DEV + TEST + TEST2 if i.action in ("update", "request") or i.subject]
+    outcomes = suite.run_write_path(items, memory)
+    offline = _of("write", items)
+    assert [o.passed for o in outcomes] == [o.passed for o in offline]
+    assert suite.rate(outcomes) >= 0.90, _summary(outcomes)
