@@ -153,7 +153,9 @@ class MemoryOSConfig:
             mid-term pages in rank order while they fit. ``None``: no budget
             (``top_pages`` pages).
         top_facts: user facts and agent traits each returned at retrieval (paper: 10).
-        user_kb_capacity: user knowledge-base size, FIFO (paper: 100).
+        user_kb_capacity: the most user facts kept (default 2,000; the paper's knowledge base,
+            ``paper()``: 100); beyond it the least useful fact goes, logged as an ``evicted`` write
+            event with its reason (:data:`~langchain_memoryos.amu.LEAST_USEFUL`).
         agent_traits_capacity: agent-traits size, FIFO (paper: 100).
         gate_threshold: AMU ``tau_g``; a typed record is admitted when its gate
             score reaches it. The binary factors make the gate a validity filter,
@@ -233,7 +235,7 @@ class MemoryOSConfig:
     dense_weight: float = 1.0
     context_words: int | None = 1000
     top_facts: int = 10
-    user_kb_capacity: int = 100
+    user_kb_capacity: int = 2000
     agent_traits_capacity: int = 100
     gate_threshold: float = 0.5
     write_similarity: float | None = None
@@ -357,10 +359,11 @@ class MemoryOSConfig:
 
         Example:
             >>> cfg = MemoryOSConfig.paper()
-            >>> cfg.page_ranking, cfg.top_pages, cfg.context_words
-            ('segments', 10, None)
+            >>> cfg.page_ranking, cfg.top_pages, cfg.context_words, cfg.user_kb_capacity
+            ('segments', 10, None, 100)
         """
         changes.setdefault("agent_profile", DEFAULT_AGENT_PROFILE)  # the paper's fixed agent persona
+        changes.setdefault("user_kb_capacity", 100)  # the paper's 100-fact knowledge base
         return cls(
             page_ranking="segments", top_pages=10, context_words=None, stm_view="full", page_units="pages", **changes
         )

@@ -25,6 +25,7 @@ from langchain_memoryos.store.repository import UserState
 from langchain_memoryos.store.vector_index import Vector
 
 __all__ = [
+    "LEAST_USEFUL",
     "RECORD_STAGES",
     "AMUSettings",
     "Prejudged",
@@ -41,6 +42,17 @@ __all__ = [
     "write_gate",
     "write_record",
 ]
+
+
+#: Which fact goes first when a knowledge base is over its capacity (:func:`evict_over_capacity`, the one
+#: place that orders them, and the reason of every ``evicted`` event): the lowest confidence (the write-gate's
+#: score), then the oldest (last written or updated), then the earliest created, then the lowest id.
+LEAST_USEFUL = "least useful: lowest confidence, then oldest"
+
+
+def _usefulness(record: MemoryRecord) -> tuple[float, _dt.datetime, _dt.datetime, str]:
+    """The eviction order key of :data:`LEAST_USEFUL` (the smallest goes first)."""
+    return (record.confidence, record.updated_at, record.created_at, record.id)
 
 
 @dataclass(frozen=True)
@@ -65,7 +77,7 @@ class AMUSettings:
         Example:
             >>> from langchain_memoryos.config import MemoryOSConfig
             >>> AMUSettings.from_config(MemoryOSConfig(), MemoryOSConfig().thresholds(None)).user_capacity
-            100
+            2000
         """
         return cls(
             gate_threshold=config.gate_threshold,
@@ -213,7 +225,7 @@ def lpm_commit(state: UserState, w: RecordWrite, settings: AMUSettings) -> None:
         w.log(state, "stored", record, reason, relations=w.relations, fallback=w.fallback)
     capacity = settings.user_capacity if kind == "user" else settings.agent_capacity
     for old in evict_over_capacity(state, kind, capacity, keep=record.id):
-        why = f"capacity {capacity} reached: least useful (lowest confidence, then oldest) evicted for {record.id}"
+        why = f"capacity {capacity} reached: {LEAST_USEFUL} evicted for {record.id}"
         w.log(state, "evicted", old, why, replaced=[old.id])
     w.committed = True
 
@@ -400,7 +412,7 @@ def prejudge_relations(
 
 
 def evict_over_capacity(state: UserState, kind: FactKind, capacity: int, *, keep: str) -> list[MemoryRecord]:
-    """Capacity: remove the least useful records: lowest confidence first, then the oldest.
+    """Capacity: remove the least useful records (:data:`LEAST_USEFUL`): lowest confidence first, then the oldest.
 
     A record's confidence is its write-gate score, so over capacity the fact the gate rated lowest
     goes; among equals (e.g. facts given with ``add_fact``, all 1.0) the one that entered (or was
@@ -427,9 +439,7 @@ def evict_over_capacity(state: UserState, kind: FactKind, capacity: int, *, keep
     facts = state.facts[kind]
     if len(facts) <= capacity:
         return []
-    ordered = sorted(
-        (r for r in facts.values() if r.id != keep), key=lambda r: (r.confidence, r.updated_at, r.created_at, r.id)
-    )
+    ordered = sorted((r for r in facts.values() if r.id != keep), key=_usefulness)
     evicted = ordered[: len(facts) - capacity]
     for old in evicted:
         state.delete_fact(kind, old.id)

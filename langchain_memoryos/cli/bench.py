@@ -122,8 +122,16 @@ def bench_locomo(
         str | None,
         typer.Option(help="The --cv grid: field=v1,v2;field[i]=v1,v2 (default: chain_weights, date_weight, rrf_k)."),
     ] = None,
+    answers: Annotated[
+        bool,
+        typer.Option(
+            help="Also measure answers in context: the first system again with top_facts=0 over the same store, "
+            "with LoCoMo's observations as its facts (oracle), and the raw turns at the same words."
+        ),
+    ] = True,
 ) -> None:
     """Run the LoCoMo retrieval benchmark (and, with --llm, answer scoring)."""
+    from langchain_memoryos.evaluation.answer_rows import answers_table
     from langchain_memoryos.evaluation.benchmark import run_locomo
     from langchain_memoryos.evaluation.report import (
         cv_table,
@@ -161,6 +169,7 @@ def bench_locomo(
             budgets=_parse_budgets(budgets),
             cv_grid=_parse_grid(cv_grid) if cv else None,
             cv_systems=["memoryos"] if cv and "memoryos" in [s.name for s in memory_systems] else None,
+            answers=answers,
         )
         files = write_report(run.summaries, out, meta=run.meta, outcomes=run.outcomes)
     typer.echo(f"protocol {protocol}: {run.meta['protocol_description']}")
@@ -173,6 +182,9 @@ def bench_locomo(
     for system, info in run.meta.get("cv", {}).items():
         typer.echo(f"\nLOCO-CV [{system}]: constants chosen on the other conversations ({info['seconds']} s):")
         typer.echo(cv_table(info))
+    if run.meta.get("answers_in_context"):
+        typer.echo("\nanswers in context (categories 1, 2, 4; chance: the answer against another question's context):")
+        typer.echo(answers_table(run.meta["answers_in_context"]))
     for name, stats in run.meta["ingest"].items():
         typer.echo(f"ingest [{name}]: {stats['turns']} turns, {stats['turns_per_s']} turns/s")
     typer.echo(f"wall time: {run.meta['seconds']} s (before LOCO-CV)")

@@ -471,12 +471,16 @@ def canonical_summary(summary: str) -> str:
         'The user no longer works at Deloitte.'
         >>> canonical_summary("The user loves hiking.")
         'The user loves hiking.'
+        >>> canonical_summary("The user works as a nurse in Oslo.")
+        'The user works as a nurse in Oslo.'
     """
     found = find_slot(summary)
     if found is None:
         return summary
     if found.slot == "employer" and re.search(r"(?i:\bis an? [\w -]+? at\b)", summary):
         return summary  # "is an engineer at Google": the role would be lost
+    if found.slot in ("employer", "work_location") and re.search(r"(?i:\bas an? [\w -]+? (?:at|for|by|in)\b)", summary):
+        return summary  # "works as a nurse in Oslo": the occupation would be lost
     canonical = _canonical(found, summary)
     current = re.split(r"(?i:\b(?:used to|previously|formerly|no longer)\b[^.]*?\bbut\b)", summary)[-1]
     kept = {m.group(0) for m in re.finditer(_PROPER, canonical)}

@@ -52,6 +52,16 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.embeddings import resolve_embeddings
+from langchain_memoryos.evaluation.answer_rows import (
+    NO_FACTS,
+    ORACLE_FACTS,
+    RAW_TURNS,
+    answers_summary,
+    raw_turn_pages,
+    variant_name,
+    with_answers,
+    write_observations,
+)
 from langchain_memoryos.evaluation.baselines import DEFAULT_BASELINES, Baseline, FlatPages, render_pages
 from langchain_memoryos.evaluation.cv import Grid, check_grid, config_value, loco_cv, with_values
 from langchain_memoryos.evaluation.embedding_cache import CachedEmbeddings
@@ -400,6 +410,7 @@ def run_locomo(
     cv_grid: Grid | None = None,
     cv_systems: Sequence[str] | None = None,
     cv_passes: int = 2,
+    answers: bool = True,
 ) -> LocomoRun:
     """Run the LoCoMo benchmark on a file (``locomo10.json`` format).
 
@@ -437,6 +448,14 @@ def run_locomo(
             ``meta["cv"]``.
         cv_systems: the systems to cross-validate (default: the first).
         cv_passes: coordinate-ascent passes.
+        answers: also measure *answers in context* (every outcome's ``answer_hit`` and
+            ``chance_hit`` are always scored): the first system is read again at each of its
+            budgets with ``top_facts=0`` over the same store (``"<name>, no facts"``) and, last,
+            with LoCoMo's observations written as its facts (``"<name>, oracle facts"``); the
+            raw transcript's turns fill the same budgets (``"raw turns ≤N words"``, flat hybrid).
+            Those rows are in ``outcomes`` and in ``meta["answers_in_context"]``
+            (:func:`~langchain_memoryos.evaluation.answer_rows.answers_summary`), not in the
+            recall summaries.
 
     Returns:
         The run: a summary per system, every question's outcome, and meta.
@@ -477,8 +496,14 @@ def run_locomo(
     rows = _memory_rows(systems, budgets)
     cv_targets = _cv_targets(systems, cv_grid, cv_systems, cv_passes)
     names = [r.name for r in rows] + [f"{s.name} (LOCO-CV)" for s in cv_targets] + [b.name for b in baselines]
-    if len(set(names)) != len(names):
-        raise ValueError(f"system names must be unique, got {names}")
+    answer_system = systems[0] if answers and systems else None
+    answer_rows = [r for r in rows if r.system is answer_system]
+    turn_budgets = [r.config.context_words for r in answer_rows if r.config.context_words is not None]
+    extra = [variant_name(r.name, r.system.name, v) for v in (NO_FACTS, ORACLE_FACTS) for r in answer_rows]
+    extra += [f"{RAW_TURNS} ≤{b} words" for b in turn_budgets]
+    for group in (names, names + extra):
+        if len(set(group)) != len(group):
+            raise ValueError(f"system names must be unique, got {group}")
     samples = load_locomo(path)[:conversations]
     if cv_targets and len(samples) < 2:
         raise ValueError(f"cross-validation needs at least 2 conversations, the file gives {len(samples)}")
@@ -493,6 +518,8 @@ def run_locomo(
     answer_cost: dict[str, float] = {"calls": 0, "tokens": 0}
     query_ms: list[float] = []
     kept: dict[str, dict[str, Any]] = {s.name: {} for s in cv_targets}
+    oracle_kept: dict[str, tuple[Any, list[LocomoQuestion], Mapping[str, Any]]] = {}
+    oracle_meta: dict[str, dict[str, int]] = {}
     started_run = time.perf_counter()
     try:
         for sample in samples:
@@ -506,7 +533,7 @@ def run_locomo(
             turns = sum(len(p.dia_ids) for p in pages)
             for system in systems:
                 memory = MemoryOS(config=system.config, embeddings=cached)
-                keep = system.name in kept
+                keep = system.name in kept or system is answer_system
                 try:
                     started, embed_before = time.perf_counter(), cached.seconds
                     with _Ticker(bar(len(pages), f"{sample_id} ingest [{system.name}]")) as tick:
@@ -523,16 +550,21 @@ def run_locomo(
                         # read through the uncached embeddings: the memory's latency is end-to-end
                         reader = _reader(memory, row.config, inner, sample_id, thread)
                         try:
-                            asked = _ask_memory(reader, sample_id, thread, questions, bar, row.name)
-                            for q, context, ids, latency in asked:
-                                outcomes.append(
-                                    _outcome(
-                                        row.name, q, context, ids, latency, model, speakers, answer_prompt, answer_cost
-                                    )
-                                )
+                            asked = list(_ask_memory(reader, sample_id, thread, questions, bar, row.name))
+                            scored = [
+                                _outcome(row.name, q, c, ids, latency, model, speakers, answer_prompt, answer_cost)
+                                for q, c, ids, latency in asked
+                            ]
+                            outcomes += with_answers(scored, [context for _, context, _, _ in asked])
                         finally:
                             reader.close()
-                    if keep:
+                    if system is answer_system:  # the same store without facts, read-only: later rows unchanged
+                        for row in answer_rows:
+                            config = replace(row.config, top_facts=0)
+                            name = variant_name(row.name, system.name, NO_FACTS)
+                            outcomes += _read_only_row(memory, config, cached, sample_id, proto, questions, name)
+                        oracle_kept[sample_id] = (memory, questions, sample)
+                    if system.name in kept:
                         kept[system.name][sample_id] = (memory, questions)
                 finally:
                     if not keep:
@@ -543,6 +575,7 @@ def run_locomo(
             for baseline in baselines:
                 progress_bar = bar(len(questions), f"{sample_id} questions [{baseline.name}]")
                 embeds = baseline.kind in ("dense", "hybrid")
+                scored, contexts = [], []
                 for q in questions:
                     started = time.perf_counter()
                     chosen = baseline.select(flat, q.question)
@@ -551,11 +584,12 @@ def run_locomo(
                         question_ms.get(q.question, 0.0) if embeds else 0
                     )
                     ids = frozenset(d for page in chosen for d in page.dia_ids)
-                    outcomes.append(
+                    contexts.append(render_pages(chosen))
+                    scored.append(
                         _outcome(
                             baseline.name,
                             q,
-                            render_pages(chosen),
+                            contexts[-1],
                             ids,
                             latency,
                             model,
@@ -566,6 +600,9 @@ def run_locomo(
                     )
                     progress_bar.update(1)
                 progress_bar.close()
+                outcomes += with_answers(scored, contexts)
+            if turn_budgets:
+                outcomes += _raw_turn_rows(pages, cached, questions, turn_budgets)
         main_seconds = time.perf_counter() - started_run
         cv_meta: dict[str, Any] = {}
         for system in cv_targets:
@@ -573,10 +610,16 @@ def run_locomo(
             held, info = _cross_validate(system, kept[system.name], proto, cv_grid, cv_passes, cached, bar)
             outcomes += held
             cv_meta[system.name] = info
+        for sample_id, (memory, questions, observed) in oracle_kept.items():  # last: it replaces the facts
+            oracle_meta[sample_id] = write_observations(memory, observed, user_id=sample_id)
+            for row in answer_rows:
+                name = variant_name(row.name, row.system.name, ORACLE_FACTS)
+                outcomes += _read_only_row(memory, row.config, cached, sample_id, proto, questions, name)
     finally:
-        for memories in kept.values():
-            for memory, _ in memories.values():
-                memory.close()
+        opened = [m for memories in kept.values() for m, _ in memories.values()]
+        opened += [m for m, _, _ in oracle_kept.values() if all(m is not o for o in opened)]
+        for memory in opened:
+            memory.close()
     summaries = [summarize(name, [o for o in outcomes if o.system == name], n_boot=n_boot) for name in names]
     word_budgets = {r.name: r.config.context_words for r in rows if r.config.context_words is not None}
     word_budgets.update({b.name: b.words for b in baselines if b.words is not None})
@@ -612,7 +655,83 @@ def run_locomo(
     }
     if cv_targets:
         meta["cv"] = cv_meta
+    if answer_system is not None:
+        meta["answers_in_context"] = answers_summary(
+            outcomes, _answer_table_rows(answer_rows, cv_targets, names), n_boot=n_boot
+        )
+        meta["answers_in_context"]["oracle_writes"] = oracle_meta
     return LocomoRun(summaries, outcomes, meta)
+
+
+def _answer_table_rows(
+    answer_rows: Sequence[_Row], cv_targets: Sequence[MemorySystem], names: Sequence[str]
+) -> dict[int, dict[str, str]]:
+    """Per budget of the measured memory, the rows of the answers-in-context table."""
+    table: dict[int, dict[str, str]] = {}
+    for row in answer_rows:
+        budget = row.config.context_words
+        if budget is None:
+            continue
+        system = row.system.name
+        entry = {
+            "with facts": row.name,
+            "without facts": variant_name(row.name, system, NO_FACTS),
+            "oracle facts": variant_name(row.name, system, ORACLE_FACTS),
+            "hybrid": f"hybrid ≤{budget} words",
+            "raw turns": f"{RAW_TURNS} ≤{budget} words",
+        }
+        for target in cv_targets:
+            if target is row.system and target.config.context_words == budget:
+                entry["with facts (LOCO-CV)"] = f"{system} (LOCO-CV)"
+        table[budget] = {label: name for label, name in entry.items() if name in names or label != "hybrid"}
+    return table
+
+
+def _read_only_row(
+    memory: Any,
+    config: MemoryOSConfig,
+    embeddings: Embeddings,
+    user_id: str,
+    proto: Protocol,
+    questions: Sequence[LocomoQuestion],
+    name: str,
+) -> list[QuestionOutcome]:
+    """A row read through another ``MemoryOS`` over ``memory``'s store with ``touch=False`` (state unchanged).
+
+    Its latency means nothing (cached embeddings); it is scored for answers in context.
+    """
+    thread = proto.question_thread(user_id)
+    reader = _reader(memory, config, embeddings, user_id, thread)
+    try:
+        asked = list(_ask_memory(reader, user_id, thread, questions, lambda n, d: _Silent(), name, touch=False))
+    finally:
+        reader.close()
+    scored = [_outcome(name, q, context, ids, math.nan, None, ("", ""), "", {}) for q, context, ids, _ in asked]
+    return with_answers(scored, [context for _, context, _, _ in asked])
+
+
+def _raw_turn_rows(
+    pages: Sequence[LocomoPage], embeddings: Embeddings, questions: Sequence[LocomoQuestion], budgets: Sequence[int]
+) -> list[QuestionOutcome]:
+    """The trivial store: the conversation's raw turns most similar to each question (flat hybrid), per budget."""
+    turns = raw_turn_pages(pages)
+    flat = FlatPages(
+        turns,
+        embeddings=embeddings,
+        rrf_k=MemoryOSConfig().rrf_k,
+        embed_texts=[f"{t.user_speaker}: {t.user_input}" for t in turns],
+    )
+    out: list[QuestionOutcome] = []
+    for budget in budgets:
+        baseline, name = Baseline("hybrid", words=budget), f"{RAW_TURNS} ≤{budget} words"
+        scored, contexts = [], []
+        for q in questions:
+            chosen = baseline.select(flat, q.question)
+            contexts.append(render_pages(chosen))
+            ids = frozenset(d for page in chosen for d in page.dia_ids)
+            scored.append(_outcome(name, q, contexts[-1], ids, math.nan, None, ("", ""), "", {}))
+        out += with_answers(scored, contexts)
+    return out
 
 
 def _cv_targets(
@@ -705,12 +824,12 @@ def _cross_validate(
         asked = [q for q in questions if q.category in (1, 2, 3, 4)]
         reader = _reader(memory, with_values(system.config, params), embeddings, conv, proto.question_thread(conv))
         try:
-            return [  # a grid point reads through the cached embeddings: its latency means nothing
-                _outcome(name, q, context, ids, math.nan, None, ("", ""), "", {})
-                for q, context, ids, latency in _ask_memory(
-                    reader, conv, proto.question_thread(conv), asked, lambda n, d: _Silent(), name, touch=False
-                )
-            ]
+            read = list(
+                _ask_memory(reader, conv, proto.question_thread(conv), asked, lambda n, d: _Silent(), name, touch=False)
+            )
+            # a grid point reads through the cached embeddings: its latency means nothing
+            scored = [_outcome(name, q, context, ids, math.nan, None, ("", ""), "", {}) for q, context, ids, _ in read]
+            return with_answers(scored, [context for _, context, _, _ in read])
         finally:
             reader.close()
             counter.update(1)

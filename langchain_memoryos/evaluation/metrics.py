@@ -107,6 +107,10 @@ class QuestionOutcome:
         prediction: the model's answer, when the benchmark ran with a model.
         llm_calls: model calls spent to answer this question.
         llm_tokens: model tokens spent to answer this question.
+        answer_hit: the gold answer's content tokens all in the context text
+            (:func:`~langchain_memoryos.evaluation.answers.answer_in_context`); None when not scored.
+        chance_hit: the same, against the context of the question half the
+            conversation's question list away (the chance of ``answer_hit``).
 
     Example:
         >>> o = QuestionOutcome("bm25", "conv-1", "q", 1, ("D1:1", "D1:2"), frozenset({"D1:2"}), 10, 12, 0.5)
@@ -127,6 +131,8 @@ class QuestionOutcome:
     prediction: str | None = None
     llm_calls: int = 0
     llm_tokens: int = 0
+    answer_hit: bool | None = None
+    chance_hit: bool | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The outcome as JSON-ready data: lists for the ids (retrieved sorted), None for nan.

@@ -295,7 +295,7 @@ def cv_table(info: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-_SECTIONS = ("word_budgets", "latency", "cv", "ingest", "configs")
+_SECTIONS = ("word_budgets", "latency", "cv", "ingest", "configs", "answers_in_context")
 
 
 def _markdown_report(summaries: Sequence[SystemSummary], meta: Mapping[str, Any]) -> str:
@@ -308,6 +308,13 @@ def _markdown_report(summaries: Sequence[SystemSummary], meta: Mapping[str, Any]
     words = recall_words_table(summaries, budgets) if len(set(budgets.values())) > 1 else ""
     if words:
         parts += ["## Recall 1–4 vs context words (mean words in brackets)", "", words, ""]
+    if meta.get("answers_in_context"):
+        from langchain_memoryos.evaluation.answer_rows import answers_table
+
+        info = meta["answers_in_context"]
+        parts += ["## Answers in context", "", f"- {info.get('definition', '')}", "", answers_table(info), ""]
+        if info.get("oracle_writes"):
+            parts += [f"- oracle writes (observations through add_fact): {info['oracle_writes']}", ""]
     latency = latency_lines(meta)
     if latency:
         parts += ["## Retrieval latency", "", *latency, ""]

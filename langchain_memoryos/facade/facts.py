@@ -36,6 +36,11 @@ class FactMethods(Facade):
         The controller parses the text into typed records, one fact each ("My
         name is Ana and I live in Lisbon" is two); every record passes the
         write-gate, candidate filtering, the relation-judge and the action rule.
+        The statement is the caller's decision
+        (:mod:`~langchain_memoryos.amu.explicit`): never refused as "not
+        personal" (a statement about a named person is stored about them),
+        and what is stored keeps every content word of it, unless a later
+        write replaces it; duplicates and updates are still merged.
 
         Args:
             text: the fact ("I'm vegan", "The user lives in Oslo", or for
@@ -63,6 +68,8 @@ class FactMethods(Facade):
             ['discarded']
             >>> [e.action for e in m.add_fact("I moved to Bergen.", user_id="u")]
             ['updated']
+            >>> [(e.action, e.record.subject) for e in m.add_fact("Joanna adopted a dog named Max.", user_id="u")]
+            [('stored', 'Joanna')]
         """
         return self._sync(ops.add_fact(self._runtime, text, user_id, kind, timestamp, source))
 

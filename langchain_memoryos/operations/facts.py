@@ -12,6 +12,7 @@ from typing import Any
 
 from langchain_memoryos.amu import write_record
 from langchain_memoryos.amu.corrections import edit_fact, forget_fact
+from langchain_memoryos.amu.explicit import as_user, explicit_records, named_subject
 from langchain_memoryos.controllers.base import ParsedRecords
 from langchain_memoryos.operations.runtime import Locked, Runtime, Unlocked
 from langchain_memoryos.operations.validation import check_kind, check_text, check_user
@@ -54,7 +55,14 @@ def add_fact(
         now = when or state.clock or ensure_utc(None)
         if when is not None:
             state.advance_clock(when)
-        records = parsed.records or [MemoryRecord(kind=fact_kind, summary="", personal=False)]
+        records = parsed.records
+        if fact_kind == "user":  # the caller's decision: personal, the subject named, every content word kept
+            subject = named_subject(body)
+            named: list[MemoryRecord] = []
+            if subject and not any(r.summary.strip() for r in records):
+                named = (yield ParseRecords(as_user(body, subject), fact_kind)).records
+            records = explicit_records(body, records, named=named, subject=subject)
+        records = records or [MemoryRecord(kind=fact_kind, summary="", personal=False)]
         events: list[WriteEvent] = []
         for record in records:
             record.kind = fact_kind

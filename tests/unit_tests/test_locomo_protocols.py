@@ -158,7 +158,8 @@ def test_each_protocol_feeds_and_asks_on_its_threads(
         n_boot=10,
     )
     assert {c["thread_id"] for c in calls["add_turn"]} == {ingest_thread}
-    assert [c["thread_id"] for c in calls["retrieve"]] == [question_thread] * 3
+    # 3 questions, read as the memory, without facts and with the oracle's facts (answers in context)
+    assert [c["thread_id"] for c in calls["retrieve"]] == [question_thread] * 9
     assert all(c["user_id"] == "t1" for c in calls["retrieve"])
     assert run.meta["protocol"] == protocol
     # the flat baselines rank the pages the memory stores under the protocol
@@ -193,7 +194,8 @@ def test_budgets_read_the_same_store_without_ingesting_again(
     )
     pages = sum(len(plain_pages(conversation(c, "x", "y"))) for c in ("t1", "t2"))
     assert len(calls["add_turn"]) == pages  # ingested once, read at three budgets
-    assert len(calls["retrieve"]) == 3 * 6  # three budgets, 2 x 3 questions
+    # three budgets, 2 x 3 questions: as the memory, without facts and with the oracle's facts (answers in context)
+    assert len(calls["retrieve"]) == 3 * 3 * 6
     names = [s.system for s in run.summaries]
     assert names == [
         "memoryos ≤60 words",

@@ -1,0 +1,98 @@
+"""An explicit ``add_fact`` loses nothing silently (issue 31, point 4), through the public API."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from langchain_memoryos import MemoryOS, MemoryOSConfig
+from langchain_memoryos.amu.explicit import content_words
+
+
+def at(day: int) -> dt.datetime:
+    return dt.datetime(2024, 1, 1, tzinfo=dt.UTC) + dt.timedelta(days=day)
+
+
+def _letters(i: int) -> str:
+    return chr(97 + i // 26) + chr(97 + i % 26)
+
+
+def test_a_named_person_is_the_subject_not_refused_as_not_personal() -> None:
+    m = MemoryOS()
+    (event,) = m.add_fact("Joanna adopted a dog named Max in May 2022.", user_id="u")
+    assert event.action == "stored", event.reason
+    (fact,) = m.list_facts(user_id="u")
+    assert fact.summary == "Joanna adopted a dog named Max in May 2022." and fact.subject == "Joanna"
+    hits = m.search("Joanna's dog", user_id="u", limit=3)
+    assert any(h.text == fact.summary for h in hits)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "The user works as a nurse in Oslo.",
+        "I work as a nurse in Oslo.",
+        "I work as a nurse at Google.",
+        "Caroline went to a pride parade on 7 May 2023.",
+        "Gina opened an online clothing store in 2023.",
+        "My brother Tim is a dentist in Rome.",
+    ],
+)
+def test_what_is_stored_keeps_every_content_word(statement: str) -> None:
+    m = MemoryOS()
+    events = m.add_fact(statement, user_id="u")
+    assert [e.action for e in events] and all(e.action == "stored" for e in events), [e.reason for e in events]
+    kept: set[str] = set()
+    for fact in m.list_facts(user_id="u"):
+        kept |= content_words(fact.summary)
+    assert content_words(statement) <= kept, (statement, [f.summary for f in m.list_facts(user_id="u")])
+
+
+def test_the_occupation_is_kept_beside_the_place() -> None:
+    m = MemoryOS()
+    m.add_fact("The user works as a nurse in Oslo.", user_id="u")
+    assert [f.summary for f in m.list_facts(user_id="u")] == ["The user works as a nurse in Oslo."]
+
+
+def test_the_judge_still_merges_duplicates_and_updates_of_a_named_person() -> None:
+    m = MemoryOS()
+    assert [e.action for e in m.add_fact("Joanna lives in Oslo.", user_id="u", timestamp=at(0))] == ["stored"]
+    assert [e.action for e in m.add_fact("Joanna moved to Bergen.", user_id="u", timestamp=at(1))] == ["updated"]
+    assert [e.action for e in m.add_fact("Joanna moved to Bergen.", user_id="u", timestamp=at(2))] == ["discarded"]
+    assert [f.summary for f in m.list_facts(user_id="u")] == ["Joanna moved to Bergen."]
+    # two people's facts never merge
+    assert [e.action for e in m.add_fact("Nate lives in Oslo.", user_id="u", timestamp=at(3))] == ["stored"]
+
+
+def test_chit_chat_and_hedges_are_still_filtered() -> None:
+    m = MemoryOS()
+    for text in ("haha thanks!", "maybe I'll learn to dive someday, not sure"):
+        assert [e.action for e in m.add_fact(text, user_id="u")] == ["filtered"], text
+    assert m.list_facts(user_id="u") == []
+
+
+def test_the_default_knowledge_base_holds_thousands_and_the_paper_preset_100() -> None:
+    assert MemoryOSConfig().user_kb_capacity >= 2000
+    assert MemoryOSConfig.paper().user_kb_capacity == 100
+    assert MemoryOSConfig.paper(user_kb_capacity=7).user_kb_capacity == 7
+
+
+def test_beyond_capacity_the_least_useful_fact_goes_logged_with_its_reason() -> None:
+    m = MemoryOS(config=MemoryOSConfig.paper())
+    cities = [f"Town{_letters(i)}" for i in range(101)]
+    for day, city in enumerate(cities):
+        m.add_fact(f"Friend{_letters(day)} lives in {city}.", user_id="u", timestamp=at(day))
+    facts = m.list_facts(user_id="u")
+    assert len(facts) == 100 and not any(cities[0] in f.summary for f in facts)
+    (evicted,) = [e for e in m.write_log(user_id="u") if e.action == "evicted"]
+    assert cities[0] in evicted.record.summary
+    assert "capacity 100 reached" in evicted.reason and "least useful: lowest confidence, then oldest" in evicted.reason
+
+
+def test_the_default_keeps_what_the_paper_preset_evicts() -> None:
+    m = MemoryOS()
+    for day in range(120):
+        m.add_fact(f"Friend{_letters(day)} plays chess.", user_id="u", timestamp=at(day))
+    assert len(m.list_facts(user_id="u")) == 120
+    assert not [e for e in m.write_log(user_id="u") if e.action == "evicted"]
