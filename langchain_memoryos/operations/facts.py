@@ -14,7 +14,7 @@ from langchain_memoryos.amu import write_record
 from langchain_memoryos.amu.corrections import edit_fact, forget_fact
 from langchain_memoryos.controllers.base import ParsedRecords
 from langchain_memoryos.operations.runtime import Locked, Runtime, Unlocked
-from langchain_memoryos.operations.validation import check_kind, check_text, check_user
+from langchain_memoryos.operations.validation import check_fact_id, check_kind, check_text, check_user
 from langchain_memoryos.pipeline.effects import Step
 from langchain_memoryos.pipeline.judgements import ParseRecords
 from langchain_memoryos.schema import MemoryRecord, WriteEvent, ensure_utc
@@ -83,8 +83,7 @@ def correct_fact(runtime: Runtime, user_id: Any, fact_id: Any, summary: str | No
         ValueError: update_fact needs a non-empty summary; use delete_fact to forget a fact.
     """
     user = check_user(user_id)
-    if not isinstance(fact_id, str) or not fact_id:
-        raise ValueError(f"fact_id must be a non-empty string (an id from list_facts), got {fact_id!r}.")
+    fact_id = check_fact_id(fact_id)
     text = None if summary is None else check_text("summary", summary).strip()
     if text == "":
         raise ValueError("update_fact needs a non-empty summary; use delete_fact to forget a fact.")

@@ -17,7 +17,7 @@ from langgraph.store.base import ListNamespacesOp, MatchCondition, SearchOp
 from langchain_memoryos.amu.corrections import FactNotFoundError
 from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.operations.runtime import Locked, Runtime
-from langchain_memoryos.operations.validation import FactKindArg, check_kind, check_thread, check_user
+from langchain_memoryos.operations.validation import FactKindArg, check_fact_id, check_kind, check_thread, check_user
 from langchain_memoryos.pipeline.effects import Step, StoreBatch, run_async, run_sync
 from langchain_memoryos.schema import (
     DialoguePage,
@@ -205,8 +205,7 @@ def get_fact(runtime: Runtime, fact_id: Any, user_id: Any) -> Locked[FactHistory
         ('The user lives in Oslo.', ['stored'])
     """
     user = check_user(user_id)
-    if not isinstance(fact_id, str) or not fact_id:
-        raise ValueError(f"fact_id must be a non-empty string (an id from list_facts or search), got {fact_id!r}.")
+    fact_id = check_fact_id(fact_id)
     repository = runtime.repository
 
     def step() -> Step[FactHistory]:

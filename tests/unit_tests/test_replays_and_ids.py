@@ -1,4 +1,4 @@
-"""A resent history without message ids stores only its new turns (mem0's habit), on every backend.
+"""A resent history without message ids stores only its new turns (mem0's habit); one fact id form. Every backend.
 
 ``add_messages`` aligns role dicts and LangChain messages without ids with the thread's stored turns
 by content: a full resend, one trimmed at the front, one whose older turns have left STM for MTM, and
@@ -116,3 +116,16 @@ def test_message_ids_keep_their_own_idempotency(make_memory: MakeMemory) -> None
     again = [*msgs, HumanMessage("Thanks!", id="h2"), AIMessage("You're welcome.", id="a2")]
     # with ids, a repeated exchange is a turn of its own
     assert [r.added for r in memory.add_messages(again, user_id="u", thread_id="t")] == [False, True]
+
+
+def test_the_fact_id_the_context_shows_is_the_id_every_method_takes(make_memory: MakeMemory) -> None:
+    memory = make_memory()
+    stored = memory.add_fact("I'm allergic to peanuts.", user_id="u")[0].record.id
+    shown = memory.retrieve("What am I allergic to?", user_id="u").to_prompt()
+    ref = shown.split("[", 1)[1].split("]", 1)[0]  # the id as the context shows it, e.g. f:1
+    assert ref.startswith("f:") and ref != stored
+    assert memory.get_fact(ref, user_id="u").fact.id == stored
+    assert memory.get_fact(f"[{ref}]", user_id="u").fact.id == stored
+    assert memory.update_fact(ref, "The user is allergic to peanuts and cashews.", user_id="u").action == "edited"
+    assert memory.delete_fact(ref, user_id="u").action == "deleted"
+    assert memory.list_facts(user_id="u") == []
