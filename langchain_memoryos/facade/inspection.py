@@ -5,6 +5,9 @@ Each sync/async pair runs one operation of :mod:`langchain_memoryos.operations.i
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
 from langchain_memoryos.facade import Facade
 from langchain_memoryos.operations import inspection as ops
 from langchain_memoryos.operations.search import search as search_op
@@ -95,7 +98,20 @@ class InspectionMethods(Facade):
         """
         return await self._async(ops.get_fact(self._runtime, fact_id, user_id))
 
-    def search(self, query: str, *, user_id: str, limit: int = 10, thread_id: str | None = None) -> list[SearchHit]:
+    def search(
+        self,
+        query: str,
+        *,
+        user_id: str,
+        thread_id: str | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        filter: Mapping[str, Any] | None = None,  # noqa: A002 - LangGraph's BaseStore.search name
+        since: Any = None,
+        until: Any = None,
+        kinds: Sequence[str] = ("page", "fact"),
+        messages: Iterable[Any] | None = None,
+    ) -> list[SearchHit]:
         """Search a user's memory: scored pages and facts, ranked as :meth:`retrieve` ranks them.
 
         Read-only (as ``retrieve(..., touch=False)``: no visit is counted,
@@ -110,10 +126,20 @@ class InspectionMethods(Facade):
         Args:
             query: what to look for (non-empty).
             user_id: whose memory.
-            limit: at most this many items.
             thread_id: leave out this thread's short-term pages (the turns a
                 caller already has, as ``retrieve`` shows them apart); ``None``
                 ranks every page.
+            limit: at most this many items.
+            offset: skip this many items first (the next page of results).
+            filter: only pages (and facts) whose metadata holds each
+                ``key: value`` (a list value, such as ``source_id``, holds it
+                when it contains it), as LangGraph's ``BaseStore.search`` filters.
+            since: only items said (pages) or written (facts) at or after this time.
+            until: only items before this time.
+            kinds: ``("page",)``, ``("fact",)`` or both.
+            messages: the messages the caller already has (LangChain messages
+                or role dicts): the pages of their turns are left out, as
+                ``retrieve(messages=...)`` leaves them out.
 
         Returns:
             The items, best first (see above).
@@ -131,11 +157,40 @@ class InspectionMethods(Facade):
             [('page', 'I adopted a cat named Miso.', ['D1'])]
             >>> [(h.kind, h.text) for h in hits if h.kind == "fact"], hits[0].id == hits[0].fact.id
             ([('fact', 'The user is vegan.')], True)
+            >>> [h.kind for h in m.search("my cat", user_id="u", filter={"source_id": "D1"})]
+            ['page']
+            >>> m.search("my cat", user_id="u", kinds=("page",), offset=1)
+            []
         """
-        return self._sync(search_op(self._runtime, query, user_id, limit, thread_id))
+        return self._sync(
+            search_op(
+                self._runtime,
+                query,
+                user_id,
+                limit,
+                thread_id,
+                offset=offset,
+                filter=filter,
+                since=since,
+                until=until,
+                kinds=kinds,
+                messages=messages,
+            )
+        )
 
     async def asearch(
-        self, query: str, *, user_id: str, limit: int = 10, thread_id: str | None = None
+        self,
+        query: str,
+        *,
+        user_id: str,
+        thread_id: str | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        filter: Mapping[str, Any] | None = None,  # noqa: A002 - LangGraph's BaseStore.search name
+        since: Any = None,
+        until: Any = None,
+        kinds: Sequence[str] = ("page", "fact"),
+        messages: Iterable[Any] | None = None,
     ) -> list[SearchHit]:
         """Async twin of :meth:`search`.
 
@@ -145,7 +200,21 @@ class InspectionMethods(Facade):
             >>> asyncio.run(MemoryOS().asearch("anything", user_id="u"))
             []
         """
-        return await self._async(search_op(self._runtime, query, user_id, limit, thread_id))
+        return await self._async(
+            search_op(
+                self._runtime,
+                query,
+                user_id,
+                limit,
+                thread_id,
+                offset=offset,
+                filter=filter,
+                since=since,
+                until=until,
+                kinds=kinds,
+                messages=messages,
+            )
+        )
 
     def get_stm(self, *, user_id: str, thread_id: str = "default") -> list[DialoguePage]:
         """The thread's short-term pages, oldest first.

@@ -17,20 +17,23 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, StructuredTool
+from langgraph.prebuilt import InjectedState
+from pydantic import BaseModel, Field
 
 from langchain_memoryos.amu.corrections import FactNotFoundError
 from langchain_memoryos.graph.runtime import MemoryFactory, resolve_memory, resolve_thread_id, resolve_user_id
-from langchain_memoryos.schema import WriteEvent
-from langchain_memoryos.schema.context import fact_id_from_ref, fact_ref
+from langchain_memoryos.schema import SearchHit, WriteEvent
+from langchain_memoryos.schema.context import day_text, fact_id_from_ref, fact_ref, page_ref
 
 if TYPE_CHECKING:
     from langchain_memoryos.memory import MemoryOS
 
-__all__ = ["create_manage_memory_tool", "create_search_memory_tool"]
+__all__ = ["SearchMemoryInput", "create_manage_memory_tool", "create_search_memory_tool", "hit_line"]
 
 Action = Literal["add", "update", "delete"]
 
@@ -43,41 +46,110 @@ def _events(events: list[WriteEvent]) -> str:
     return "\n".join(lines) or "nothing changed"
 
 
-def create_search_memory_tool(
-    memory: MemoryOS | MemoryFactory | None = None, *, name: str = "search_memory"
-) -> BaseTool:
-    """A tool that searches the user's memory (no model call) and returns the context as text.
+class SearchMemoryInput(BaseModel):
+    """The search tool's arguments (the model fills ``query``; the graph injects its state)."""
 
-    Each fact in the text shows its id (``[f:12]``) for :func:`create_manage_memory_tool`.
+    query: str = Field(
+        description="What to look for in your memory of this user: a question or a few keywords, e.g. 'allergies'."
+    )
+    state: Annotated[Any, InjectedState] = None
+
+
+def hit_line(hit: SearchHit) -> str:
+    """One search hit as the tool shows it to a model: its id, when, and its text in one line.
+
+    Example:
+        >>> import datetime as dt
+        >>> from langchain_memoryos.schema import MemoryRecord
+        >>> when = dt.datetime(2023, 5, 7, tzinfo=dt.UTC)
+        >>> fact = MemoryRecord(id="f_000000000003", summary="Ana is allergic to peanuts.")
+        >>> hit_line(SearchHit(kind="fact", id=fact.id, text=fact.summary, score=0.8, timestamp=when, fact=fact))
+        '- [f:3] Ana is allergic to peanuts. (7 May 2023)'
+    """
+    if hit.kind == "fact":
+        return f"- [{fact_ref(hit.id)}] {hit.text} ({day_text(hit.timestamp)})"
+    ref = page_ref(hit.page) if hit.page is not None else hit.id
+    return f"- [{ref}] {day_text(hit.timestamp)}: {' / '.join(hit.text.splitlines())}"
+
+
+def _artifact(hits: list[SearchHit]) -> list[dict[str, Any]]:
+    """The hits as plain data (checkpointers store a ToolMessage's artifact)."""
+    return [
+        {
+            "kind": h.kind,
+            "id": h.id,
+            "ref": fact_ref(h.id) if h.kind == "fact" else (page_ref(h.page) if h.page is not None else h.id),
+            "text": h.text,
+            "score": h.score,
+            "timestamp": h.timestamp.isoformat(),
+            "sources": list(h.sources),
+            "thread_id": h.thread_id,
+        }
+        for h in hits
+    ]
+
+
+def create_search_memory_tool(
+    memory: MemoryOS | MemoryFactory | None = None, *, name: str = "search_memory", limit: int = 8
+) -> BaseTool:
+    """A tool that searches the user's memory (no model call): a compact list for the model, the hits as artifact.
+
+    The model gets one line per hit, best first (``- [f:12] …`` for a fact,
+    ``- [p:40] 2 May 2023: User: … / Assistant: …`` for a past exchange); the
+    ``ToolMessage``'s ``artifact`` holds the same hits as data (kind, id,
+    short id, text, score, time, sources, thread). What the model already
+    reads is never returned: neither the thread's recent conversation (its
+    STM) nor, in a graph, any turn in the state's messages, whichever tier it
+    sits in. Fact ids are those :func:`create_manage_memory_tool` takes.
     Without ``memory`` (or with a factory) the tool uses the memory over the
     store of the graph it runs in (see :func:`~langchain_memoryos.graph.runtime.resolve_memory`).
+
+    Args:
+        memory: the memory (``None``: the graph's store's).
+        name: the tool's name.
+        limit: at most this many hits per call.
 
     Example:
         >>> from langchain_memoryos import MemoryOS
         >>> memory = MemoryOS()
-        >>> _ = memory.add_turn("I play the cello.", "Lovely.", user_id="ana")
-        >>> tool, cfg = create_search_memory_tool(memory, name="recall"), {"configurable": {"user_id": "ana"}}
-        >>> tool.name, "User: I play the cello." in tool.invoke({"query": "What do I play?"}, cfg)
-        ('recall', True)
+        >>> _ = memory.add_turn("I play the cello.", "Lovely.", user_id="ana", thread_id="t1")
+        >>> tool = create_search_memory_tool(memory, name="recall")
+        >>> call = {"type": "tool_call", "id": "c1", "name": "recall", "args": {"query": "What do I play?"}}
+        >>> out = tool.invoke(call, {"configurable": {"user_id": "ana", "thread_id": "t2"}})
+        >>> "User: I play the cello." in out.content, out.artifact[0]["kind"]
+        (True, 'page')
+        >>> tool.invoke(call, {"configurable": {"user_id": "ana", "thread_id": "t1"}}).content  # its own thread
+        'No memory about this yet.'
     """
 
-    def search(query: str, config: RunnableConfig) -> str:
-        ctx = resolve_memory(memory).retrieve(
-            query, user_id=resolve_user_id(config), thread_id=resolve_thread_id(config)
-        )
-        return ctx.to_prompt() or "No memory about this yet."
+    def request(query: str, config: RunnableConfig, state: Any) -> dict[str, Any]:
+        messages = state.get("messages") if isinstance(state, Mapping) else None
+        return {
+            "user_id": resolve_user_id(config),
+            "thread_id": resolve_thread_id(config),
+            "limit": limit,
+            "messages": list(messages) if messages else None,
+        }
 
-    async def asearch(query: str, config: RunnableConfig) -> str:
-        ctx = await resolve_memory(memory).aretrieve(
-            query, user_id=resolve_user_id(config), thread_id=resolve_thread_id(config)
-        )
-        return ctx.to_prompt() or "No memory about this yet."
+    def answer(hits: list[SearchHit]) -> tuple[str, list[dict[str, Any]]]:
+        return ("\n".join(hit_line(h) for h in hits) or "No memory about this yet."), _artifact(hits)
+
+    def search(query: str, config: RunnableConfig, state: Any = None) -> tuple[str, list[dict[str, Any]]]:
+        return answer(resolve_memory(memory).search(query, **request(query, config, state)))
+
+    async def asearch(query: str, config: RunnableConfig, state: Any = None) -> tuple[str, list[dict[str, Any]]]:
+        return answer(await resolve_memory(memory).asearch(query, **request(query, config, state)))
 
     return StructuredTool.from_function(
         func=search,
         coroutine=asearch,
         name=name,
-        description="Search your long-term memory of this user (facts, past conversations) for a query.",
+        description=(
+            "Search your long-term memory of this user (facts and past conversations) for a query. "
+            "Returns one line per item, best first, each with its id: a fact as [f:12], a past exchange as [p:40]."
+        ),
+        args_schema=SearchMemoryInput,
+        response_format="content_and_artifact",
     )
 
 

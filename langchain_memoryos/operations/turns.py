@@ -19,7 +19,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage, convert_to_messages
 
 from langchain_memoryos.config import STM_VIEWS
-from langchain_memoryos.integrations.messages import pair_messages, turn_side, unanswered_turn
+from langchain_memoryos.integrations.messages import pair_messages, turn_keys, turn_side, unanswered_turn
 from langchain_memoryos.operations.runtime import Runtime
 from langchain_memoryos.operations.validation import check_query, check_text, check_thread, check_user, clean_metadata
 from langchain_memoryos.pipeline.effects import run_async, run_sync
@@ -309,19 +309,9 @@ def message_turns(
         [('hi', 'hello')]
     """
     user = check_user(user_id)  # the user first: a missing user id is the first thing to fix
-    if isinstance(messages, (str, BaseMessage, Mapping)) or not isinstance(messages, Iterable):
-        raise TypeError(
-            "messages must be a list of messages (HumanMessage, AIMessage, ToolMessage, SystemMessage) or of "
-            f"{{'role': ..., 'content': ...}} dicts, got {type(messages).__name__}; add_turn takes one exchange."
-        )
+    converted = checked_messages(messages, "; add_turn takes one exchange")
     if not isinstance(store_unanswered, bool):
         raise TypeError(f"store_unanswered must be True or False, got {store_unanswered!r}.")
-    try:
-        converted = convert_to_messages(list(messages))
-    except (ValueError, TypeError, NotImplementedError) as exc:
-        raise TypeError(
-            f"messages: {exc} (pass LangChain messages or {{'role': ..., 'content': ...}} dicts)."
-        ) from None
     turns, pending = pair_messages([], converted)
     last = unanswered_turn(pending) if store_unanswered else None
     if last is not None:
@@ -337,7 +327,13 @@ def message_turns(
 
 
 def retrieve(
-    runtime: Runtime, query: Any, user_id: Any, thread_id: Any, stm_view: Any = None, touch: Any = True
+    runtime: Runtime,
+    query: Any,
+    user_id: Any,
+    thread_id: Any,
+    stm_view: Any = None,
+    touch: Any = True,
+    messages: Any = None,
 ) -> Retrieve:
     """Operation: ``MemoryOS.retrieve`` (the query checked now).
 
@@ -352,5 +348,33 @@ def retrieve(
         raise ValueError(f"stm_view must be one of {STM_VIEWS} (or None for the config's), got {stm_view!r}.")
     if not isinstance(touch, bool):
         raise TypeError(f"touch must be True or False, got {touch!r}.")
-    read = ReadRun(user, check_thread(thread_id), check_query(query), stm_view=stm_view or "", touch=touch)
+    known = frozenset() if messages is None else turn_keys(checked_messages(messages))
+    read = ReadRun(user, check_thread(thread_id), check_query(query), stm_view=stm_view or "", touch=touch, known=known)
     return Retrieve(read)
+
+
+def checked_messages(messages: Any, hint: str = "") -> list[BaseMessage]:
+    """The messages a caller passes (LangChain messages or role dicts) as messages; a clear error otherwise.
+
+    Raises:
+        TypeError: not a list of messages or role dicts (``hint`` ends the message).
+
+    Example:
+        >>> [m.type for m in checked_messages([{"role": "user", "content": "hi"}])]
+        ['human']
+        >>> checked_messages("hi")
+        Traceback (most recent call last):
+        TypeError: messages must be a list of messages (HumanMessage, AIMessage, ToolMessage, SystemMessage) or of \
+{'role': ..., 'content': ...} dicts, got str.
+    """
+    if isinstance(messages, (str, BaseMessage, Mapping)) or not isinstance(messages, Iterable):
+        raise TypeError(
+            "messages must be a list of messages (HumanMessage, AIMessage, ToolMessage, SystemMessage) or of "
+            f"{{'role': ..., 'content': ...}} dicts, got {type(messages).__name__}{hint}."
+        )
+    try:
+        return convert_to_messages(list(messages))
+    except (ValueError, TypeError, NotImplementedError) as exc:
+        raise TypeError(
+            f"messages: {exc} (pass LangChain messages or {{'role': ..., 'content': ...}} dicts)."
+        ) from None

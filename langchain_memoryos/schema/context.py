@@ -24,9 +24,11 @@ __all__ = [
     "ScoredRecord",
     "ScoredSegment",
     "cut_page",
+    "day_text",
     "fact_id_from_ref",
     "fact_ref",
     "fence_memory",
+    "page_ref",
     "page_words",
     "past_conversation",
     "stm_line",
@@ -126,6 +128,30 @@ def fact_id_from_ref(ref: str) -> str:
     if text.startswith("f:") and text[2:].isdigit():
         return f"f_{int(text[2:]):012d}"
     return text
+
+
+def page_ref(page: DialoguePage) -> str:
+    """A page's id as the tools show it: ``p:`` and its per-user sequence number (else its stored id).
+
+    Example:
+        >>> page_ref(DialoguePage(id="p_1f3a", user_input="hi", agent_response="", metadata={"_seq": 12}))
+        'p:12'
+        >>> page_ref(DialoguePage(id="p_1f3a", user_input="hi", agent_response=""))
+        'p_1f3a'
+    """
+    seq = page.metadata.get("_seq") if isinstance(page.metadata, dict) else None
+    return f"p:{seq}" if isinstance(seq, int) and not isinstance(seq, bool) else page.id
+
+
+def day_text(value: _dt.datetime) -> str:
+    """A day as the memory writes it: ``7 May 2023``.
+
+    Example:
+        >>> import datetime as dt
+        >>> day_text(dt.datetime(2023, 5, 7, 18, 30, tzinfo=dt.UTC))
+        '7 May 2023'
+    """
+    return f"{value.day} {value.strftime('%B %Y')}"
 
 
 def stm_line(page: DialoguePage) -> str:
