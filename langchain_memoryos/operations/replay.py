@@ -36,30 +36,32 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from langchain_memoryos.amu.forgetting import thread_tombstones, turn_digest
 from langchain_memoryos.operations.runtime import Locked, Operation, Runtime
 from langchain_memoryos.pipeline.effects import Step
 from langchain_memoryos.pipeline.turn import TurnWrite, turn_page
 from langchain_memoryos.retrieval.chain import chain_order
 from langchain_memoryos.schema import DialoguePage, WriteReport
-from langchain_memoryos.store.repository import MemoryRepository
+from langchain_memoryos.store.repository import MemoryRepository, UserState
 
 __all__ = ["AlignedTurns", "chained_turn_id", "overlap", "thread_turns"]
 
 Exchange = tuple[str, str]
 
 
-def _same(call: Exchange, stored: Exchange, *, first: bool) -> bool:
+def _same(call: Exchange, stored: Exchange, *, first: bool, empty: str) -> bool:
     if call == stored:
         return True
-    return first and not call[0].strip() and call[1] == stored[1]  # trimmed in the middle of an exchange
+    return first and call[0] == empty and call[1] == stored[1]  # trimmed in the middle of an exchange
 
 
-def overlap(stored: Sequence[Exchange], call: Sequence[Exchange]) -> int:
+def overlap(stored: Sequence[Exchange], call: Sequence[Exchange], *, empty: str = "") -> int:
     """How many of the call's first turns are the thread's last stored turns (the longest such run).
 
     Args:
         stored: the thread's stored turns, oldest first, as ``(user_input, agent_response)``.
         call: the call's turns, in order.
+        empty: what an empty side is (the digest of ``""`` when the exchanges are digests).
 
     Returns:
         ``k``: ``call[:k]`` equals ``stored[-k:]`` (0 when nothing matches).
@@ -72,7 +74,7 @@ def overlap(stored: Sequence[Exchange], call: Sequence[Exchange]) -> int:
     """
     for k in range(min(len(stored), len(call)), 0, -1):
         tail = stored[len(stored) - k :]
-        if all(_same(call[i], tail[i], first=i == 0) for i in range(k)):
+        if all(_same(call[i], tail[i], first=i == 0, empty=empty) for i in range(k)):
             return k
     return 0
 
@@ -105,13 +107,34 @@ def thread_turns(repo: MemoryRepository, user_id: str, thread_id: str) -> Step[l
     return [*older, *(yield from repo.load_thread(state, thread_id))]
 
 
+def _stored_digests(state: UserState, pages: list[DialoguePage], thread_id: str) -> list[tuple[Exchange, str]]:
+    """The thread's turns as salted digests with their page ids, oldest first, in the order they were added.
+
+    Its pages (a redacted one as it was said) and its forgotten pages' tombstones (no page id).
+    """
+    rows: list[tuple[int, Exchange, str]] = []
+    for page in pages:
+        kept = page.metadata.get("_digest")
+        digest = (str(kept[0]), str(kept[1])) if isinstance(kept, list) and len(kept) == 2 else None
+        seq = page.metadata.get("_seq")
+        order = int(seq) if isinstance(seq, int) and not isinstance(seq, bool) else -1
+        rows.append((order, digest or turn_digest(state, page.user_input, page.agent_response), page.id))
+    rows += [(seq, digest, "") for seq, digest in thread_tombstones(state, thread_id)]
+    rows.sort(key=lambda row: row[0])
+    return [(digest, page_id) for _, digest, page_id in rows]
+
+
 def _aligned(
     runtime: Runtime, user: str, thread: str, turns: tuple[TurnWrite, ...]
 ) -> Step[tuple[list[str], tuple[TurnWrite, ...]]]:
     """Step: the stored pages the call's first turns are, and the turns after them with chained turn ids."""
     pages = yield from thread_turns(runtime.repository, user, thread)
-    k = overlap([(p.user_input, p.agent_response) for p in pages], [(t.user_input, t.agent_response) for t in turns])
-    matched = [p.id for p in pages[len(pages) - k :]] if k else []
+    state = yield from runtime.repository.load(user)
+    stored = _stored_digests(state, pages, thread)
+    empty = turn_digest(state, "", "")[0]
+    call = [turn_digest(state, t.user_input if t.user_input.strip() else "", t.agent_response) for t in turns]
+    k = overlap([digest for digest, _ in stored], call, empty=empty)
+    matched = [page_id for _, page_id in stored[len(stored) - k :]] if k else []  # "" for a forgotten turn
     previous = pages[-1].id if pages else ""
     out: list[TurnWrite] = []
     for t in turns[k:]:

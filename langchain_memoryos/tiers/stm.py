@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import logging
 
+from langchain_memoryos.amu.forgetting import forgotten_page
 from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.pipeline.effects import Step
 from langchain_memoryos.pipeline.settings import EngineSettings
@@ -22,14 +23,15 @@ def stage_stm_append(repo: MemoryRepository, settings: EngineSettings, t: TurnWr
     """``stm_append``: the page joins its thread's STM; overflow and idle threads' pages queue for MTM.
 
     Re-adding the same turn (same ``turn_id``, or same thread, timestamp and
-    text) changes nothing (``report.added`` is ``False``).
+    text) changes nothing (``report.added`` is ``False``); so does re-adding a
+    turn the user had forgotten (its tombstone, :mod:`~langchain_memoryos.amu.forgetting`).
     """
     config = settings.config
     page = turn_page(t)
     state = t.state if t.state is not None else (yield from open_turn(repo, t))
     stm = yield from repo.load_thread(state, t.thread_id)
     t.report.page_id = page.id
-    if page.id in state.pages or any(p.id == page.id for p in stm):
+    if page.id in state.pages or any(p.id == page.id for p in stm) or forgotten_page(state, page.id):
         t.report.added = False
         t.next = "done"
         return
