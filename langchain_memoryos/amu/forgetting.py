@@ -445,8 +445,8 @@ def apply_forget(
 def scrub_log(repo: MemoryRepository, state: UserState, fact_ids: set[str], words: set[str]) -> Step[None]:
     """Step: scrub the text of every logged event about ``fact_ids`` or holding one of ``words`` (the event stays).
 
-    An event's record summary and entities, its reason and its relations'
-    reasons become ``[deleted]``; its id, action, time and ids are kept.
+    An event's record summary, entities and slot, its reason and its
+    relations' reasons become ``[deleted]``; its id, action, time and ids are kept.
     """
     log_ns = state.ns("log")
     lineage = set(fact_ids)
@@ -461,7 +461,7 @@ def scrub_log(repo: MemoryRepository, state: UserState, fact_ids: set[str], word
         if not about and not any(_holds(t, words) for t in texts):
             continue
         if about or _holds(logged.record.summary, words):
-            logged.record.summary, logged.record.entities = REDACTED, []
+            logged.record.summary, logged.record.entities, logged.record.slot = REDACTED, [], ""
         if about or _holds(logged.reason, words):
             logged.reason = REDACTED
         for relation in logged.relations:
