@@ -57,8 +57,11 @@ __all__ = [
     "ForgetPlan",
     "apply_forget",
     "content_words",
+    "forget_request",
     "forgotten_page",
     "plan_forget",
+    "query_words",
+    "redact_request",
     "turn_digest",
 ]
 
@@ -68,7 +71,20 @@ REDACTED = "[deleted]"
 SOURCE_SHARE = 0.5
 #: Words that name the person, not what is said about them.
 _GENERIC = frozenset({"user", "assist"})
+#: Words of a request that are not what it is about ("please forget my allergy").
+_POLITE = frozenset({"pleas", "kind", "thank", "thx", "forget", "rememb", "delet", "eras", "anymor"})
+#: A query word matches a word of the text when their stems are equal, or one starts the other and the
+#: shorter has at least this many letters ("allergy" and "allergic": allergi, allerg).
+PREFIX_LETTERS = 5
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+_REQUEST = re.compile(
+    r"^\s*(?:(?:please|pls|kindly|and|also|oh|ok|okay)[\s,]+)*"
+    r"(?:forget|unlearn|erase|delete|remove|don'?t\s+remember|do\s+not\s+remember|stop\s+remembering|"
+    r"don'?t\s+keep|do\s+not\s+keep)\b"
+    r"(?:\s+(?:that|about|the\s+fact\s+that|what\s+i\s+(?:said|told\s+you)(?:\s+about)?|everything\s+about))?"
+    r"[\s,:]*(?P<what>.*?)[\s,]*(?:please|thanks|thank\s+you)?[.!]*\s*$",
+    re.IGNORECASE,
+)
 
 
 def content_words(text: str) -> list[str]:
@@ -79,6 +95,53 @@ def content_words(text: str) -> list[str]:
         ['user', 'allerg', 'peanut']
     """
     return list(dict.fromkeys(tokenize(text)))
+
+
+def query_words(query: str) -> set[str]:
+    """What a forget query is about: its content words without "please", "forget", "user" and the like.
+
+    Example:
+        >>> sorted(query_words("Please forget the user's allergy"))
+        ['allergi']
+    """
+    return set(content_words(query)) - _POLITE - _GENERIC
+
+
+def _word_in(word: str, words: set[str]) -> bool:
+    if word in words:
+        return True
+    return any(
+        min(len(word), len(other)) >= PREFIX_LETTERS and (other.startswith(word) or word.startswith(other))
+        for other in words
+    )
+
+
+def _all_in(wanted: set[str], text: str) -> bool:
+    words = set(tokenize(text))
+    return bool(wanted) and all(_word_in(w, words) for w in wanted)
+
+
+def forget_request(text: str) -> str | None:
+    """What a message asks to forget ("Forget that I'm allergic to peanuts." → "I'm allergic to peanuts"), or ``None``.
+
+    A sentence that starts with forget / don't remember / stop remembering /
+    delete / erase (after "please", "and" …) and names something with content
+    words is a request, never a fact; ``MemoryOS.add_turn`` carries it out
+    (``forget(query=...)``) and stores the turn with the forgotten words cut.
+
+    Example:
+        >>> forget_request("Please forget that I'm allergic to peanuts.")
+        "I'm allergic to peanuts"
+        >>> forget_request("Forget the user's allergy please."), forget_request("Don't remember my address!")
+        ("the user's allergy", 'my address')
+        >>> forget_request("I forgot my keys."), forget_request("Forget it.") is None
+        (None, True)
+    """
+    for sentence in _sentences(text):
+        match = _REQUEST.match(sentence)
+        if match and query_words(match.group("what")):
+            return match.group("what").strip()
+    return None
 
 
 def _sentences(text: str) -> list[str]:
@@ -233,9 +296,9 @@ def plan_forget(
     if page_id is not None and _page(state, page_id) is not None:
         plan.pages.append(page_id)
         facts.update((r.id, r) for r in _facts(state) if page_id in r.source_page_ids)
-    wanted = set(content_words(query)) if query else set()
+    wanted = query_words(query) if query else set()
     if wanted:
-        facts.update((r.id, r) for r in _facts(state) if wanted <= set(content_words(r.summary)))
+        facts.update((r.id, r) for r in _facts(state) if _all_in(wanted, r.summary))
     for record in facts.values():
         for source in record.source_page_ids:
             sources.setdefault(source, []).append(_fact_words(record))
@@ -468,3 +531,27 @@ def scrub_log(repo: MemoryRepository, state: UserState, fact_ids: set[str], word
             if about or _holds(relation.reason, words):
                 relation.reason = REDACTED
         state._put(log_ns, key, logged.to_dict())
+
+
+def redact_request(text: str, query: str) -> str:
+    """The text with every sentence about what ``query`` names cut; a request's object replaced by ``[forgotten]``.
+
+    The turn that asks to forget is stored so: it keeps what it asked ("Forget
+    that [forgotten].") but not the words it asked to forget, on either side.
+
+    Example:
+        >>> redact_request("Forget that I'm allergic to zorblax. Thanks!", "I'm allergic to zorblax")
+        'Forget that [forgotten]. Thanks!'
+        >>> redact_request("Done: I won't mention your zorblax allergy again. Anything else?", "allergic to zorblax")
+        'Anything else?'
+    """
+    wanted = query_words(query)
+    out: list[str] = []
+    for sentence in _sentences(text):
+        match = _REQUEST.match(sentence)
+        if match and match.group("what").strip() and query_words(match.group("what")) == wanted:
+            start, end = match.span("what")
+            out.append(f"{sentence[:start]}[forgotten]{sentence[end:]}".strip())
+        elif not any(_word_in(w, set(tokenize(sentence))) for w in wanted):
+            out.append(sentence.strip())
+    return " ".join(out)

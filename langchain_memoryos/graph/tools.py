@@ -1,4 +1,4 @@
-"""Memory tools for agents: search the memory, and add, correct or delete a fact through the AMU path.
+"""Memory tools for agents: search the memory; add, correct, delete a fact (AMU path) or forget what is named.
 
 The user is taken from the run (:func:`~langchain_memoryos.graph.runtime.resolve_user_id`),
 never from the model's arguments, so a model cannot read or write another
@@ -27,15 +27,21 @@ from pydantic import BaseModel, Field
 
 from langchain_memoryos.amu.corrections import FactNotFoundError
 from langchain_memoryos.graph.runtime import MemoryFactory, resolve_memory, resolve_thread_id, resolve_user_id
-from langchain_memoryos.schema import SearchHit, WriteEvent
+from langchain_memoryos.schema import ForgetReport, SearchHit, WriteEvent
 from langchain_memoryos.schema.context import day_text, fact_id_from_ref, fact_ref, page_ref
 
 if TYPE_CHECKING:
     from langchain_memoryos.memory import MemoryOS
 
-__all__ = ["SearchMemoryInput", "create_manage_memory_tool", "create_search_memory_tool", "hit_line"]
+__all__ = [
+    "ManageMemoryInput",
+    "SearchMemoryInput",
+    "create_manage_memory_tool",
+    "create_search_memory_tool",
+    "hit_line",
+]
 
-Action = Literal["add", "update", "delete"]
+Action = Literal["add", "update", "delete", "forget"]
 
 
 def _events(events: list[WriteEvent]) -> str:
@@ -153,15 +159,35 @@ def create_search_memory_tool(
     )
 
 
+class ManageMemoryInput(BaseModel):
+    """The manage tool's arguments."""
+
+    action: Action = Field(
+        description=(
+            "'add' stores a fact (content); 'update' corrects a fact (fact_id, content); 'delete' forgets one fact "
+            "(fact_id); 'forget' forgets everything the user asks to forget (content: what, e.g. 'my allergy'), "
+            "facts and the sentences they came from."
+        )
+    )
+    content: str | None = Field(
+        default=None, description="The fact to add, the corrected fact, or (forget) what to forget, in a few words."
+    )
+    fact_id: str | None = Field(
+        default=None, description="The id shown before a fact in the memory, e.g. f:12 (for update and delete)."
+    )
+
+
 def create_manage_memory_tool(
     memory: MemoryOS | MemoryFactory | None = None, *, name: str = "manage_memory"
 ) -> BaseTool:
-    """A tool that adds a fact (through the AMU write path), corrects one, or deletes one.
+    """A tool that adds a fact (through the AMU write path), corrects one, deletes one, or forgets what is named.
 
     ``add`` takes ``content``; ``update`` takes ``fact_id`` and ``content``;
-    ``delete`` takes ``fact_id``. Fact ids appear in the memory context and in
-    the search tool's output as ``[f:12]``, and in this tool's answers; the
-    tool takes ``f:12``, ``[f:12]`` or the stored id. Mistakes (an unknown id,
+    ``delete`` takes ``fact_id``; ``forget`` takes ``content`` (what to
+    forget: ``MemoryOS.forget(query=...)``, facts and the sentences they came
+    from) or a ``fact_id``. Fact ids appear in the memory context and in the
+    search tool's output as ``[f:12]``, and in this tool's answers; the tool
+    takes ``f:12``, ``[f:12]`` or the stored id. Mistakes (an unknown id,
     missing content) come back as a short message for the model, not an exception.
     Without ``memory`` (or with a factory) the tool uses the memory over the
     store of the graph it runs in.
@@ -173,6 +199,8 @@ def create_manage_memory_tool(
         'stored: The user is vegan. (id f:1; new fact)'
         >>> tool.invoke({"action": "update", "fact_id": "[f:1]", "content": "The user is vegetarian."}, cfg)
         'edited: The user is vegetarian. (id f:1; edited by the user; was: The user is vegan.)'
+        >>> tool.invoke({"action": "forget", "content": "vegetarian"}, cfg)
+        'forgot 1 fact and 0 pages: [deleted] (id f:1)'
         >>> tool.invoke({"action": "delete", "fact_id": "f_nope"}, cfg)
         "No fact with id 'f_nope'; search the memory for the right id."
         >>> tool.invoke({"action": "update", "fact_id": "f_nope"}, cfg)
@@ -184,22 +212,42 @@ def create_manage_memory_tool(
             return f"'{action}' needs the fact as 'content'."
         if action in ("update", "delete") and not (fact_id or "").strip():
             return f"'{action}' needs the 'fact_id' of the fact to change."
+        if action == "forget" and not ((content or "").strip() or (fact_id or "").strip()):
+            return "'forget' needs what to forget as 'content' (or a 'fact_id')."
         return None
+
+    def forgot(report: ForgetReport) -> str:
+        if not report.removed:
+            return "Nothing in memory matches that; nothing was forgotten."
+        done = ", ".join(f"{e.record.summary} (id {fact_ref(e.record.id)})" for e in report.events)
+        pages = len(report.pages) + len(report.redacted)
+        return f"forgot {len(report.facts)} fact{'s' * (len(report.facts) != 1)} and {pages} pages" + (
+            f": {done}" if done else ""
+        )
+
+    def forget_args(content: str | None, fact_id: str | None) -> dict[str, Any]:
+        if (fact_id or "").strip():
+            return {"fact_id": fact_id_from_ref(fact_id or "")}
+        return {"query": str(content)}
 
     def manage(action: Action, config: RunnableConfig, content: str | None = None, fact_id: str | None = None) -> str:
         problem = check(action, content, fact_id)
         if problem:
             return problem
-        user, fact_id = resolve_user_id(config), fact_id_from_ref(fact_id or "")
+        user, ref = resolve_user_id(config), fact_id_from_ref(fact_id or "")
         mem = resolve_memory(memory)
         try:
             if action == "add":
                 return _events(mem.add_fact(str(content), user_id=user, source="tool"))
             if action == "update":
-                return _events([mem.update_fact(fact_id, str(content), user_id=user)])
-            return _events([mem.delete_fact(fact_id, user_id=user)])
+                return _events([mem.update_fact(ref, str(content), user_id=user)])
+            if action == "forget":
+                return forgot(mem.forget(user_id=user, **forget_args(content, fact_id)))
+            return _events([mem.delete_fact(ref, user_id=user)])
         except FactNotFoundError:
-            return f"No fact with id {fact_id!r}; search the memory for the right id."
+            return f"No fact with id {ref!r}; search the memory for the right id."
+        except ValueError as exc:
+            return str(exc)
 
     async def amanage(
         action: Action, config: RunnableConfig, content: str | None = None, fact_id: str | None = None
@@ -207,16 +255,20 @@ def create_manage_memory_tool(
         problem = check(action, content, fact_id)
         if problem:
             return problem
-        user, fact_id = resolve_user_id(config), fact_id_from_ref(fact_id or "")
+        user, ref = resolve_user_id(config), fact_id_from_ref(fact_id or "")
         mem = resolve_memory(memory)
         try:
             if action == "add":
                 return _events(await mem.aadd_fact(str(content), user_id=user, source="tool"))
             if action == "update":
-                return _events([await mem.aupdate_fact(fact_id, str(content), user_id=user)])
-            return _events([await mem.adelete_fact(fact_id, user_id=user)])
+                return _events([await mem.aupdate_fact(ref, str(content), user_id=user)])
+            if action == "forget":
+                return forgot(await mem.aforget(user_id=user, **forget_args(content, fact_id)))
+            return _events([await mem.adelete_fact(ref, user_id=user)])
         except FactNotFoundError:
-            return f"No fact with id {fact_id!r}; search the memory for the right id."
+            return f"No fact with id {ref!r}; search the memory for the right id."
+        except ValueError as exc:
+            return str(exc)
 
     return StructuredTool.from_function(
         func=manage,
@@ -224,7 +276,8 @@ def create_manage_memory_tool(
         name=name,
         description=(
             "Manage long-term memory of this user: action 'add' stores a fact (content), 'update' "
-            "corrects a fact (fact_id, content), 'delete' forgets a fact (fact_id). A fact's id is shown "
-            "before it in the memory, e.g. [f:12]: pass f:12."
+            "corrects a fact (fact_id, content), 'delete' forgets a fact (fact_id), 'forget' forgets what the "
+            "user asks to forget (content). A fact's id is shown before it in the memory, e.g. [f:12]: pass f:12."
         ),
+        args_schema=ManageMemoryInput,
     )

@@ -86,7 +86,9 @@ def correct_fact(runtime: Runtime, user_id: Any, fact_id: Any, summary: str) -> 
     fact_id = check_fact_id(fact_id)
     text = check_text("summary", summary).strip()
     if text == "":
-        raise ValueError("update_fact needs a non-empty summary; use delete_fact (or forget(fact_id=...)) to forget a fact.")
+        raise ValueError(
+            "update_fact needs a non-empty summary; use delete_fact (or forget(fact_id=...)) to forget a fact."
+        )
     repository = runtime.repository
 
     def work(state: UserState) -> Step[WriteEvent]:

@@ -132,7 +132,8 @@ def _aligned(
     state = yield from runtime.repository.load(user)
     stored = _stored_digests(state, pages, thread)
     empty = turn_digest(state, "", "")[0]
-    call = [turn_digest(state, t.user_input if t.user_input.strip() else "", t.agent_response) for t in turns]
+    said = [t.said or (t.user_input if t.user_input.strip() else "", t.agent_response) for t in turns]
+    call = [turn_digest(state, user_input, agent_response) for user_input, agent_response in said]
     k = overlap([digest for digest, _ in stored], call, empty=empty)
     matched = [page_id for _, page_id in stored[len(stored) - k :]] if k else []  # "" for a forgotten turn
     previous = pages[-1].id if pages else ""
@@ -149,6 +150,7 @@ def _aligned(
             turn_id,
             optimistic=t.optimistic,
         )
+        aligned.forget, aligned.said = t.forget, t.said
         previous = turn_page(aligned).id
         out.append(aligned)
     return matched, tuple(out)

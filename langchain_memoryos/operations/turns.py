@@ -18,6 +18,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, convert_to_messages
 
+from langchain_memoryos.amu.forgetting import forget_request, redact_request
 from langchain_memoryos.config import STM_VIEWS
 from langchain_memoryos.integrations.messages import pair_messages, turn_keys, turn_side, unanswered_turn
 from langchain_memoryos.operations.runtime import Runtime
@@ -51,6 +52,10 @@ def turn_input(
     turn_id: str | None,
 ) -> TurnWrite:
     """A turn to write, from the caller's arguments, checked before anything is written.
+
+    A user input that asks to forget ("Forget that I'm allergic to …",
+    :func:`~langchain_memoryos.amu.forgetting.forget_request`) makes the turn
+    forget it when written, and both sides are stored without those words.
 
     Either side may be a message (a ``HumanMessage`` asked, an ``AIMessage``
     answered: see :func:`~langchain_memoryos.integrations.messages.turn_side`);
@@ -86,7 +91,14 @@ def turn_input(
         raise TypeError("metadata must be a mapping (e.g. {'source_id': 'D1:3'}).")
     ts = runtime.timestamp(timestamp)
     meta = clean_metadata(metadata) if metadata is not None else None
-    return TurnWrite(user, thread, ui, ar, ts, meta, turn_id, optimistic=runtime.optimistic)
+    forget = forget_request(ui) or ""
+    if not forget:
+        return TurnWrite(user, thread, ui, ar, ts, meta, turn_id, optimistic=runtime.optimistic)
+    # a request to forget: carried out when the turn is written, stored without the words it names
+    kept_ui, kept_ar = redact_request(ui, forget), redact_request(ar, forget)
+    turn = TurnWrite(user, thread, kept_ui or "[forgotten]", kept_ar, ts, meta, turn_id, optimistic=runtime.optimistic)
+    turn.forget, turn.said = forget, (ui, ar)
+    return turn
 
 
 # -- the graphs ---------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import logging
 
-from langchain_memoryos.amu.forgetting import forgotten_page
+from langchain_memoryos.amu.forgetting import apply_forget, forgotten_page, plan_forget, turn_digest
 from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.pipeline.effects import Step
 from langchain_memoryos.pipeline.settings import EngineSettings
@@ -35,6 +35,15 @@ def stage_stm_append(repo: MemoryRepository, settings: EngineSettings, t: TurnWr
         t.report.added = False
         t.next = "done"
         return
+    if t.forget:  # the turn asks to forget: done first, in the turn's batch (its own text is already cut)
+        if t.said is not None:  # a resend of the turn as it was said is known by this
+            page.metadata["_digest"] = list(turn_digest(state, *t.said))
+        plan = plan_forget(state, query=t.forget)
+        if not plan.empty():
+            now = state.clock or page.timestamp
+            t.report.events.extend(
+                (yield from apply_forget(repo, state, plan, now=now, max_chars=config.max_embedding_chars))
+            )
     if t.vector is None:
         yield from embed_turn(settings, t)
     vector = t.vector

@@ -178,3 +178,67 @@ def test_the_canary_is_in_no_byte_of_the_sqlite_file_and_its_wal(tmp_path: Path)
         assert reopened.check(user_id="u") == []
     finally:
         reopened.close()
+
+
+@pytest.mark.parametrize("build", ["prebuilt", "middleware"])
+@pytest.mark.parametrize("saver_kind", ["memory", "sqlite"])
+def test_an_agent_asked_to_forget_forgets_end_to_end(tmp_path: Path, build: str, saver_kind: str) -> None:
+    """Tell the agent, let 10 turns pass, ask it to forget, ask from another thread, resend the whole talk."""
+    from dataclasses import dataclass
+
+    from langchain.agents import create_agent
+    from langchain_core.messages import HumanMessage
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from langchain_memoryos.graph import MemoryOSMiddleware, create_memoryos_agent
+    from tests.scripted_model import replying
+
+    @dataclass
+    class Ctx:
+        user_id: str
+
+    path = tmp_path / "memory.db"
+    memory = MemoryOS.from_sqlite(path)
+    model = replying(lambda messages: "Noted." if "forget" not in str(messages[-1].content).lower() else "Done.")
+    with SqliteSaver.from_conn_string(str(tmp_path / "checkpoints.db")) as sqlite_saver:
+        saver = InMemorySaver() if saver_kind == "memory" else sqlite_saver
+        if build == "prebuilt":
+            agent = create_memoryos_agent(model, memory=memory, checkpointer=saver)
+        else:
+            agent = create_agent(model, middleware=[MemoryOSMiddleware(memory)], context_schema=Ctx, checkpointer=saver)
+
+        def say(text: str, thread: str = "t") -> None:
+            config = {"configurable": {"thread_id": thread, "user_id": "ana"}}
+            if build == "prebuilt":
+                agent.invoke({"messages": [HumanMessage(text)]}, config)
+            else:
+                agent.invoke({"messages": [HumanMessage(text)]}, config, context=Ctx("ana"))
+
+        said = [f"I'm allergic to {CANARY}, so no {CANARY} ever.", *FILLER]
+        for text in said:
+            say(text)
+        assert any(CANARY in f.summary.lower() for f in memory.list_facts(user_id="ana"))  # the fact is stored
+        assert memory.list_pages(user_id="ana")  # its page is in MTM
+        say(f"Please forget that I'm allergic to {CANARY}.")
+        say("What am I allergic to?", thread="other")
+        assert CANARY not in _system_text(model)
+        history = []
+        for text in [*said, f"Please forget that I'm allergic to {CANARY}."]:
+            reply = "Done." if "forget" in text.lower() else "Noted."
+            history += [{"role": "user", "content": text}, {"role": "assistant", "content": reply}]
+        memory.add_messages(history, user_id="ana", thread_id="t")  # the whole conversation, resent without ids
+        for text in FILLER:
+            say(text, thread="later")
+        say("What am I allergic to?", thread="later")
+        assert CANARY not in _system_text(model)
+    assert CANARY not in everything(memory, user="ana")
+    memory.close()
+    raw = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("memory.db") and p.is_file())
+    assert CANARY.encode() not in raw and CANARY[:6].encode() not in raw
+
+
+def _system_text(model: object) -> str:
+    prompts = model.prompts
+    first = prompts[-1][0]
+    return str(first.content).lower() if first.type == "system" else ""
