@@ -301,8 +301,16 @@ class InspectionMethods(Facade):
         """
         return await self._async(ops.list_pages(self._runtime, user_id, segment_id))
 
-    def list_facts(self, *, user_id: str, kind: FactKindArg = "user") -> list[MemoryRecord]:
+    def list_facts(
+        self, *, user_id: str, kind: FactKindArg = "user", limit: int | None = None, offset: int = 0
+    ) -> list[MemoryRecord]:
         """User facts (``kind="user"``) or agent traits (``kind="agent"``), oldest first.
+
+        Args:
+            user_id: whose memory.
+            kind: ``"user"`` (the knowledge base) or ``"agent"`` (agent traits).
+            limit: at most this many (``None``: all).
+            offset: skip this many first.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
@@ -310,9 +318,11 @@ class InspectionMethods(Facade):
             >>> [f.summary for f in m.list_facts(user_id="u")]
             ['The user is vegan.']
         """
-        return self._sync(ops.list_facts(self._runtime, user_id, kind))
+        return self._sync(ops.list_facts(self._runtime, user_id, kind, limit, offset))
 
-    async def alist_facts(self, *, user_id: str, kind: FactKindArg = "user") -> list[MemoryRecord]:
+    async def alist_facts(
+        self, *, user_id: str, kind: FactKindArg = "user", limit: int | None = None, offset: int = 0
+    ) -> list[MemoryRecord]:
         """Async twin of :meth:`list_facts`.
 
         Example:
@@ -321,7 +331,7 @@ class InspectionMethods(Facade):
             >>> asyncio.run(MemoryOS().alist_facts(user_id="u"))
             []
         """
-        return await self._async(ops.list_facts(self._runtime, user_id, kind))
+        return await self._async(ops.list_facts(self._runtime, user_id, kind, limit, offset))
 
     def get_persona(self, *, user_id: str) -> Persona:
         """The user's persona (profile, traits, agent profile).

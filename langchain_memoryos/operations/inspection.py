@@ -126,7 +126,9 @@ def list_pages(runtime: Runtime, user_id: Any, segment_id: str | None) -> Locked
     return _inspect(runtime, check_user(user_id), pages)
 
 
-def list_facts(runtime: Runtime, user_id: Any, kind: Any) -> Locked[list[MemoryRecord]]:
+def list_facts(
+    runtime: Runtime, user_id: Any, kind: Any, limit: Any = None, offset: Any = 0
+) -> Locked[list[MemoryRecord]]:
     """Operation: ``MemoryOS.list_facts`` (user facts or agent traits, oldest first).
 
     Example:
@@ -134,13 +136,21 @@ def list_facts(runtime: Runtime, user_id: Any, kind: Any) -> Locked[list[MemoryR
         >>> memory = MemoryOS(); _ = memory.add_fact("Answer briefly.", user_id="u", kind="agent")
         >>> [f.kind for f in memory._sync(list_facts(memory._runtime, "u", "agent"))]
         ['agent']
+        >>> _ = memory.add_fact("Use metric units.", user_id="u", kind="agent")
+        >>> [f.summary for f in memory._sync(list_facts(memory._runtime, "u", "agent", 1, 1))]
+        ['The assistant should use metric units.']
         >>> list_facts(memory._runtime, "u", "users")
         Traceback (most recent call last):
         ValueError: kind must be 'user' or 'agent', got 'users'.
     """
     user = check_user(user_id)  # the user first, then the kind
     fact_kind = check_kind(kind)
-    return _inspect(runtime, user, lambda state: _facts_of(state, fact_kind))
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise ValueError(f"limit must be a positive int (or None for every fact), got {limit!r}.")
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise ValueError(f"offset must be an int >= 0, got {offset!r}.")
+    end = None if limit is None else offset + limit
+    return _inspect(runtime, user, lambda state: _facts_of(state, fact_kind)[offset:end])
 
 
 def get_persona(runtime: Runtime, user_id: Any) -> Locked[Persona]:
