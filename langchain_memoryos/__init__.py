@@ -32,9 +32,11 @@ if TYPE_CHECKING:
     from langchain_memoryos.integrations.history import MemoryOSChatMessageHistory, RunnableWithMemoryOS
     from langchain_memoryos.integrations.messages import pair_messages
     from langchain_memoryos.memory import MemoryOS
+    from langchain_memoryos.operations.forget import PageNotFoundError
     from langchain_memoryos.schema import (
         DialoguePage,
         FactHistory,
+        ForgetReport,
         MemoryContext,
         MemoryRecord,
         MemoryStats,
@@ -57,6 +59,7 @@ _EXPORTS: dict[str, str] = {
     "EmbeddingsNotAvailableError": "langchain_memoryos.embeddings.files",
     "FactHistory": "langchain_memoryos.schema",
     "FactNotFoundError": "langchain_memoryos.amu.corrections",
+    "ForgetReport": "langchain_memoryos.schema",
     "HeuristicController": "langchain_memoryos.controllers.heuristic",
     "LLMController": "langchain_memoryos.controllers.llm",
     "MemoryContext": "langchain_memoryos.schema",
@@ -69,6 +72,7 @@ _EXPORTS: dict[str, str] = {
     "MemoryStats": "langchain_memoryos.schema",
     "MiniLMEmbeddings": "langchain_memoryos.embeddings.minilm",
     "ModelThresholds": "langchain_memoryos.config",
+    "PageNotFoundError": "langchain_memoryos.operations.forget",
     "Persona": "langchain_memoryos.schema",
     "Prompts": "langchain_memoryos.controllers.prompts",
     "Relation": "langchain_memoryos.schema",
@@ -149,6 +153,7 @@ __all__ = [
     "EmbeddingsNotAvailableError",
     "FactHistory",
     "FactNotFoundError",
+    "ForgetReport",
     "HeuristicController",
     "LLMController",
     "MemoryContext",
@@ -161,6 +166,7 @@ __all__ = [
     "MemoryStats",
     "MiniLMEmbeddings",
     "ModelThresholds",
+    "PageNotFoundError",
     "Persona",
     "Prompts",
     "Relation",

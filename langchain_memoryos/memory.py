@@ -698,6 +698,7 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         thread_id: str = "default",
         stm_view: str | None = None,
         touch: bool = True,
+        messages: Iterable[BaseMessage | Mapping[str, Any]] | None = None,
     ) -> MemoryContext:
         """Retrieve the memory context for a query (no model call).
 
@@ -714,6 +715,11 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
                 take it at once (another connection holds SQLite's write lock, a
                 full disk) it is logged and applied with the user's next write
                 (see :mod:`langchain_memoryos.store.visits`).
+            messages: the messages the model gets beside this context (a
+                LangGraph state's ``messages`` after any trimming; LangChain
+                messages or role dicts): every page of a turn in them is left
+                out of the context, whichever tier it sits in, so nothing the
+                model already reads is pasted in again.
 
         Returns:
             The context (``to_prompt()``, ``to_system_message()``, ``source_ids()``).
@@ -722,8 +728,14 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             >>> ctx = MemoryOS().retrieve("anything?", user_id="new-user")
             >>> ctx.stm, ctx.pages, ctx.user_facts
             ([], [], [])
+            >>> memory = MemoryOS()
+            >>> _ = memory.add_turn("I have a parrot named Rio.", "Lovely!", user_id="u", thread_id="t")
+            >>> seen = [{"role": "user", "content": "I have a parrot named Rio."},
+            ...         {"role": "assistant", "content": "Lovely!"}]
+            >>> "Rio" in memory.retrieve("my pet?", user_id="u", thread_id="t", messages=seen).to_prompt()
+            False
         """
-        return self._sync(turns.retrieve(self._runtime, query, user_id, thread_id, stm_view, touch))
+        return self._sync(turns.retrieve(self._runtime, query, user_id, thread_id, stm_view, touch, messages))
 
     async def aretrieve(
         self,
@@ -733,6 +745,7 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         thread_id: str = "default",
         stm_view: str | None = None,
         touch: bool = True,
+        messages: Iterable[BaseMessage | Mapping[str, Any]] | None = None,
     ) -> MemoryContext:
         """Async twin of :meth:`retrieve`.
 
@@ -741,4 +754,4 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             >>> asyncio.run(MemoryOS().aretrieve("hi", user_id="u")).stm
             []
         """
-        return await self._async(turns.retrieve(self._runtime, query, user_id, thread_id, stm_view, touch))
+        return await self._async(turns.retrieve(self._runtime, query, user_id, thread_id, stm_view, touch, messages))

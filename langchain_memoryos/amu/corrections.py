@@ -3,22 +3,20 @@
 The AMU paper's ethics note asks that people can see, edit and delete what an
 agent keeps about them. An edit or a deletion is the user's word, so it skips
 the write-gate and the relation-judge; it is logged as a write event like any
-other decision (``edited`` / ``deleted``).
+other decision (``edited``). Forgetting is :mod:`~langchain_memoryos.amu.forgetting`.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 
-from langgraph.store.base import PutOp
-
 from langchain_memoryos.controllers.base import ParsedRecords
 from langchain_memoryos.pipeline.effects import Embed, Step
 from langchain_memoryos.pipeline.judgements import ParseRecords
 from langchain_memoryos.schema import FactKind, MemoryRecord, WriteEvent
-from langchain_memoryos.store.repository import MemoryRepository, UserState
+from langchain_memoryos.store.repository import UserState
 
-__all__ = ["FactNotFoundError", "edit_fact", "find_fact", "forget_fact"]
+__all__ = ["FactNotFoundError", "edit_fact", "find_fact"]
 
 
 class FactNotFoundError(LookupError):
@@ -111,69 +109,3 @@ def edit_fact(state: UserState, fact_id: str, summary: str, *, now: _dt.datetime
     )
     state.log_event(event)
     return event
-
-
-def forget_fact(repo: MemoryRepository, state: UserState, fact_id: str, *, now: _dt.datetime) -> Step[WriteEvent]:
-    """Step: delete a fact or trait, and scrub its text from the write log.
-
-    Forgetting means the text is gone: the ``deleted`` event keeps only the
-    record's id, kind and aspect, and every earlier log event about the same
-    record has its summary and entities replaced by ``[deleted]``. (The
-    dialogue pages the fact came from are conversation history and stay.)
-
-    Args:
-        repo: the repository (to read the log).
-        state: the user's state.
-        fact_id: the fact or trait to delete.
-        now: the deletion time.
-
-    Returns:
-        The ``deleted`` event.
-
-    Example:
-        >>> from langchain_memoryos import MemoryOS
-        >>> from langchain_memoryos.pipeline.effects import StoreBatch, run_sync
-        >>> m = MemoryOS()
-        >>> fact_id = m.add_fact("I am allergic to peanuts.", user_id="u")[0].record.id
-        >>> def forget():
-        ...     state = yield from m.repository.load("u")
-        ...     event = yield from forget_fact(m.repository, state, fact_id, now=_dt.datetime(2024, 5, 1))
-        ...     yield StoreBatch(state.take_ops())
-        ...     return event
-        >>> event = run_sync(forget(), m._services)
-        >>> event.action, event.record.summary, m.list_facts(user_id="u")
-        ('deleted', '[deleted]', [])
-        >>> [e.record.summary for e in m.write_log(user_id="u")]
-        ['[deleted]', '[deleted]']
-    """
-    kind, old = find_fact(state, fact_id)
-    state.delete_fact(kind, fact_id)
-    log_ns = state.ns("log")
-    for item in (yield from repo.search_all(log_ns)):
-        logged = WriteEvent.from_dict(item.value)
-        if logged.record.id == fact_id and logged.record.summary != _REDACTED:
-            logged.record.summary = _REDACTED
-            logged.record.entities = []
-            state.pending.append(PutOp(log_ns, item.key, logged.to_dict(), index=False))
-    tombstone = MemoryRecord(
-        id=fact_id,
-        kind=kind,
-        aspect=old.aspect,
-        intent=old.intent,
-        summary=_REDACTED,
-        created_at=old.created_at,
-        updated_at=now,
-    )
-    event = WriteEvent(
-        "deleted",
-        tombstone,
-        replaced_ids=[fact_id],
-        reason="deleted by the user",
-        timestamp=now,
-        source="delete_fact",
-    )
-    state.log_event(event)
-    return event
-
-
-_REDACTED = "[deleted]"

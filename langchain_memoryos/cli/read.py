@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -30,6 +30,20 @@ if TYPE_CHECKING:
 __all__ = ["inspect", "recall", "users"]
 
 
+def _page_json(page: Any) -> dict[str, Any]:
+    """A page as ``recall --json`` lists it: its ids (short and stored), thread, time, text and sources."""
+    from langchain_memoryos.schema.context import page_ref
+
+    return {
+        "id": page_ref(page),
+        "stored_id": page.id,
+        "thread_id": page.thread_id,
+        "timestamp": page.timestamp.isoformat(),
+        "text": page.text,
+        "source_ids": page.source_ids(),
+    }
+
+
 def recall(
     question: Annotated[str, typer.Argument(help="What to recall, e.g. 'Where do I live?'.", show_default=False)],
     user: UserOpt,
@@ -50,8 +64,10 @@ def recall(
         )
     with _errors(), _open_memory(db, postgres, must_exist=True) as memory:
         ctx = memory.retrieve(question, user_id=user, thread_id=thread, touch=False)  # a preview counts no visit
-        sources = sorted(ctx.source_ids())
+        sources = ctx.source_ids()
         if as_json:
+            from langchain_memoryos.schema.context import fact_ref
+
             data = {
                 "question": question,
                 "user_id": user,
@@ -59,6 +75,18 @@ def recall(
                 "empty": _is_empty(ctx),
                 "prompt": ctx.to_prompt(),
                 "source_ids": sources,
+                "stm": [_page_json(p) for p in ctx.stm],
+                "pages": [{**_page_json(hit.page), "score": hit.score} for hit in ctx.pages],
+                "facts": [
+                    {
+                        "id": fact_ref(hit.record.id),
+                        "stored_id": hit.record.id,
+                        "kind": hit.record.kind,
+                        "text": hit.record.summary,
+                        "score": hit.score,
+                    }
+                    for hit in [*ctx.user_facts, *ctx.agent_facts]
+                ],
                 "counts": {
                     "stm": len(ctx.stm),
                     "segments": len(ctx.segments),

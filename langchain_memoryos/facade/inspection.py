@@ -5,6 +5,9 @@ Each sync/async pair runs one operation of :mod:`langchain_memoryos.operations.i
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
 from langchain_memoryos.facade import Facade
 from langchain_memoryos.operations import inspection as ops
 from langchain_memoryos.operations.search import search as search_op
@@ -95,7 +98,20 @@ class InspectionMethods(Facade):
         """
         return await self._async(ops.get_fact(self._runtime, fact_id, user_id))
 
-    def search(self, query: str, *, user_id: str, limit: int = 10, thread_id: str | None = None) -> list[SearchHit]:
+    def search(
+        self,
+        query: str,
+        *,
+        user_id: str,
+        thread_id: str | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        filter: Mapping[str, Any] | None = None,  # noqa: A002 - LangGraph's BaseStore.search name
+        since: Any = None,
+        until: Any = None,
+        kinds: Sequence[str] = ("page", "fact"),
+        messages: Iterable[Any] | None = None,
+    ) -> list[SearchHit]:
         """Search a user's memory: scored pages and facts, ranked as :meth:`retrieve` ranks them.
 
         Read-only (as ``retrieve(..., touch=False)``: no visit is counted,
@@ -110,10 +126,20 @@ class InspectionMethods(Facade):
         Args:
             query: what to look for (non-empty).
             user_id: whose memory.
-            limit: at most this many items.
             thread_id: leave out this thread's short-term pages (the turns a
                 caller already has, as ``retrieve`` shows them apart); ``None``
                 ranks every page.
+            limit: at most this many items.
+            offset: skip this many items first (the next page of results).
+            filter: only pages (and facts) whose metadata holds each
+                ``key: value`` (a list value, such as ``source_id``, holds it
+                when it contains it), as LangGraph's ``BaseStore.search`` filters.
+            since: only items said (pages) or written (facts) at or after this time.
+            until: only items before this time.
+            kinds: ``("page",)``, ``("fact",)`` or both.
+            messages: the messages the caller already has (LangChain messages
+                or role dicts): the pages of their turns are left out, as
+                ``retrieve(messages=...)`` leaves them out.
 
         Returns:
             The items, best first (see above).
@@ -133,11 +159,40 @@ class InspectionMethods(Facade):
             [('fact', 'The user adopted a cat named Miso.'), ('fact', 'The user is vegan.')]
             >>> hits[0].id == hits[0].fact.id
             True
+            >>> [h.kind for h in m.search("my cat", user_id="u", filter={"source_id": "D1"}, kinds=("page",))]
+            ['page']
+            >>> m.search("my cat", user_id="u", kinds=("page",), offset=1)
+            []
         """
-        return self._sync(search_op(self._runtime, query, user_id, limit, thread_id))
+        return self._sync(
+            search_op(
+                self._runtime,
+                query,
+                user_id,
+                limit,
+                thread_id,
+                offset=offset,
+                filter=filter,
+                since=since,
+                until=until,
+                kinds=kinds,
+                messages=messages,
+            )
+        )
 
     async def asearch(
-        self, query: str, *, user_id: str, limit: int = 10, thread_id: str | None = None
+        self,
+        query: str,
+        *,
+        user_id: str,
+        thread_id: str | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        filter: Mapping[str, Any] | None = None,  # noqa: A002 - LangGraph's BaseStore.search name
+        since: Any = None,
+        until: Any = None,
+        kinds: Sequence[str] = ("page", "fact"),
+        messages: Iterable[Any] | None = None,
     ) -> list[SearchHit]:
         """Async twin of :meth:`search`.
 
@@ -147,7 +202,21 @@ class InspectionMethods(Facade):
             >>> asyncio.run(MemoryOS().asearch("anything", user_id="u"))
             []
         """
-        return await self._async(search_op(self._runtime, query, user_id, limit, thread_id))
+        return await self._async(
+            search_op(
+                self._runtime,
+                query,
+                user_id,
+                limit,
+                thread_id,
+                offset=offset,
+                filter=filter,
+                since=since,
+                until=until,
+                kinds=kinds,
+                messages=messages,
+            )
+        )
 
     def get_stm(self, *, user_id: str, thread_id: str = "default") -> list[DialoguePage]:
         """The thread's short-term pages, oldest first.
@@ -234,8 +303,16 @@ class InspectionMethods(Facade):
         """
         return await self._async(ops.list_pages(self._runtime, user_id, segment_id))
 
-    def list_facts(self, *, user_id: str, kind: FactKindArg = "user") -> list[MemoryRecord]:
+    def list_facts(
+        self, *, user_id: str, kind: FactKindArg = "user", limit: int | None = None, offset: int = 0
+    ) -> list[MemoryRecord]:
         """User facts (``kind="user"``) or agent traits (``kind="agent"``), oldest first.
+
+        Args:
+            user_id: whose memory.
+            kind: ``"user"`` (the knowledge base) or ``"agent"`` (agent traits).
+            limit: at most this many (``None``: all).
+            offset: skip this many first.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
@@ -243,9 +320,11 @@ class InspectionMethods(Facade):
             >>> [f.summary for f in m.list_facts(user_id="u")]
             ['The user is vegan.']
         """
-        return self._sync(ops.list_facts(self._runtime, user_id, kind))
+        return self._sync(ops.list_facts(self._runtime, user_id, kind, limit, offset))
 
-    async def alist_facts(self, *, user_id: str, kind: FactKindArg = "user") -> list[MemoryRecord]:
+    async def alist_facts(
+        self, *, user_id: str, kind: FactKindArg = "user", limit: int | None = None, offset: int = 0
+    ) -> list[MemoryRecord]:
         """Async twin of :meth:`list_facts`.
 
         Example:
@@ -254,7 +333,7 @@ class InspectionMethods(Facade):
             >>> asyncio.run(MemoryOS().alist_facts(user_id="u"))
             []
         """
-        return await self._async(ops.list_facts(self._runtime, user_id, kind))
+        return await self._async(ops.list_facts(self._runtime, user_id, kind, limit, offset))
 
     def get_persona(self, *, user_id: str) -> Persona:
         """The user's persona (profile, traits, agent profile).

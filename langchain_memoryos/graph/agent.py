@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langgraph.graph import END, START, MessagesState, StateGraph
 
@@ -44,9 +44,15 @@ from langchain_memoryos.graph.runtime import (
     resolve_user_id,
     share_memory,
 )
-from langchain_memoryos.integrations.messages import last_human_index, message_text, turn_from_messages
+from langchain_memoryos.integrations.messages import (
+    last_human_index,
+    message_text,
+    turn_from_messages,
+    turn_keys,
+)
 from langchain_memoryos.operations.validation import fit_message
-from langchain_memoryos.schema import DialoguePage, MemoryContext
+from langchain_memoryos.schema import MemoryContext
+from langchain_memoryos.schema.pages import page_in_turns
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -81,32 +87,14 @@ def _query(state: Mapping[str, Any], key: str) -> str:
 
 
 def turns_in_messages(messages: Sequence[BaseMessage]) -> frozenset[str]:
-    """Keys of the complete turns in ``messages`` (their turn ids and their texts), for :func:`recall_prompt`.
-
-    A turn is a human message and the final AI answer after it (tool calls and
-    results in between), as :func:`create_remember_node` stores it; the pages
-    it stored carry the same turn id in ``metadata["turn_id"]``.
+    """Keys of the complete turns in ``messages``: :func:`~langchain_memoryos.integrations.messages.turn_keys`.
 
     Example:
         >>> from langchain_core.messages import AIMessage, HumanMessage
-        >>> keys = turns_in_messages([HumanMessage("hi", id="h1"), AIMessage("hello", id="a1"), HumanMessage("and?")])
-        >>> "lg:h1:a1" in keys, len(keys)  # the turn's id and its texts; "and?" has no answer yet
-        (True, 2)
+        >>> sorted(turns_in_messages([HumanMessage("hi", id="h1"), AIMessage("hello", id="a1")]))[0]
+        'lg:h1:a1'
     """
-    keys: set[str] = set()
-    starts = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
-    for start, end in zip(starts, [*starts[1:], len(messages)], strict=True):
-        turn = turn_from_messages(messages[start:end])
-        if turn is not None:
-            keys.add(f"text:{turn.user_input}\x1f{turn.agent_response}")
-            if turn.turn_id:
-                keys.add(turn.turn_id)
-    return frozenset(keys)
-
-
-def _in_messages(page: DialoguePage, keys: frozenset[str]) -> bool:
-    turn_id = page.metadata.get("turn_id") if isinstance(page.metadata, Mapping) else None
-    return turn_id in keys or f"text:{page.user_input}\x1f{page.agent_response}" in keys
+    return turn_keys(messages)
 
 
 def recall_request(
@@ -116,9 +104,10 @@ def recall_request(
 
     Shared by the recall node and the middleware (sync and async). When the
     messages already hold earlier turns of the thread (a checkpointer keeps
-    them), the STM is asked for apart (``stm_view="messages"``: it spends no
-    word budget and none of its pages is ranked), so that :func:`recall_prompt`
-    can show only the STM pages the model does not get as messages.
+    them), they are passed as ``messages``: every page of those turns is left
+    out of the context, whichever tier it sits in (STM or MTM), and the STM is
+    asked for apart (``stm_view="messages"``: it spends no word budget and none
+    of its pages is ranked).
 
     Example:
         >>> from langchain_core.messages import AIMessage, HumanMessage
@@ -128,28 +117,32 @@ def recall_request(
         >>> recall_request({"messages": [HumanMessage("hi")]}, "messages", cfg)
         {'query': 'hi', 'user_id': 'ana', 'thread_id': 't1'}
         >>> history = [HumanMessage("hi"), AIMessage("hello"), HumanMessage("and now?")]
-        >>> recall_request({"messages": history}, "messages", cfg)["stm_view"]
-        'messages'
+        >>> request = recall_request({"messages": history}, "messages", cfg)
+        >>> request["stm_view"], len(request["messages"])
+        ('messages', 3)
     """
     query = _query(state, messages_key)
     if not query:
         return None
-    request = {
+    request: dict[str, Any] = {
         "query": query,
         "user_id": resolve_user_id(config, context=context),
         "thread_id": resolve_thread_id(config),
     }
-    if turns_in_messages(list(state.get(messages_key) or [])):
+    messages = list(state.get(messages_key) or [])
+    if turn_keys(messages):
         request["stm_view"] = "messages"
+        request["messages"] = messages
     return request
 
 
 def recall_prompt(ctx: MemoryContext, state: Mapping[str, Any], messages_key: str) -> str:
-    """The memory block for a model that also gets ``state[messages_key]``: no STM page shown twice.
+    """The memory block for a model that also gets ``state[messages_key]``: no page shown twice.
 
-    The thread's STM pages whose turn is in the messages are left out of the
-    block's "Recent conversation" (the model reads them as messages); the
-    others (e.g. turns a trimmed or fresh thread state no longer holds) stay.
+    A context retrieved with ``messages`` (as :func:`recall_request` asks for
+    it) already leaves out every page of those turns; one retrieved without
+    them has the thread's STM pages whose turn is in the messages left out of
+    its "Recent conversation" here.
 
     Example:
         >>> from langchain_core.messages import AIMessage, HumanMessage
@@ -163,9 +156,9 @@ def recall_prompt(ctx: MemoryContext, state: Mapping[str, Any], messages_key: st
         >>> "User: I paint." in text, "I skate." in text
         (True, False)
     """
-    keys = turns_in_messages(list(state.get(messages_key) or []))
+    keys = turn_keys(list(state.get(messages_key) or []))
     if keys and ctx.stm:
-        ctx = replace(ctx, stm=[page for page in ctx.stm if not _in_messages(page, keys)])
+        ctx = replace(ctx, stm=[page for page in ctx.stm if not page_in_turns(page, keys)])
     return ctx.to_prompt()
 
 

@@ -45,6 +45,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 
 from langchain_memoryos.graph.agent import fit_request, recall_prompt, recall_request, remember_request
 from langchain_memoryos.graph.runtime import MemoryFactory, resolve_memory, share_memory
+from langchain_memoryos.integrations.messages import turn_keys
 
 if TYPE_CHECKING:
     from langgraph.runtime import Runtime
@@ -100,29 +101,26 @@ class MemoryOSMiddleware(AgentMiddleware[MemoryOSState, Any]):
         request = recall_request(state, "messages", context=runtime.context)
         if request is None:
             return {"memoryos_context": ""}
-        return {
-            "memoryos_context": recall_prompt(
-                resolve_memory(self.memory, runtime.store, context=runtime.context).retrieve(**request),
-                state,
-                "messages",
-            )
-        }
+        memory = resolve_memory(self.memory, runtime.store, context=runtime.context)
+        return {"memoryos_context": recall_prompt(memory.retrieve(**request), state, "messages")}
 
     async def abefore_agent(self, state: MemoryOSState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Async twin of :meth:`before_agent`."""
         request = recall_request(state, "messages", context=runtime.context)
         if request is None:
             return {"memoryos_context": ""}
-        return {
-            "memoryos_context": recall_prompt(
-                await resolve_memory(self.memory, runtime.store, context=runtime.context).aretrieve(**request),
-                state,
-                "messages",
-            )
-        }
+        memory = resolve_memory(self.memory, runtime.store, context=runtime.context)
+        return {"memoryos_context": recall_prompt(await memory.aretrieve(**request), state, "messages")}
 
-    def _request(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
-        memory_text = str((request.state or {}).get("memoryos_context") or "")
+    @staticmethod
+    def _trimmed(request: ModelRequest[Any]) -> dict[str, Any] | None:
+        """The recall for the request's own messages when a middleware before this one trimmed the state's."""
+        state = request.state or {}
+        if turn_keys(list(request.messages)) == turn_keys(list(state.get("messages") or [])):
+            return None  # the model gets the turns the run's recall left out: its block stands
+        return recall_request({"messages": list(request.messages)}, "messages", context=request.runtime.context)
+
+    def _request(self, request: ModelRequest[Any], memory_text: str) -> ModelRequest[Any]:
         if not memory_text:
             return request
         return request.override(system_message=_with_memory(request.system_message, memory_text))
@@ -130,14 +128,29 @@ class MemoryOSMiddleware(AgentMiddleware[MemoryOSState, Any]):
     def wrap_model_call(
         self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
     ) -> Any:
-        """Add the recalled memory to the system message of every model call."""
-        return handler(self._request(request))
+        """Add the recalled memory to the system message of every model call.
+
+        When a middleware listed before this one trimmed the messages, the
+        memory is recalled again for what the model gets, so the turns trimmed
+        away may come back from memory and those kept are not repeated.
+        """
+        text = str((request.state or {}).get("memoryos_context") or "")
+        again = self._trimmed(request)
+        if again is not None:
+            memory = resolve_memory(self.memory, request.runtime.store, context=request.runtime.context)
+            text = recall_prompt(memory.retrieve(**again), {"messages": list(request.messages)}, "messages")
+        return handler(self._request(request, text))
 
     async def awrap_model_call(
         self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]]
     ) -> Any:
         """Async twin of :meth:`wrap_model_call`."""
-        return await handler(self._request(request))
+        text = str((request.state or {}).get("memoryos_context") or "")
+        again = self._trimmed(request)
+        if again is not None:
+            memory = resolve_memory(self.memory, request.runtime.store, context=request.runtime.context)
+            text = recall_prompt(await memory.aretrieve(**again), {"messages": list(request.messages)}, "messages")
+        return await handler(self._request(request, text))
 
     def after_agent(self, state: MemoryOSState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Store the turn that just ended (idempotent under replay and retry)."""

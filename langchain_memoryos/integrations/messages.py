@@ -26,6 +26,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage
 
 from langchain_memoryos.schema import DialoguePage
+from langchain_memoryos.schema.pages import turn_text_key
 
 __all__ = [
     "MessageTurn",
@@ -34,6 +35,7 @@ __all__ = [
     "page_messages",
     "pair_messages",
     "turn_from_messages",
+    "turn_keys",
     "turn_side",
     "unanswered_turn",
 ]
@@ -166,6 +168,31 @@ def turn_from_messages(messages: Sequence[BaseMessage], *, id_from_text: bool = 
         key = f"{message_text(human)}\x1f{message_text(final)}"
         turn_id = f"lg:{hashlib.sha256(key.encode('utf-8', 'surrogatepass')).hexdigest()[:24]}"
     return MessageTurn(message_text(human), message_text(final), metadata, turn_id)
+
+
+def turn_keys(messages: Sequence[BaseMessage]) -> frozenset[str]:
+    """Keys of the complete turns in ``messages`` (turn ids and texts): see ``schema.pages.page_in_turns``.
+
+    A turn is a human message and the final AI answer after it (tool calls and
+    results in between), as the remember node and the middleware store it; the
+    pages they stored carry the same turn id in ``metadata["turn_id"]``; a page
+    stored otherwise is known by its two texts.
+
+    Example:
+        >>> from langchain_core.messages import AIMessage, HumanMessage
+        >>> keys = turn_keys([HumanMessage("hi", id="h1"), AIMessage("hello", id="a1"), HumanMessage("and?")])
+        >>> "lg:h1:a1" in keys, len(keys)  # the turn's id and its texts; "and?" has no answer yet
+        (True, 2)
+    """
+    keys: set[str] = set()
+    starts = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
+    for start, end in zip(starts, [*starts[1:], len(messages)], strict=True):
+        turn = turn_from_messages(messages[start:end])
+        if turn is not None:
+            keys.add(turn_text_key(turn.user_input, turn.agent_response))
+            if turn.turn_id:
+                keys.add(turn.turn_id)
+    return frozenset(keys)
 
 
 def page_messages(pages: Iterable[DialoguePage]) -> list[BaseMessage]:

@@ -30,6 +30,7 @@ from langchain_memoryos.amu import admitted_summaries
 from langchain_memoryos.controllers.base import PageAnalysis
 from langchain_memoryos.controllers.heuristic import HeuristicController, PageContent
 from langchain_memoryos.operations.helper import Helper, HelperError
+from langchain_memoryos.operations.replay import AlignedTurns
 from langchain_memoryos.operations.runtime import Runtime
 from langchain_memoryos.operations.turns import message_turns, turn_input
 from langchain_memoryos.operations.validation import check_user
@@ -338,8 +339,12 @@ def add_messages(
     timestamp: Any,
     metadata: Mapping[str, Any] | None,
     store_unanswered: Any,
-) -> WriteTurns:
+) -> WriteTurns | AlignedTurns:
     """Operation: ``MemoryOS.add_messages``: the messages' turns (:func:`message_turns`) written as ``add_turns``.
+
+    Turns without message ids are aligned with the thread's stored turns by
+    content first (:mod:`~langchain_memoryos.operations.replay`): a resent
+    history stores only the turns after the match.
 
     Example:
         >>> from langchain_core.messages import AIMessage, HumanMessage
@@ -350,7 +355,10 @@ def add_messages(
         [True]
     """
     turns = message_turns(runtime, messages, user_id, thread_id, timestamp, metadata, store_unanswered)
-    return WriteTurns(check_user(user_id), turns)
+    user = check_user(user_id)
+    if turns and all(t.turn_id is None for t in turns):  # no message ids: aligned with the thread by content
+        return AlignedTurns(user, turns[0].thread_id, turns, lambda new: WriteTurns(user, new))
+    return WriteTurns(user, turns)
 
 
 def add_turns(runtime: Runtime, turns: Iterable[Any], user_id: Any, thread_id: Any) -> WriteTurns:

@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_memoryos.amu import write_record
-from langchain_memoryos.amu.corrections import edit_fact, forget_fact
+from langchain_memoryos.amu.corrections import edit_fact
 from langchain_memoryos.amu.explicit import as_user, explicit_records, named_subject
 from langchain_memoryos.controllers.base import ParsedRecords
 from langchain_memoryos.operations.runtime import Locked, Runtime, Unlocked
-from langchain_memoryos.operations.validation import check_kind, check_text, check_user
+from langchain_memoryos.operations.validation import check_fact_id, check_kind, check_text, check_user
 from langchain_memoryos.pipeline.effects import Step
 from langchain_memoryos.pipeline.judgements import ParseRecords
 from langchain_memoryos.schema import MemoryRecord, WriteEvent, ensure_utc
@@ -74,8 +74,8 @@ def add_fact(
     return Unlocked(user, write_user(runtime.repository, user, work, optimistic=runtime.optimistic))
 
 
-def correct_fact(runtime: Runtime, user_id: Any, fact_id: Any, summary: str | None) -> Unlocked[WriteEvent]:
-    """Operation: ``MemoryOS.update_fact`` (a new ``summary``) or ``MemoryOS.delete_fact`` (``None``).
+def correct_fact(runtime: Runtime, user_id: Any, fact_id: Any, summary: str) -> Unlocked[WriteEvent]:
+    """Operation: ``MemoryOS.update_fact`` (a new ``summary``; ``delete_fact`` is ``forget``).
 
     Raises:
         ValueError: a bad fact id or an empty summary (checked now).
@@ -84,25 +84,23 @@ def correct_fact(runtime: Runtime, user_id: Any, fact_id: Any, summary: str | No
     Example:
         >>> from langchain_memoryos import MemoryOS
         >>> memory = MemoryOS(); fid = memory.add_fact("I'm vegan.", user_id="u")[0].record.id
-        >>> memory._sync(correct_fact(memory._runtime, "u", fid, None)).action
-        'deleted'
+        >>> memory._sync(correct_fact(memory._runtime, "u", fid, "The user is vegetarian.")).action
+        'edited'
         >>> correct_fact(memory._runtime, "u", fid, "")
         Traceback (most recent call last):
-        ValueError: update_fact needs a non-empty summary; use delete_fact to forget a fact.
+        ValueError: update_fact needs a non-empty summary; use delete_fact (or forget(fact_id=...)) to forget a fact.
     """
     user = check_user(user_id)
-    if not isinstance(fact_id, str) or not fact_id:
-        raise ValueError(f"fact_id must be a non-empty string (an id from list_facts), got {fact_id!r}.")
-    text = None if summary is None else check_text("summary", summary).strip()
+    fact_id = check_fact_id(fact_id)
+    text = check_text("summary", summary).strip()
     if text == "":
-        raise ValueError("update_fact needs a non-empty summary; use delete_fact to forget a fact.")
+        raise ValueError(
+            "update_fact needs a non-empty summary; use delete_fact (or forget(fact_id=...)) to forget a fact."
+        )
     repository = runtime.repository
 
     def work(state: UserState) -> Step[WriteEvent]:
-        now = state.clock or ensure_utc(None)
-        if text is None:
-            return (yield from forget_fact(repository, state, fact_id, now=now))
-        return (yield from edit_fact(state, fact_id, text, now=now))
+        return (yield from edit_fact(state, fact_id, text, now=state.clock or ensure_utc(None)))
 
     # an edit asks the controller (a model call with an LLM): never under the user's lock
     return Unlocked(user, write_user(repository, user, work, optimistic=runtime.optimistic))

@@ -18,7 +18,7 @@ from langgraph.store.base import GetOp, ListNamespacesOp, MatchCondition, Search
 from langchain_memoryos.amu.corrections import FactNotFoundError
 from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.operations.runtime import Locked, Runtime
-from langchain_memoryos.operations.validation import FactKindArg, check_kind, check_thread, check_user
+from langchain_memoryos.operations.validation import FactKindArg, check_fact_id, check_kind, check_thread, check_user
 from langchain_memoryos.pipeline.effects import Step, StoreBatch, run_async, run_sync
 from langchain_memoryos.schema import (
     DialoguePage,
@@ -128,7 +128,9 @@ def list_pages(runtime: Runtime, user_id: Any, segment_id: str | None) -> Locked
     return _inspect(runtime, check_user(user_id), pages)
 
 
-def list_facts(runtime: Runtime, user_id: Any, kind: Any) -> Locked[list[MemoryRecord]]:
+def list_facts(
+    runtime: Runtime, user_id: Any, kind: Any, limit: Any = None, offset: Any = 0
+) -> Locked[list[MemoryRecord]]:
     """Operation: ``MemoryOS.list_facts`` (user facts or agent traits, oldest first).
 
     Example:
@@ -136,13 +138,21 @@ def list_facts(runtime: Runtime, user_id: Any, kind: Any) -> Locked[list[MemoryR
         >>> memory = MemoryOS(); _ = memory.add_fact("Answer briefly.", user_id="u", kind="agent")
         >>> [f.kind for f in memory._sync(list_facts(memory._runtime, "u", "agent"))]
         ['agent']
+        >>> _ = memory.add_fact("Use metric units.", user_id="u", kind="agent")
+        >>> [f.summary for f in memory._sync(list_facts(memory._runtime, "u", "agent", 1, 1))]
+        ['The assistant should use metric units.']
         >>> list_facts(memory._runtime, "u", "users")
         Traceback (most recent call last):
         ValueError: kind must be 'user' or 'agent', got 'users'.
     """
     user = check_user(user_id)  # the user first, then the kind
     fact_kind = check_kind(kind)
-    return _inspect(runtime, user, lambda state: _facts_of(state, fact_kind))
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise ValueError(f"limit must be a positive int (or None for every fact), got {limit!r}.")
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise ValueError(f"offset must be an int >= 0, got {offset!r}.")
+    end = None if limit is None else offset + limit
+    return _inspect(runtime, user, lambda state: _facts_of(state, fact_kind)[offset:end])
 
 
 def get_persona(runtime: Runtime, user_id: Any) -> Locked[Persona]:
@@ -207,8 +217,7 @@ def get_fact(runtime: Runtime, fact_id: Any, user_id: Any) -> Locked[FactHistory
         ('The user lives in Oslo.', ['stored'])
     """
     user = check_user(user_id)
-    if not isinstance(fact_id, str) or not fact_id:
-        raise ValueError(f"fact_id must be a non-empty string (an id from list_facts or search), got {fact_id!r}.")
+    fact_id = check_fact_id(fact_id)
     repository = runtime.repository
 
     def step() -> Step[FactHistory]:

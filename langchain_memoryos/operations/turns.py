@@ -18,8 +18,9 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, convert_to_messages
 
+from langchain_memoryos.amu.forgetting import forget_request, redact_request
 from langchain_memoryos.config import STM_VIEWS
-from langchain_memoryos.integrations.messages import pair_messages, turn_side, unanswered_turn
+from langchain_memoryos.integrations.messages import pair_messages, turn_keys, turn_side, unanswered_turn
 from langchain_memoryos.operations.runtime import Runtime
 from langchain_memoryos.operations.validation import (
     check_message_size,
@@ -59,6 +60,10 @@ def turn_input(
 ) -> TurnWrite:
     """A turn to write, from the caller's arguments, checked before anything is written.
 
+    A user input that asks to forget ("Forget that I'm allergic to …",
+    :func:`~langchain_memoryos.amu.forgetting.forget_request`) makes the turn
+    forget it when written, and both sides are stored without those words.
+
     Either side may be a message (a ``HumanMessage`` asked, an ``AIMessage``
     answered: see :func:`~langchain_memoryos.integrations.messages.turn_side`);
     when both carry ids and no ``turn_id`` is given, the turn id derives from
@@ -96,7 +101,14 @@ def turn_input(
         raise TypeError("metadata must be a mapping (e.g. {'source_id': 'D1:3'}).")
     ts = runtime.timestamp(timestamp)
     meta = clean_metadata(metadata) if metadata is not None else None
-    return TurnWrite(user, thread, ui, ar, ts, meta, turn_id, optimistic=runtime.optimistic)
+    forget = forget_request(ui) or ""
+    if not forget:
+        return TurnWrite(user, thread, ui, ar, ts, meta, turn_id, optimistic=runtime.optimistic)
+    # a request to forget: carried out when the turn is written, stored without the words it names
+    kept_ui, kept_ar = redact_request(ui, forget), redact_request(ar, forget)
+    turn = TurnWrite(user, thread, kept_ui or "[forgotten]", kept_ar, ts, meta, turn_id, optimistic=runtime.optimistic)
+    turn.forget, turn.said = forget, (ui, ar)
+    return turn
 
 
 # -- the graphs ---------------------------------------------------------------
@@ -319,19 +331,9 @@ def message_turns(
         [('hi', 'hello')]
     """
     user = check_user(user_id)  # the user first: a missing user id is the first thing to fix
-    if isinstance(messages, (str, BaseMessage, Mapping)) or not isinstance(messages, Iterable):
-        raise TypeError(
-            "messages must be a list of messages (HumanMessage, AIMessage, ToolMessage, SystemMessage) or of "
-            f"{{'role': ..., 'content': ...}} dicts, got {type(messages).__name__}; add_turn takes one exchange."
-        )
+    converted = checked_messages(messages, "; add_turn takes one exchange")
     if not isinstance(store_unanswered, bool):
         raise TypeError(f"store_unanswered must be True or False, got {store_unanswered!r}.")
-    try:
-        converted = convert_to_messages(list(messages))
-    except (ValueError, TypeError, NotImplementedError) as exc:
-        raise TypeError(
-            f"messages: {exc} (pass LangChain messages or {{'role': ..., 'content': ...}} dicts)."
-        ) from None
     turns, pending = pair_messages([], converted)
     last = unanswered_turn(pending) if store_unanswered else None
     if last is not None:
@@ -347,7 +349,13 @@ def message_turns(
 
 
 def retrieve(
-    runtime: Runtime, query: Any, user_id: Any, thread_id: Any, stm_view: Any = None, touch: Any = True
+    runtime: Runtime,
+    query: Any,
+    user_id: Any,
+    thread_id: Any,
+    stm_view: Any = None,
+    touch: Any = True,
+    messages: Any = None,
 ) -> Retrieve:
     """Operation: ``MemoryOS.retrieve`` (the query checked now).
 
@@ -362,5 +370,33 @@ def retrieve(
         raise ValueError(f"stm_view must be one of {STM_VIEWS} (or None for the config's), got {stm_view!r}.")
     if not isinstance(touch, bool):
         raise TypeError(f"touch must be True or False, got {touch!r}.")
-    read = ReadRun(user, check_thread(thread_id), check_query(query), stm_view=stm_view or "", touch=touch)
+    known = frozenset() if messages is None else turn_keys(checked_messages(messages))
+    read = ReadRun(user, check_thread(thread_id), check_query(query), stm_view=stm_view or "", touch=touch, known=known)
     return Retrieve(read)
+
+
+def checked_messages(messages: Any, hint: str = "") -> list[BaseMessage]:
+    """The messages a caller passes (LangChain messages or role dicts) as messages; a clear error otherwise.
+
+    Raises:
+        TypeError: not a list of messages or role dicts (``hint`` ends the message).
+
+    Example:
+        >>> [m.type for m in checked_messages([{"role": "user", "content": "hi"}])]
+        ['human']
+        >>> checked_messages("hi")
+        Traceback (most recent call last):
+        TypeError: messages must be a list of messages (HumanMessage, AIMessage, ToolMessage, SystemMessage) or of \
+{'role': ..., 'content': ...} dicts, got str.
+    """
+    if isinstance(messages, (str, BaseMessage, Mapping)) or not isinstance(messages, Iterable):
+        raise TypeError(
+            "messages must be a list of messages (HumanMessage, AIMessage, ToolMessage, SystemMessage) or of "
+            f"{{'role': ..., 'content': ...}} dicts, got {type(messages).__name__}{hint}."
+        )
+    try:
+        return convert_to_messages(list(messages))
+    except (ValueError, TypeError, NotImplementedError) as exc:
+        raise TypeError(
+            f"messages: {exc} (pass LangChain messages or {{'role': ..., 'content': ...}} dicts)."
+        ) from None

@@ -18,10 +18,12 @@ from typing import Any, Literal
 
 from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.schema import check_timestamp
+from langchain_memoryos.schema.context import fact_id_from_ref
 
 __all__ = [
     "TIME_FIELDS",
     "FactKindArg",
+    "check_fact_id",
     "check_import_value",
     "check_kind",
     "check_message_size",
@@ -184,6 +186,28 @@ def check_kind(kind: Any) -> FactKindArg:
     if kind not in ("user", "agent"):
         raise ValueError(f"kind must be 'user' or 'agent', got {kind!r}.")
     return kind  # type: ignore[no-any-return]
+
+
+def check_fact_id(fact_id: Any) -> str:
+    """A fact id in any form the memory shows it: ``f:42`` (as the prompt and tools show it), ``[f:42]``, or stored.
+
+    Every method that takes a fact id takes the form the context and the
+    tools show, so the id a model or a person reads is the id they pass back.
+
+    Example:
+        >>> check_fact_id("f:42"), check_fact_id("[f:42]"), check_fact_id("f_000000000042")
+        ('f_000000000042', 'f_000000000042', 'f_000000000042')
+        >>> check_fact_id("")
+        Traceback (most recent call last):
+        ValueError: fact_id must be a non-empty string (an id from list_facts, search or the context, e.g. 'f:12'), \
+got ''.
+    """
+    if isinstance(fact_id, str) and fact_id.strip():
+        return fact_id_from_ref(fact_id)
+    raise ValueError(
+        "fact_id must be a non-empty string (an id from list_facts, search or the context, e.g. 'f:12'), "
+        f"got {fact_id!r}."
+    )
 
 
 def check_time(value: Any, config: MemoryOSConfig) -> _dt.datetime:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_memoryos.amu import RecordWrite
 from langchain_memoryos.controllers.base import ControllerUsage, count_usage
-from langchain_memoryos.pipeline.effects import Embed, EmbedAndRead, Judgements, Lock, Step
+from langchain_memoryos.pipeline.effects import Embed, EmbedAndRead, Judgements, Lock, Purge, Step
 from langchain_memoryos.pipeline.settings import EngineSettings, embedding_text
 from langchain_memoryos.schema import DialoguePage, WriteReport, ensure_utc
 from langchain_memoryos.scoring import hot_segments
@@ -67,6 +67,11 @@ class TurnWrite:
             (``None``: the turn works on the cached state, under its lease).
         attempts: how many times the turn found the user moved at commit.
         queued: a background write (its worker must not wait for its own queue).
+        forget: what the turn asks to forget (a query, see
+            :func:`~langchain_memoryos.amu.forgetting.forget_request`): forgotten
+            before the turn's page is stored, in the same batch.
+        said: the turn's two texts as given, when what is stored was cut (a
+            forget request): never stored, only its salted digest (so a resend is known).
         held: the caller holds the user's lease over several turns and stores
             their writes in one batch (``add_turns``' windows): when the turn
             is done its writes stay buffered in the user's state and the lease
@@ -102,6 +107,8 @@ class TurnWrite:
     attempts: int = 0
     queued: bool = False
     held: bool = False
+    forget: str = ""
+    said: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:
         self.judgements.count = self._count
@@ -165,6 +172,8 @@ def commit_turn(repo: MemoryRepository, t: TurnWrite) -> Step[None]:
         if t.held:
             return  # the caller stores the writes of its turns in one batch, then releases the lease
         yield from flush(t.user)
+        if t.forget:
+            yield Purge()  # SQLite: what was forgotten leaves the write-ahead log
         if t.lease is not None:
             t.lease.release()
     elif not (yield from commit_fork(repo, t.user, t.base)):

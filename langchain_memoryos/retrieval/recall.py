@@ -68,6 +68,7 @@ from langchain_memoryos.schema import (
     page_words,
     stm_line,
 )
+from langchain_memoryos.schema.pages import page_in_turns
 from langchain_memoryos.scoring import f_score, top_k
 from langchain_memoryos.store.repository import MemoryRepository, UserLease, UserState, flush
 from langchain_memoryos.store.vector_index import Vector
@@ -131,6 +132,10 @@ class ReadRun:
         stm_view: how the thread's STM is shown (``MemoryOSConfig.stm_view``; ``""``: the config's).
         touch: count the visit (the segments hit get ``N_visit + 1`` and fresh recency, the
             paper's rule); ``False`` reads without writing anything (previews, ``memoryos recall``).
+        known: keys of the turns the model already gets as messages
+            (:func:`~langchain_memoryos.integrations.messages.turn_keys`): their pages are
+            left out of the context, whichever tier they sit in.
+        depth: rank at least this many pages (``MemoryOS.search`` asks for more than a context needs).
         next: the next stage (a node name, or ``"done"``).
 
     Example:
@@ -151,6 +156,8 @@ class ReadRun:
     matched: list[ScoredRecord] = field(default_factory=list)
     stm_view: str = ""
     touch: bool = True
+    known: frozenset[str] = frozenset()
+    depth: int = 0
     next: str = "retrieve_stm"
 
 
@@ -163,9 +170,11 @@ def stage_retrieve_stm(repo: MemoryRepository, settings: EngineSettings, r: Read
     persona = _copy_persona(state.persona)
     if not persona.agent_profile:
         persona.agent_profile = config.agent_profile
-    shown = list(stm)
+    shown = [p for p in stm if not page_in_turns(p, r.known)]
     r.stm_view = r.stm_view or config.stm_view
-    r.other = {p.id: p for t, pages in state.stm.items() if t != r.thread_id for p in pages}
+    r.other = {
+        p.id: p for t, pages in state.stm.items() if t != r.thread_id for p in pages if not page_in_turns(p, r.known)
+    }
     if r.stm_view == "compact" and shown:
         # the newest page is shown (compactly); the older ones compete with the mid-term pages
         r.other.update((p.id, p) for p in shown[:-1])
@@ -208,7 +217,9 @@ def stage_retrieve_mtm(settings: EngineSettings, r: ReadRun) -> None:
             keywords = extract_keywords(r.query, config.page_keywords)
             r.ranked = _rank_by_segments(r.state, settings, r.ctx, qvec, keywords, r.other)
         else:
-            r.ranked = _rank_hybrid(r.state, settings, qvec, r.query, r.other)
+            r.ranked = _rank_hybrid(r.state, settings, qvec, r.query, r.other, r.depth)
+    if r.known:  # the model has these turns as messages: none of their pages is shown again
+        r.ranked = [hit for hit in r.ranked if not page_in_turns(hit.page, r.known)]
     r.ctx.pages = _fill(
         r.ctx,
         r.ranked,
@@ -378,7 +389,12 @@ def _dense(
 
 
 def _rank_hybrid(
-    state: UserState, settings: EngineSettings, qvec: Vector, query: str, other: dict[str, DialoguePage]
+    state: UserState,
+    settings: EngineSettings,
+    qvec: Vector,
+    query: str,
+    other: dict[str, DialoguePage],
+    at_least: int = 0,
 ) -> list[ScoredPage]:
     """Pages by ``S(p)``: the fusion of the dense and BM25 rankings, plus chain windows and named dates.
 
@@ -386,7 +402,7 @@ def _rank_hybrid(
     """
     config = settings.config
     query_tokens = tokenize(query)
-    depth = max(_FUSION_DEPTH, 4 * _top_pages(config))
+    depth = max(_FUSION_DEPTH, 4 * _top_pages(config), min(at_least, len(state.pages) + len(other)))
     weights = (config.dense_weight, config.lexical_weight)
     pending: Future[dict[int, dict[str, float]]] | None = None
     by_size: dict[int, dict[str, float]] = {}

@@ -53,7 +53,7 @@ from langchain_memoryos.schema.records import (
     WriteEvent,
     WriteReport,
 )
-from langchain_memoryos.schema.search import FactHistory, SearchHit
+from langchain_memoryos.schema.search import FactHistory, ForgetReport, SearchHit
 from langchain_memoryos.schema.timestamps import check_timestamp, ensure_utc
 
 __all__ = [
@@ -65,6 +65,7 @@ __all__ = [
     "Aspect",
     "DialoguePage",
     "FactHistory",
+    "ForgetReport",
     "FactKind",
     "Intent",
     "MemoryContext",

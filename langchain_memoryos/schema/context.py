@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import functools
 import hashlib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -24,10 +25,13 @@ __all__ = [
     "ScoredRecord",
     "ScoredSegment",
     "cut_page",
+    "day_text",
     "fact_id_from_ref",
     "fact_line",
     "fact_ref",
     "fence_memory",
+    "natural_key",
+    "page_ref",
     "page_words",
     "past_conversation",
     "said_on",
@@ -128,6 +132,40 @@ def fact_id_from_ref(ref: str) -> str:
     if text.startswith("f:") and text[2:].isdigit():
         return f"f_{int(text[2:]):012d}"
     return text
+
+
+def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
+    """A sort key that orders the numbers in ids by value: ``D1:2`` before ``D1:10``, ``D9`` before ``D10``.
+
+    Example:
+        >>> sorted(["D1:10", "D10:1", "D1:2", "D9:3"], key=natural_key)
+        ['D1:2', 'D1:10', 'D9:3', 'D10:1']
+    """
+    return tuple((0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", text) if part)
+
+
+def page_ref(page: DialoguePage) -> str:
+    """A page's id as the tools show it: ``p:`` and its per-user sequence number (else its stored id).
+
+    Example:
+        >>> page_ref(DialoguePage(id="p_1f3a", user_input="hi", agent_response="", metadata={"_seq": 12}))
+        'p:12'
+        >>> page_ref(DialoguePage(id="p_1f3a", user_input="hi", agent_response=""))
+        'p_1f3a'
+    """
+    seq = page.metadata.get("_seq") if isinstance(page.metadata, dict) else None
+    return f"p:{seq}" if isinstance(seq, int) and not isinstance(seq, bool) else page.id
+
+
+def day_text(value: _dt.datetime) -> str:
+    """A day as the memory writes it: ``7 May 2023``.
+
+    Example:
+        >>> import datetime as dt
+        >>> day_text(dt.datetime(2023, 5, 7, 18, 30, tzinfo=dt.UTC))
+        '7 May 2023'
+    """
+    return f"{value.day} {value.strftime('%B %Y')}"
 
 
 def stm_line(page: DialoguePage) -> str:
@@ -377,20 +415,20 @@ class MemoryContext:
 
         Every ``source_ids()`` returns a ``list[str]``: a page's
         (:meth:`DialoguePage.source_ids`) in the order stored, a context's
-        sorted, each id once.
+        sorted naturally (``D1:2`` before ``D1:10``), each id once.
 
         Returns:
             The provenance ids (for evaluation).
 
         Example:
-            >>> p = DialoguePage(id="p", user_input="a", agent_response="b", metadata={"source_id": ["D1:3", "D1:1"]})
+            >>> p = DialoguePage(id="p", user_input="a", agent_response="b", metadata={"source_id": ["D1:10", "D1:2"]})
             >>> MemoryContext(query="q", user_id="u", thread_id="t", stm=[p, p]).source_ids()
-            ['D1:1', 'D1:3']
+            ['D1:2', 'D1:10']
         """
         ids: set[str] = set()
         for page in self.all_pages():
             ids.update(page.source_ids())
-        return sorted(ids)
+        return sorted(ids, key=natural_key)
 
     def sections(self) -> dict[str, str]:
         """The prompt's sections by title; empty sections are left out.

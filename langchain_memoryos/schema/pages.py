@@ -12,7 +12,7 @@ from langchain_memoryos.schema.records import MemoryRecord
 from langchain_memoryos.schema.timestamps import _EPOCH, _iso, _ts
 from langchain_memoryos.store.layout import decode_label, escape_id
 
-__all__ = ["DialoguePage", "Segment", "split_speaker", "stored_thread"]
+__all__ = ["DialoguePage", "Segment", "page_in_turns", "split_speaker", "stored_thread", "turn_text_key"]
 
 
 def _label(value: Any, default: str) -> str:
@@ -314,3 +314,35 @@ def split_speaker(text: str) -> tuple[str | None, str]:
     if not m:
         return None, (text or "").strip()
     return m.group(1), text[m.end() :].strip()
+
+
+def turn_text_key(user_input: str, agent_response: str) -> str:
+    """The key a turn is known by from its two texts (beside its turn id): see :func:`page_in_turns`.
+
+    Example:
+        >>> turn_text_key("hi", "hello") == turn_text_key("hi", "hello"), turn_text_key("hi", "")[:5]
+        (True, 'text:')
+    """
+    return f"text:{user_input}\x1f{agent_response}"
+
+
+def page_in_turns(page: DialoguePage, keys: frozenset[str]) -> bool:
+    """Whether the page's turn is one of ``keys``: its turn id (``metadata["turn_id"]``) or its two texts.
+
+    ``keys`` come from messages the model already gets
+    (:func:`~langchain_memoryos.integrations.messages.turn_keys`).
+
+    Example:
+        >>> keys = frozenset({turn_text_key("hi", "hello"), "lg:h1:a1"})
+        >>> page_in_turns(DialoguePage(id="p", user_input="hi", agent_response="hello"), keys)
+        True
+        >>> page_in_turns(DialoguePage(id="q", user_input="hey", agent_response="yo", metadata={"turn_id": "lg:h1:a1"}),
+        ...               keys)
+        True
+        >>> page_in_turns(DialoguePage(id="r", user_input="hi", agent_response="bye"), keys)
+        False
+    """
+    if not keys:
+        return False
+    turn_id = page.metadata.get("turn_id") if isinstance(page.metadata, Mapping) else None
+    return turn_id in keys or turn_text_key(page.user_input, page.agent_response) in keys

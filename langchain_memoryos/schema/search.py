@@ -9,7 +9,7 @@ from typing import Literal
 from langchain_memoryos.schema.pages import DialoguePage
 from langchain_memoryos.schema.records import MemoryRecord, WriteEvent
 
-__all__ = ["FactHistory", "SearchHit"]
+__all__ = ["FactHistory", "ForgetReport", "SearchHit"]
 
 
 @dataclass
@@ -67,3 +67,38 @@ class FactHistory:
 
     fact: MemoryRecord
     history: list[WriteEvent] = field(default_factory=list)
+
+
+@dataclass
+class ForgetReport:
+    """What ``MemoryOS.forget`` removed (or, with ``dry_run=True``, would remove).
+
+    Attributes:
+        facts: the ids of the facts and agent traits deleted.
+        pages: the ids of the pages deleted whole (nothing said was left in them).
+        redacted: the ids of the pages that lost sentences and keep the rest.
+        texts: what was removed: the facts' texts and the sentences cut.
+        events: the ``deleted`` write events (none in a dry run).
+        dry_run: nothing was changed.
+
+    Example:
+        >>> ForgetReport(facts=["f_1"]).removed
+        True
+    """
+
+    facts: list[str] = field(default_factory=list)
+    pages: list[str] = field(default_factory=list)
+    redacted: list[str] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    events: list[WriteEvent] = field(default_factory=list)
+    dry_run: bool = False
+
+    @property
+    def removed(self) -> bool:
+        """Whether anything was (or would be) forgotten.
+
+        Example:
+            >>> ForgetReport().removed
+            False
+        """
+        return bool(self.facts or self.pages or self.redacted)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import logging
 
+from langchain_memoryos.amu.forgetting import apply_forget, forgotten_page, plan_forget, turn_digest
 from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.pipeline.effects import Step
 from langchain_memoryos.pipeline.settings import EngineSettings
@@ -24,17 +25,27 @@ def stage_stm_append(repo: MemoryRepository, settings: EngineSettings, t: TurnWr
     The page goes on to ``chain_link``, its analysis, now: its facts are
     written with the turn, not when it leaves STM. Re-adding the same turn
     (same ``turn_id``, or same thread, timestamp and text) changes nothing
-    (``report.added`` is ``False``).
+    (``report.added`` is ``False``); so does re-adding a turn the user had
+    forgotten (its tombstone, :mod:`~langchain_memoryos.amu.forgetting`).
     """
     config = settings.config
     page = turn_page(t)
     state = t.state if t.state is not None else (yield from open_turn(repo, t))
     stm = yield from repo.load_thread(state, t.thread_id)
     t.report.page_id = page.id
-    if page.id in state.pages or any(p.id == page.id for p in stm):
+    if page.id in state.pages or any(p.id == page.id for p in stm) or forgotten_page(state, page.id):
         t.report.added = False
         t.next = "done"
         return
+    if t.forget:  # the turn asks to forget: done first, in the turn's batch (its own text is already cut)
+        if t.said is not None:  # a resend of the turn as it was said is known by this
+            page.metadata["_digest"] = list(turn_digest(state, *t.said))
+        plan = plan_forget(state, query=t.forget)
+        if not plan.empty():
+            now = state.clock or page.timestamp
+            t.report.events.extend(
+                (yield from apply_forget(repo, state, plan, now=now, max_chars=config.max_embedding_chars))
+            )
     if t.vector is None:
         yield from embed_turn(settings, t)
     vector = t.vector

@@ -207,6 +207,9 @@ def test_recall_prints_the_context_and_its_sources(small_db: Path) -> None:
     assert "I live in Lisbon" in data["prompt"]
     chat = (small_db.parent / "chat.jsonl").resolve()
     assert data["source_ids"] == [f"{chat}:1", f"{chat}:2", f"{chat}:3"]
+    assert [p["id"][:2] for p in data["stm"] + data["pages"]] == ["p:"] * 3  # the ids forget(page_id=) takes
+    assert any("Lisbon" in p["text"] for p in data["stm"] + data["pages"])
+    assert all(p["stored_id"].startswith("p_") and p["source_ids"] for p in data["stm"] + data["pages"])
     other = json.loads(run("recall", "Where do I live?", "--user", "bob", "--db", small_db, "--json").stdout)
     assert other["empty"] is True and other["source_ids"] == [] and "Lisbon" not in other["prompt"]
 

@@ -343,14 +343,14 @@ def test_the_agent_and_memoryos_share_the_store_they_are_given(tmp_path: Any) ->
         tools = [create_search_memory_tool(), create_manage_memory_tool()]  # no memory: the graph's store's
         agent = create_memoryos_agent(model, tools, store=store, checkpointer=InMemorySaver())
         _chat(agent, "I live in Lisbon and I play the cello.", "t")
-        _chat(agent, "Where do I live?", "t")
+        _chat(agent, "Where do I live?", "t2")  # another thread: a search never returns the thread's own turns
     with SqliteStore.from_conn_string(str(tmp_path / "shared.db")) as again:
         reader = MemoryOS(again)  # another memory over the same data
         assert [p.user_input for p in reader.get_stm(user_id="ana", thread_id="t")] == [
-            "I live in Lisbon and I play the cello.",
-            "Where do I live?",
+            "I live in Lisbon and I play the cello."
         ]
-    # the search tool ran inside the agent, over the agent's store: it found the first turn
+        assert [p.user_input for p in reader.get_stm(user_id="ana", thread_id="t2")] == ["Where do I live?"]
+    # the search tool ran inside the agent, over the agent's store: it found the other thread's turn
     found = [m for m in model.prompts[-1] if m.type == "tool"][-1]
     assert "Lisbon" in str(found.content)
 
