@@ -368,6 +368,8 @@ def _tombstone(state: UserState, page: DialoguePage) -> None:
 def _scrub_page_derivations(page: DialoguePage, words: set[str]) -> None:
     if _holds(page.meta, words):
         page.meta = _keep_sentences(page.meta, words)
+    if page.topic is not None and _holds(page.topic, words):  # "" (not None): the page stays analysed
+        page.topic = _keep_sentences(page.topic, words)
     page.keywords = [k for k in page.keywords if not _holds(k, words)]
     page.candidates = [c for c in page.candidates if not _holds(c.summary, words)]
 
@@ -448,8 +450,9 @@ def apply_forget(
             state.stm_index.add(page.id, vector)
             state.indices.pages_removed([page.id])
             state.stm_update(page)
-    for page in _every_page(state):  # chain meta and candidates of the pages that stay
-        if _holds(page.meta, words) or any(_holds(c.summary, words) for c in page.candidates):
+    for page in _every_page(state):  # chain meta, topic and candidates of the pages that stay
+        derived = [page.meta, page.topic or "", *(c.summary for c in page.candidates)]
+        if any(_holds(text, words) for text in derived):
             _scrub_page_derivations(page, words)
             if page.id in state.pages:
                 state.put_page(page, state.page_index.get(page.id))

@@ -362,8 +362,8 @@ class InspectionMethods(Facade):
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> m = MemoryOS(); _ = m.add_fact("Book a table.", user_id="u")
-            >>> [e.action for e in m.write_log(user_id="u")]
-            ['filtered']
+            >>> [e.action for e in m.write_log(user_id="u")]  # add_fact is the caller's word: stored
+            ['stored']
         """
         return self._sync(ops.write_log(self._runtime, user_id, limit))
 

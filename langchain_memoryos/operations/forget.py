@@ -5,8 +5,8 @@ Example:
     >>> memory = MemoryOS()
     >>> _ = memory.add_turn("I'm allergic to zorblax. I like tea.", "Noted!", user_id="u")
     >>> report = memory.forget(user_id="u", query="zorblax", dry_run=True)
-    >>> report.dry_run, report.texts
-    (True, ["I'm allergic to zorblax."])
+    >>> report.dry_run, report.texts  # the turn's fact and the sentence it was made from
+    (True, ['The user is allergic to zorblax.', "I'm allergic to zorblax."])
     >>> "zorblax" in memory.retrieve("allergies?", user_id="u").to_prompt()  # a dry run changes nothing
     True
     >>> memory.forget(user_id="u", query="zorblax").redacted == report.redacted

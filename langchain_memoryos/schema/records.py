@@ -241,8 +241,8 @@ class WriteEvent:
         [('stored', 'new fact')]
         >>> [(e.action, e.reason) for e in m.add_fact("I am vegan.", user_id="u")]  # doctest: +ELLIPSIS
         [('discarded', 'duplicate of f_...')]
-        >>> [(e.action, e.reason) for e in m.add_fact("Book a table for two.", user_id="u")]
-        [('filtered', 'write-gate: not personal: no reusable fact about the user')]
+        >>> [(e.action, e.reason) for e in m.add_fact("Book a table for two.", user_id="u")]  # the caller's word
+        [('stored', 'new fact')]
     """
 
     action: WriteAction

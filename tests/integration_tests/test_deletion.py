@@ -121,7 +121,8 @@ def _finish_by(name: str, backend: str, target: str, cached: MemoryOS, raw: Raw)
         with fresh() as memory:
             memory.add_turn("A fresh start: I collect stamps.", "Nice.", user_id="ana")
             stats = memory.stats(user_id="ana")
-            assert (stats.stm_pages, stats.mtm_pages, stats.user_facts) == (1, 0, 0)
+            assert (stats.stm_pages, stats.mtm_pages, stats.user_facts) == (1, 0, 1)  # the turn's fact, at once
+            assert [f.summary for f in memory.list_facts(user_id="ana")] == ["A fresh start: the user collects stamps."]
             assert [p.user_input for p in memory.get_stm(user_id="ana")] == ["A fresh start: I collect stamps."]
             assert memory.check(user_id="ana") == []
         assert raw.marked("ana") == 0 and raw.rows("ana") > 0  # only the new user's rows

@@ -45,11 +45,11 @@ def hang(backend: str, target: str, user: str) -> int:
         threading.Event().wait()
         raise AssertionError("unreachable")
 
-    model = ScriptedToolModel(script={"PageAnalysisOutput": [forever]})
+    model = ScriptedToolModel(script={"PageAnalysisOutput": [page_answer(), forever]})  # the 2nd page's call hangs
     config = MemoryOSConfig(stm_capacity=1)
     open_memory = MemoryOS.from_postgres if backend == "postgres" else MemoryOS.from_sqlite
     with open_memory(target, model=model, config=config) as memory:
-        memory.add_turn("I play the cello.", "Lovely.", user_id=user, timestamp=T0)  # no model call: STM fills
+        memory.add_turn("I play the cello.", "Lovely.", user_id=user, timestamp=T0)  # its one analysis answered
         print("ack 0", flush=True)
         memory.add_turn("I moved to Bergen.", "Nice!", user_id=user, timestamp=T0 + dt.timedelta(minutes=1))
     return 0 if page_answer else 1
