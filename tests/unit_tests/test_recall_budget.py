@@ -103,7 +103,7 @@ def test_the_budget_counts_everything_and_fills_in_rank_order() -> None:
 
 @pytest.mark.parametrize("view", ["full", "compact"])
 def test_an_over_long_stm_page_is_shown_cut_and_stays_stored_whole(view: str) -> None:
-    memory = MemoryOS(config=MemoryOSConfig(stm_view=view))  # context_words=1000
+    memory = MemoryOS(config=MemoryOSConfig(stm_view=view, max_message_chars=3_000_000))  # context_words=1000
     memory.add_turn("I live in Lisbon.", "Nice!", user_id="u", timestamp=T0)
     big = " ".join(f"word{i}" for i in range(200_000))
     memory.add_turn(big, "That is a long message.", user_id="u", timestamp=T0 + dt.timedelta(hours=1))
