@@ -240,7 +240,8 @@ def test_inspect_shows_every_tier(demo_db: Path) -> None:
     assert "fused into one current record" in out  # an update's reason
     last3 = run("inspect", "--user", "maya", "--db", demo_db, "--limit", "3").output
     shown = last3.split(f"AMU write log (last 3 of {len(log)})", 1)[1]
-    assert log[-1].record.summary in shown and log[0].record.summary not in shown
+    # (the first event's text may come back in a later one: a duplicate, discarded, names what it repeats)
+    assert log[-1].record.summary in shown and "│ 1 │" not in shown
     assert f"│ {len(log)} │" in shown and f"│ {len(log) - 3} │" not in shown
 
 
