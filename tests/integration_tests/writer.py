@@ -4,7 +4,8 @@
 the segments it reads) and prints ``visits <total segments visited>``.
 
 ``python writer.py hang BACKEND TARGET USER`` writes two turns for USER with a chat model whose second
-call never returns: it prints ``judging`` once that call has started, then hangs until it is killed.
+call (the second page's analysis) never returns: it prints ``judging`` once that call has started, then
+hangs until it is killed.
 ``python writer.py delete BACKEND TARGET USER`` opens the memory, prints ``ready`` (flushed), deletes the
 user and prints ``deleted <count>``.
 
@@ -45,14 +46,15 @@ def hang(backend: str, target: str, user: str) -> int:
         threading.Event().wait()
         raise AssertionError("unreachable")
 
-    model = ScriptedToolModel(script={"PageAnalysisOutput": [page_answer(), forever]})  # the 2nd page's call hangs
+    # the first page's analysis (made as it is added) is answered; the second's never returns
+    model = ScriptedToolModel(script={"PageAnalysisOutput": [page_answer("The user plays the cello."), forever]})
     config = MemoryOSConfig(stm_capacity=1)
     open_memory = MemoryOS.from_postgres if backend == "postgres" else MemoryOS.from_sqlite
     with open_memory(target, model=model, config=config) as memory:
-        memory.add_turn("I play the cello.", "Lovely.", user_id=user, timestamp=T0)  # its one analysis answered
+        memory.add_turn("I play the cello.", "Lovely.", user_id=user, timestamp=T0)  # its one model call answered
         print("ack 0", flush=True)
         memory.add_turn("I moved to Bergen.", "Nice!", user_id=user, timestamp=T0 + dt.timedelta(minutes=1))
-    return 0 if page_answer else 1
+    return 0
 
 
 def delete(backend: str, target: str, user: str) -> int:
