@@ -28,7 +28,7 @@ from pydantic import BaseModel, Field
 from langchain_memoryos.amu.corrections import FactNotFoundError
 from langchain_memoryos.graph.runtime import MemoryFactory, resolve_memory, resolve_thread_id, resolve_user_id
 from langchain_memoryos.schema import ForgetReport, SearchHit, WriteEvent
-from langchain_memoryos.schema.context import day_text, fact_id_from_ref, fact_ref, page_ref
+from langchain_memoryos.schema.context import fact_id_from_ref, fact_line, fact_ref, page_ref, said_on
 
 if TYPE_CHECKING:
     from langchain_memoryos.memory import MemoryOS
@@ -68,14 +68,14 @@ def hit_line(hit: SearchHit) -> str:
         >>> import datetime as dt
         >>> from langchain_memoryos.schema import MemoryRecord
         >>> when = dt.datetime(2023, 5, 7, tzinfo=dt.UTC)
-        >>> fact = MemoryRecord(id="f_000000000003", summary="Ana is allergic to peanuts.")
+        >>> fact = MemoryRecord(id="f_000000000003", summary="Ana is allergic to peanuts.", valid_at=when)
         >>> hit_line(SearchHit(kind="fact", id=fact.id, text=fact.summary, score=0.8, timestamp=when, fact=fact))
-        '- [f:3] Ana is allergic to peanuts. (7 May 2023)'
+        '- [f:3] Ana is allergic to peanuts. (said 7 May 2023)'
     """
     if hit.kind == "fact":
-        return f"- [{fact_ref(hit.id)}] {hit.text} ({day_text(hit.timestamp)})"
+        return fact_line(hit.fact) if hit.fact is not None else f"- [{fact_ref(hit.id)}] {hit.text}"
     ref = page_ref(hit.page) if hit.page is not None else hit.id
-    return f"- [{ref}] {day_text(hit.timestamp)}: {' / '.join(hit.text.splitlines())}"
+    return f"- [{ref}] {said_on(hit.timestamp)}: {' / '.join(hit.text.splitlines())}"
 
 
 def _artifact(hits: list[SearchHit]) -> list[dict[str, Any]]:

@@ -25,7 +25,6 @@ __all__ = [
     "ScoredRecord",
     "ScoredSegment",
     "cut_page",
-    "day_text",
     "fact_id_from_ref",
     "fact_line",
     "fact_ref",
@@ -155,17 +154,6 @@ def page_ref(page: DialoguePage) -> str:
     """
     seq = page.metadata.get("_seq") if isinstance(page.metadata, dict) else None
     return f"p:{seq}" if isinstance(seq, int) and not isinstance(seq, bool) else page.id
-
-
-def day_text(value: _dt.datetime) -> str:
-    """A day as the memory writes it: ``7 May 2023``.
-
-    Example:
-        >>> import datetime as dt
-        >>> day_text(dt.datetime(2023, 5, 7, 18, 30, tzinfo=dt.UTC))
-        '7 May 2023'
-    """
-    return f"{value.day} {value.strftime('%B %Y')}"
 
 
 def stm_line(page: DialoguePage) -> str:
