@@ -207,6 +207,9 @@ def test_recall_prints_the_context_and_its_sources(small_db: Path) -> None:
     assert "I live in Lisbon" in data["prompt"]
     chat = (small_db.parent / "chat.jsonl").resolve()
     assert data["source_ids"] == [f"{chat}:1", f"{chat}:2", f"{chat}:3"]
+    assert [p["id"][:2] for p in data["stm"] + data["pages"]] == ["p:"] * 3  # the ids forget(page_id=) takes
+    assert any("Lisbon" in p["text"] for p in data["stm"] + data["pages"])
+    assert all(p["stored_id"].startswith("p_") and p["source_ids"] for p in data["stm"] + data["pages"])
     other = json.loads(run("recall", "Where do I live?", "--user", "bob", "--db", small_db, "--json").stdout)
     assert other["empty"] is True and other["source_ids"] == [] and "Lisbon" not in other["prompt"]
 
@@ -507,7 +510,9 @@ def test_bench_locomo_writes_the_report(tmp_path: Path) -> None:
     report = json.loads((out / "report.json").read_text())
     assert [s["system"] for s in report["systems"]] == ["memoryos", "bm25 top-2", "last-1", "full context"]
     assert report["meta"]["categories"] == [1, 2, 3, 4]
-    assert len(report["questions"]) == 4 * 9  # 9 category 1-4 questions in the fixture, 4 systems
+    # 9 category 1-4 questions in the fixture, 4 systems + 3 rows of answers in context (no facts, oracle, raw turns)
+    assert len(report["questions"]) == 7 * 9
+    assert "answers in context" in result.output and "## Answers in context" in (out / "report.md").read_text()
     assert (out / "recall_vs_words.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (out / "report.md").read_text().count("| memoryos |") == 1
 
