@@ -17,7 +17,7 @@ by "someone" in facts and observations first (research/issue20-facts/REPORT.md Â
 Run on the dev conversations with the plain protocol (each session's turns paired by
 position, ``"Name: text"``, one timestamp per session)::
 
-    python -m langchain_memoryos.evaluation.observations /work/shared/data/locomo_dev.json
+    python -m langchain_memoryos.evaluation.observations path/to/locomo10.json
 
 Example:
     >>> blind("Caroline told Melanie about the user's dog.", ["Caroline", "Melanie"])
