@@ -1,9 +1,11 @@
 """The fact-phrasing suite (issue 31, build point 3): what a fact is, given a dialogue page.
 
-The suite is two hand-written files in ``tests/unit_tests/data``: ``fact_phrasing_dev.json`` (the
-rules are worked on against it) and ``fact_phrasing_test.json`` (the held-out quarter, written and
-committed before the rules and not read while writing them) and ``fact_phrasing_test2.json`` (a
-second held-out set, written after the first was measured once, before the rules changed again).
+The suite is hand-written files in ``tests/unit_tests/data``: ``fact_phrasing_dev.json`` (the
+rules are worked on against it), ``fact_phrasing_test.json`` (the held-out quarter, written and
+committed before the rules and not read while writing them), ``fact_phrasing_test2.json`` (a
+second held-out set, written after the first was measured once, before the rules changed again) and
+``fact_phrasing_test3.json`` (a third held-out set, written blind: by someone who had not read the
+controller's rules or their history, from the issue's text alone, and committed before it was ever run).
 Each item is one dialogue page (its two sides and its timestamp), optionally after earlier pages,
 with the write it must cause:
 
@@ -23,7 +25,7 @@ write-gate's verdict decides which are facts); :func:`run_write_path` writes the
 when it is added: both pass, since a filler turn follows every page).
 
 The rates: ``PYTHONPATH=$PWD python -m tests.fact_phrasing`` (the dev set's failures are listed,
-the test set's are not).
+the held-out sets' are not).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ DATA = Path(__file__).resolve().parent / "unit_tests" / "data"
 DEV = DATA / "fact_phrasing_dev.json"
 TEST = DATA / "fact_phrasing_test.json"
 TEST2 = DATA / "fact_phrasing_test2.json"
+TEST3 = DATA / "fact_phrasing_test3.json"
 GATE = MemoryOSConfig().gate_threshold
 FILLER = ("ok", "ok")
 
@@ -254,10 +257,10 @@ def _report(name: str, outcomes: Sequence[Outcome], show: bool) -> None:
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Print the dev and test rates of both runs (the dev set's failures too)."""
-    dev, test, test2 = load(DEV), load(TEST), load(TEST2)
+    dev, test, test2, test3 = load(DEV), load(TEST), load(TEST2), load(TEST3)
     rates: dict[str, Any] = {}
     for run_name, run in (("controller", run_controller), ("write path", run_write_path)):
-        for set_name, items in (("dev", dev), ("test", test), ("test2", test2)):
+        for set_name, items in (("dev", dev), ("test", test), ("test2", test2), ("test3", test3)):
             outcomes = run(items)
             _report(f"{run_name} {set_name}", outcomes, show=set_name == "dev")
             rates[f"{run_name} {set_name}"] = rate(outcomes)
