@@ -42,6 +42,7 @@ from langchain_memoryos.evaluation.metrics import CATEGORIES, QuestionOutcome, b
 
 __all__ = [
     "ANSWER_CATEGORIES",
+    "CV_FACTS",
     "NO_FACTS",
     "ORACLE_FACTS",
     "RAW_TURNS",
@@ -57,6 +58,8 @@ __all__ = [
 ANSWER_CATEGORIES = frozenset({1, 2, 4})
 #: The row of the measured memory read with ``top_facts=0`` over the same store.
 NO_FACTS = "no facts"
+#: The row of the measured memory whose ``facts_share`` each conversation gets from the others (LOCO-CV on answers).
+CV_FACTS = "facts share by LOCO-CV"
 #: The row of the measured memory with LoCoMo's observations as its facts.
 ORACLE_FACTS = "oracle facts"
 #: The trivial store: the raw transcript's turns most similar to the question (flat hybrid), at the same words.
@@ -115,9 +118,12 @@ def raw_turn_pages(pages: Sequence[LocomoPage]) -> list[LocomoPage]:
 
 
 def write_observations(memory: Any, sample: Mapping[str, Any], *, user_id: str) -> dict[str, int]:
-    """The oracle: delete the memory's own user facts, then write LoCoMo's observations through ``add_fact``.
+    """The oracle: drop the memory's own user facts, then write LoCoMo's observations through ``add_fact``.
 
-    Every observation (both speakers) is written as the user's fact, dated by its session.
+    The facts are dropped by exporting the user, leaving the facts out and importing the rest
+    (``mode="replace"``): ``delete_fact`` would forget the sentences each fact was made from, and the
+    oracle must read the same pages as the memory it stands beside. Every observation (both
+    speakers) is written as the user's fact, dated by its session.
 
     Returns:
         ``{"deleted": …, "written": …, "<action>": …}`` — what the write path did with them.
@@ -126,16 +132,20 @@ def write_observations(memory: Any, sample: Mapping[str, Any], *, user_id: str) 
         >>> from langchain_memoryos import MemoryOS
         >>> sample = {"conversation": {"session_1_date_time": "1:56 pm on 8 May, 2023"},
         ...           "observation": {"session_1_observation": {"Ana": [["Ana adopted a dog named Max.", "D1:1"]]}}}
-        >>> m = MemoryOS(); _ = m.add_fact("I'm vegan.", user_id="c")
+        >>> m = MemoryOS(); _ = m.add_turn("I'm vegan.", "Noted.", user_id="c")
         >>> write_observations(m, sample, user_id="c")
         {'deleted': 1, 'written': 1, 'stored': 1}
         >>> [(f.summary, f.created_at.date().isoformat()) for f in m.list_facts(user_id="c")]
         [('Ana adopted a dog named Max.', '2023-05-08')]
+        >>> [p.user_input for p in m.get_stm(user_id="c")]  # the page the dropped fact was read off stays
+        ["I'm vegan."]
     """
     counts: Counter[str] = Counter()
-    for fact in memory.list_facts(user_id=user_id):
-        memory.delete_fact(fact.id, user_id=user_id)
-        counts["deleted"] += 1
+    exported = memory.export_user(user_id=user_id)
+    kept = [item for item in exported["items"] if list(item["namespace"][:2]) != ["facts", "user"]]
+    counts["deleted"] = len(exported["items"]) - len(kept)
+    if counts["deleted"]:
+        memory.import_user({**exported, "items": kept}, mode="replace")
     conv = sample.get("conversation") or {}
     obs = sample.get("observation") or {}
     counts["written"] += 0
@@ -233,7 +243,8 @@ def answers_summary(
 
     Returns:
         ``{"budgets": {budget: {"rows": {label: {"system", "share", "ci", "chance", …}},
-        "gain": …, "gain_temporal": …, "oracle_gain": …, "oracle_gain_temporal": …}}}``; gains are
+        "gain": …, "gain_temporal": …, "cv_gain": …, "cv_gain_temporal": …, "oracle_gain": …,
+        "oracle_gain_temporal": …}}}`` (``cv_``: the row ``"with facts (LOCO-CV share)"``); gains are
         ``(with − chance) − (without − chance)`` over categories 1, 2, 4 (temporal: 2), paired per question.
 
     Example:
@@ -262,6 +273,10 @@ def answers_summary(
         if with_rows and without_rows:
             entry["gain"] = _gain(with_rows, without_rows, ANSWER_CATEGORIES, n_boot)
             entry["gain_temporal"] = _gain(with_rows, without_rows, frozenset({2}), n_boot)
+        cv_rows = by_system.get(names.get("with facts (LOCO-CV share)", ""))
+        if cv_rows and without_rows:
+            entry["cv_gain"] = _gain(cv_rows, without_rows, ANSWER_CATEGORIES, n_boot)
+            entry["cv_gain_temporal"] = _gain(cv_rows, without_rows, frozenset({2}), n_boot)
         if oracle_rows and without_rows:
             entry["oracle_gain"] = _gain(oracle_rows, without_rows, ANSWER_CATEGORIES, n_boot)
             entry["oracle_gain_temporal"] = _gain(oracle_rows, without_rows, frozenset({2}), n_boot)
@@ -313,15 +328,16 @@ def answers_table(summary: Mapping[str, Any]) -> str:
         if "gain" in entry or "oracle_gain" in entry:
             gains.append(
                 f"| {budget} | {_points(entry.get('gain'))} | {_points(entry.get('gain'), 'difference')} "
-                f"| {_points(entry.get('gain_temporal'))} | {_points(entry.get('oracle_gain'))} "
+                f"| {_points(entry.get('gain_temporal'))} | {_points(entry.get('cv_gain'))} "
+                f"| {_points(entry.get('cv_gain_temporal'))} | {_points(entry.get('oracle_gain'))} "
                 f"| {_points(entry.get('oracle_gain_temporal'))} |"
             )
     if gains:
         lines += [
             "",
-            "| words | facts: gain over chance (95 % CI) | with − without | temporal gain | oracle gain | "
-            "oracle temporal gain |",
-            "|---|---|---|---|---|---|",
+            "| words | facts: gain over chance (95 % CI) | with − without | temporal gain | LOCO-CV share: gain "
+            "| LOCO-CV share: temporal | oracle gain | oracle temporal gain |",
+            "|---|---|---|---|---|---|---|---|",
             *gains,
         ]
     return "\n".join(lines)

@@ -53,6 +53,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.embeddings import resolve_embeddings
 from langchain_memoryos.evaluation.answer_rows import (
+    CV_FACTS,
     NO_FACTS,
     ORACLE_FACTS,
     RAW_TURNS,
@@ -63,7 +64,15 @@ from langchain_memoryos.evaluation.answer_rows import (
     write_observations,
 )
 from langchain_memoryos.evaluation.baselines import DEFAULT_BASELINES, Baseline, FlatPages, render_pages
-from langchain_memoryos.evaluation.cv import Grid, check_grid, config_value, loco_cv, with_values
+from langchain_memoryos.evaluation.cv import (
+    ANSWERS_CV_GRID,
+    Grid,
+    answers_over_chance,
+    check_grid,
+    config_value,
+    loco_cv,
+    with_values,
+)
 from langchain_memoryos.evaluation.embedding_cache import CachedEmbeddings
 from langchain_memoryos.evaluation.locomo import (
     LocomoPage,
@@ -610,6 +619,11 @@ def run_locomo(
             held, info = _cross_validate(system, kept[system.name], proto, cv_grid, cv_passes, cached, bar)
             outcomes += held
             cv_meta[system.name] = info
+        if cv_grid is not None and answer_system is not None and len(oracle_kept) > 1:
+            for row in answer_rows:
+                held, info = _cross_validate_answers(row, oracle_kept, proto, cached, bar)
+                outcomes += held
+                cv_meta[f"{row.name}: facts share"] = info
         for sample_id, (memory, questions, observed) in oracle_kept.items():  # last: it replaces the facts
             oracle_meta[sample_id] = write_observations(memory, observed, user_id=sample_id)
             for row in answer_rows:
@@ -683,6 +697,7 @@ def _answer_table_rows(
         for target in cv_targets:
             if target is row.system and target.config.context_words == budget:
                 entry["with facts (LOCO-CV)"] = f"{system} (LOCO-CV)"
+        entry["with facts (LOCO-CV share)"] = variant_name(row.name, system, CV_FACTS)
         table[budget] = {label: name for label, name in entry.items() if name in names or label != "hybrid"}
     return table
 
@@ -845,6 +860,47 @@ def _cross_validate(
         "start": start,
         "chosen": cv.chosen,
         "train_recall": {conv: round(value, 4) for conv, value in cv.train_recall.items()},
+        "evaluations": cv.evaluations,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    return cv.held_out, info
+
+
+def _cross_validate_answers(
+    row: _Row,
+    memories: Mapping[str, tuple[Any, list[LocomoQuestion], Mapping[str, Any]]],
+    proto: Protocol,
+    embeddings: Embeddings,
+    bar: Callable[[int, str], Any],
+) -> tuple[list[QuestionOutcome], dict[str, Any]]:
+    """LOCO-CV of the facts' share (:data:`~langchain_memoryos.evaluation.cv.ANSWERS_CV_GRID`) on answers in context.
+
+    Each conversation is read with the share that gives the other conversations the most answers over chance
+    (:func:`~langchain_memoryos.evaluation.cv.answers_over_chance`); read-only, over the stores already filled.
+    """
+    name = variant_name(row.name, row.system.name, CV_FACTS)
+    counter = bar(0, f"LOCO-CV [{name}] grid points")
+
+    def evaluate(conv: str, params: Mapping[str, Any]) -> list[QuestionOutcome]:
+        memory, questions, _ = memories[conv]
+        try:
+            config = with_values(row.config, params)
+            return _read_only_row(memory, config, embeddings, conv, proto, questions, name)
+        finally:
+            counter.update(1)
+
+    started = time.perf_counter()
+    start = {key: config_value(row.config, key) for key in ANSWERS_CV_GRID}
+    try:
+        cv = loco_cv(list(memories), evaluate, start, ANSWERS_CV_GRID, passes=1, score=answers_over_chance)
+    finally:
+        counter.close()
+    info = {
+        "grid": {key: list(values) for key, values in ANSWERS_CV_GRID.items()},
+        "objective": "answers in context over chance, categories 1, 2, 4",
+        "start": start,
+        "chosen": cv.chosen,
+        "train_score": {conv: round(value, 4) for conv, value in cv.train_recall.items()},
         "evaluations": cv.evaluations,
         "seconds": round(time.perf_counter() - started, 1),
     }

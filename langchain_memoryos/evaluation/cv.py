@@ -39,6 +39,7 @@ from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.evaluation.metrics import QuestionOutcome
 
 __all__ = [
+    "ANSWERS_CV_GRID",
     "DEFAULT_CV_GRID",
     "CrossValidation",
     "Grid",
@@ -46,6 +47,7 @@ __all__ = [
     "config_value",
     "coordinate_ascent",
     "loco_cv",
+    "answers_over_chance",
     "recall_1_4",
     "with_values",
 ]
@@ -62,6 +64,10 @@ DEFAULT_CV_GRID: dict[str, tuple[float, ...]] = {
     "rrf_k": (10.0, 20.0),
     "speaker_weight": (0.0, 0.1, 0.2, 0.3),
 }
+
+#: The read side's fitted share of the word budget for user facts (issue 31, point 5), fitted on *answers in
+#: context* over chance (:func:`answers_over_chance`), not on evidence recall: facts add no page.
+ANSWERS_CV_GRID: dict[str, tuple[float, ...]] = {"facts_share": (0.05, 0.1, 0.15, 0.2, 0.3)}
 
 _KEY = re.compile(r"([A-Za-z_]\w*)(?:\[(\d+)\])?")
 _FIELDS = {f.name for f in dataclasses.fields(MemoryOSConfig)}
@@ -149,6 +155,26 @@ def recall_1_4(outcomes: Sequence[QuestionOutcome]) -> float:
     return sum(values) / len(values) if values else math.nan
 
 
+def answers_over_chance(outcomes: Sequence[QuestionOutcome]) -> float:
+    """Mean ``answer_hit − chance_hit`` of the category 1, 2 and 4 questions scored (NaN when there are none).
+
+    Over one set of questions the no-facts row is fixed, so the constants that maximise this maximise the
+    chance-corrected gain of facts.
+
+    Example:
+        >>> o = QuestionOutcome("m", "c", "q", 2, (), frozenset(), 1, 1, 1.0, answer="x", answer_hit=True,
+        ...                     chance_hit=False)
+        >>> answers_over_chance([o, dataclasses.replace(o, chance_hit=True)])
+        0.5
+    """
+    values = [
+        float(o.answer_hit) - float(bool(o.chance_hit))
+        for o in outcomes
+        if o.category in (1, 2, 4) and o.answer_hit is not None
+    ]
+    return sum(values) / len(values) if values else math.nan
+
+
 def coordinate_ascent(
     score: Callable[[Mapping[str, Any]], float],
     start: Mapping[str, Any],
@@ -216,11 +242,12 @@ def loco_cv(
     grid: Grid,
     *,
     passes: int = 2,
+    score: Callable[[Sequence[QuestionOutcome]], float] = recall_1_4,
 ) -> CrossValidation:
     """Leave-one-conversation-out cross-validation by coordinate ascent.
 
     For each conversation, :func:`coordinate_ascent` (from ``start``) picks the
-    constants that maximise the pooled recall 1–4 of the *other*
+    constants that maximise ``score`` (the pooled recall 1–4) of the *other*
     conversations; the held-out conversation is scored with them. Each
     ``(conversation, constants)`` pair is evaluated once (folds share their
     grid points), so ``evaluate`` should be retrieval-only and deterministic.
@@ -231,6 +258,8 @@ def loco_cv(
         start: the starting constants (e.g. the config's values).
         grid: candidate values per key.
         passes: coordinate-ascent passes.
+        score: what is maximised over the training conversations' pooled outcomes
+            (:func:`recall_1_4`; :func:`answers_over_chance` for the facts' share).
 
     Returns:
         The pooled held-out outcomes and the constants chosen per fold.
@@ -261,7 +290,7 @@ def loco_cv(
     train_recall: dict[str, float] = {}
 
     def train_score(train: Sequence[str]) -> Callable[[Mapping[str, Any]], float]:
-        return lambda params: recall_1_4([o for c in train for o in outcomes(c, params)])
+        return lambda params: score([o for c in train for o in outcomes(c, params)])
 
     for held in conversations:
         params, best = coordinate_ascent(

@@ -1,148 +1,200 @@
-"""Which user facts the read path shows: those that add evidence the pages do not, within the budget.
+"""Which user facts the read path shows: those that say what the shown pages do not, within a share.
 
-A fact read off a page restates that page. While the page is still stored (STM or
-MTM) the page itself can be shown, so such a fact earns its words only when it is
-clearly about the question, and facts may not crowd the pages out. With a word
-budget (``context_words``) the **strict-blind** rule (issue 20; research/issue20-facts/REPORT.md §4.3)
-applies to them:
+A fact read off a turn restates that turn, so while the turn's page is shown the fact
+earns its words only when it says more than the page: a relative time resolved ("on
+7 May 2023" beside a page that says "yesterday"), a person named, or — when its page did
+not fit or is gone — everything it says. With a word budget (``context_words``):
 
-* it shares a **content word** with the query (as asked, or in the third person)
-  once people's names, "the user" and "the assistant" are set aside on both
-  sides — a fact about a person matches any question naming them otherwise. (The
-  study's rule was a name-blind MiniLM cosine ≥ 0.5; it needs the name-blind
-  query embedded on every read, an encoder pass as long as the whole ranking, so
-  the read path uses the word test, which needs none);
-* the facts shown take at most :data:`FACTS_SHARE` of the budget (in rank order);
-* its source page is not shown (the read path drops it after the pages are
-  chosen, and refills the words: ``assemble_context``).
+* the facts ``tau_r`` admits (the best ``top_facts``) are the candidates, best first;
+* while the pages are chosen, the first candidates that fit in ``facts_share`` of the budget
+  hold their words (:func:`within_share`);
+* once the pages are known, the facts shown are chosen again, in rank order, within those
+  words: each one that names a date or a content word that the rest of the context (the
+  shown pages and their day lines, the STM, the persona, the facts taken before it) does
+  not (:func:`adding_facts`); the words left over go back to the pages.
 
-A fact with no stored source (``add_fact``, a tool, or pages heat-evicted since)
-is the only copy of what it says: it keeps the plain rule (``tau_r``), within the
-same share. Without a budget (the paper preset) facts are shown as ranked.
+``facts_share`` (default 0.10) was chosen by leave-one-conversation-out cross-validation of
+*answers in context* on the LoCoMo dev set (``memoryos bench locomo --cv``). Without a
+budget (the paper preset) facts are shown as ranked, less those whose every source page
+is shown.
 
 Example:
-    >>> blind_text("Caroline told the user about Melanie's kids.", {"Caroline", "Melanie"})
-    "someone told someone about someone's kids."
+    >>> Shown.of("[2023-05-08] Ana: I went to a support group yesterday.").new_in("Ana went on 7 May 2023.")
+    (frozenset(), frozenset({'2023-05-07'}))
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from langchain_memoryos.pipeline.settings import EngineSettings
 from langchain_memoryos.retrieval.lexical import tokenize
 from langchain_memoryos.schema import ScoredRecord
-from langchain_memoryos.store.repository import UserState
+from langchain_memoryos.schema.context import fact_line
 
-__all__ = ["FACTS_SHARE", "blind_text", "evidence_facts", "people"]
-
-#: The most of the word budget the user facts take (set a priori, not fitted).
-FACTS_SHARE = 0.10
-
-_GENERIC = ("the user", "The user", "the assistant", "The assistant")
-
-
-def blind_text(text: str, names: Iterable[str]) -> str:
-    """The text with every name in ``names``, "the user" and "the assistant" as "someone".
-
-    Example:
-        >>> blind_text("Where does Ana's sister live?", ["Ana"])
-        "Where does someone's sister live?"
-    """
-    for name in [*sorted(n for n in names if n), *_GENERIC]:
-        possessive, plain = _name_patterns(name)
-        text = possessive.sub("someone's", text)
-        text = plain.sub("someone", text)
-    return text
-
-
-@functools.lru_cache(maxsize=4096)
-def _name_patterns(name: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """The patterns of a name's possessive and of the name (compiled once: a read blinds a few texts per name)."""
-    return re.compile(rf"\b{re.escape(name)}'s\b"), re.compile(rf"\b{re.escape(name)}\b")
-
-
-def people(state: UserState) -> set[str]:
-    """The names the user's facts are about, and the persona's name.
-
-    Example:
-        >>> import numpy as np
-        >>> from langchain_memoryos.schema import MemoryRecord
-        >>> s = UserState(user_id="u", label="u", dimension=2)
-        >>> s.put_fact(MemoryRecord(id="f1", summary="Ana paints.", subject="Ana"), np.ones(2, dtype=np.float32))
-        >>> sorted(people(s))
-        ['Ana']
-    """
-    names = {f.subject for f in state.facts["user"].values() if f.subject}
-    name = state.persona.user_profile.get("name")
-    if name:
-        names.add(str(name))
-    return names
-
-
-def _stored(state: UserState, hit: ScoredRecord, stm_ids: set[str]) -> bool:
-    """Whether one of the fact's source pages is still stored (MTM or, by ``stm_ids``, a thread's STM)."""
-    return any(p in state.pages or p in stm_ids for p in hit.record.source_page_ids)
+__all__ = ["Shown", "adding_facts", "within_share"]
 
 
 def _words(hit: ScoredRecord) -> int:
-    return len(hit.record.summary.split()) + 1  # the list marker
+    """The words the fact's line takes in the context (:func:`~langchain_memoryos.schema.context.fact_line`)."""
+    return len(fact_line(hit.record).split())
 
 
-def evidence_facts(
-    state: UserState, settings: EngineSettings, queries: Sequence[str], hits: Sequence[ScoredRecord]
-) -> list[ScoredRecord]:
-    """The user facts to show, in rank order, from those ``tau_r`` admitted (see the module rule).
-
-    Args:
-        state: the user's state.
-        settings: the memory's settings (``context_words``).
-        queries: the query as asked and as facts are written (third person).
-        hits: the facts above ``tau_r``, best first.
-
-    Returns:
-        The facts shown: without a budget all of ``hits``; with one, the facts whose page is
-        stored only when they share a content word with the query, all within
-        :data:`FACTS_SHARE` of the budget.
+def within_share(hits: Sequence[ScoredRecord], settings: EngineSettings) -> list[ScoredRecord]:
+    """The facts of ``hits`` (in rank order) that fit in ``facts_share`` of the budget (all without one).
 
     Example:
         >>> from langchain_memoryos import MemoryOS, MemoryOSConfig
-        >>> import numpy as np
-        >>> from langchain_memoryos.schema import DialoguePage, MemoryRecord
-        >>> m = MemoryOS(config=MemoryOSConfig(context_words=1000))
-        >>> s = UserState(user_id="u", label="u", dimension=2)
-        >>> s.put_page(DialoguePage(id="p1", user_input="I'm vegan.", agent_response=""), np.ones(2, dtype=np.float32))
-        >>> hit = lambda text: ScoredRecord(MemoryRecord(summary=text, subject="Ana", source_page_ids=["p1"]), 0.6)
-        >>> facts = [hit("Ana is vegan."), hit("Ana met Bo.")]
-        >>> [h.record.summary for h in evidence_facts(s, m.settings, ["Is Ana vegan?"], facts)]
+        >>> from langchain_memoryos.schema import MemoryRecord
+        >>> m = MemoryOS(config=MemoryOSConfig(context_words=100, facts_share=0.1))
+        >>> hits = [ScoredRecord(MemoryRecord(summary=t), 0.6) for t in ("Ana is vegan.", "Ana met Bo in Oslo.")]
+        >>> [h.record.summary for h in within_share(hits, m.settings)]  # 10 words: one line fits
         ['Ana is vegan.']
     """
     budget = settings.config.context_words
-    if budget is None or not hits:
+    if budget is None:
         return list(hits)
-    names = frozenset(people(state) | {h.record.subject for h in hits if h.record.subject})
-    asked = set().union(*(_content(q, names) for q in queries))
-    stm_ids = {p.id for pages in state.stm.values() for p in pages}
-    share = int(budget * FACTS_SHARE)
+    share = int(budget * settings.config.facts_share)
     used = 0
     shown: list[ScoredRecord] = []
     for hit in hits:
-        if _stored(state, hit, stm_ids) and not (_content(hit.record.summary, names) & asked):
-            continue
         cost = _words(hit)
-        if used + cost > share:
-            continue
-        shown.append(hit)
-        used += cost
+        if used + cost <= share:
+            shown.append(hit)
+            used += cost
     return shown
 
 
-@functools.lru_cache(maxsize=8192)
-def _content(text: str, names: frozenset[str]) -> frozenset[str]:
-    """The stemmed content words of ``text``, people's names and generic labels set aside.
+_MONTH_NAMES = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+_MONTH = "|".join(_MONTH_NAMES)
+# the memory's own date forms (:func:`~langchain_memoryos.schema.context.said_on`, the day lines'
+# ISO dates): a day, a month of a year, a year
+_ISO_DAY = re.compile(r"\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b")
+_DAY = re.compile(rf"\b(\d{{1,2}}) ({_MONTH}) ((?:19|20)\d\d)\b", re.IGNORECASE)
+_MONTH_YEAR = re.compile(rf"\b({_MONTH}) ((?:19|20)\d\d)\b", re.IGNORECASE)
+_YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
 
-    Remembered: the same facts and names come back read after read (the stemmer loads on first use).
+
+def _dates(text: str) -> tuple[set[str], str]:
+    """The dates ``text`` names, as ``YYYY-MM-DD`` / ``YYYY-MM`` / ``YYYY`` keys, and the text without them.
+
+    A day names its month and year too (a day line ``[2023-05-08]`` says "May 2023").
     """
-    return frozenset(tokenize(blind_text(text, names))) - frozenset(tokenize("someone"))
+    keys: set[str] = set()
+
+    def day(year: str, month: int, dom: int) -> str:
+        keys.update((f"{year}-{month:02d}-{dom:02d}", f"{year}-{month:02d}", year))
+        return " "
+
+    text = _ISO_DAY.sub(lambda m: day(m[1], int(m[2]), int(m[3])), text)
+    text = _DAY.sub(lambda m: day(m[3], _MONTH_NAMES.index(m[2].lower()) + 1, int(m[1])), text)
+
+    def month(m: re.Match[str]) -> str:
+        keys.update((f"{m[2]}-{_MONTH_NAMES.index(m[1].lower()) + 1:02d}", m[2]))
+        return " "
+
+    text = _MONTH_YEAR.sub(month, text)
+
+    def year(m: re.Match[str]) -> str:
+        keys.add(m[1])
+        return " "
+
+    return keys, _YEAR.sub(year, text)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a context already says: its content words (stemmed) and the dates it names.
+
+    Example:
+        >>> shown = Shown.of("[2023-05-08] User: Ana: I went to a support group yesterday.")
+        >>> sorted(shown.dates), "support" in shown.words
+        (['2023', '2023-05', '2023-05-08'], True)
+    """
+
+    words: frozenset[str]
+    dates: frozenset[str]
+
+    @classmethod
+    def of(cls, text: str) -> Shown:
+        """What ``text`` says (see the class).
+
+        Example:
+            >>> sorted(Shown.of("Ana moved in June 2023.").dates)
+            ['2023', '2023-06']
+        """
+        dates, rest = _dates(text)
+        return cls(frozenset(tokenize(rest)), frozenset(dates))
+
+    def new_in(self, text: str) -> tuple[frozenset[str], frozenset[str]]:
+        """The content words and dates of ``text`` that this does not say ("someone" and "user" aside).
+
+        Example:
+            >>> shown = Shown.of("[2023-05-08] Ana: I went to a support group yesterday.")
+            >>> shown.new_in("Ana went to a support group on 7 May 2023.")
+            (frozenset(), frozenset({'2023-05-07'}))
+        """
+        said = Shown.of(text)
+        return said.words - self.words - _generic_words(), said.dates - self.dates
+
+    def with_text(self, text: str) -> Shown:
+        """This and what ``text`` says.
+
+        Example:
+            >>> Shown.of("Ana paints.").with_text("Ana sings.").new_in("Ana sings and paints.")
+            (frozenset(), frozenset())
+        """
+        said = Shown.of(text)
+        return Shown(self.words | said.words, self.dates | said.dates)
+
+
+@functools.cache
+def _generic_words() -> frozenset[str]:
+    """Words every fact may say without saying anything (the stemmer loads on the first read, not at import)."""
+    return frozenset(tokenize("someone user assistant others"))
+
+
+def adding_facts(hits: Sequence[ScoredRecord], shown: Shown, words: int) -> list[ScoredRecord]:
+    """The facts of ``hits`` (in rank order) that say what ``shown`` does not, within ``words`` words.
+
+    A fact is shown when it names a date or a content word that the shown pages, the
+    persona and the facts taken before it do not: a resolved date ("on 7 May 2023" beside a
+    page that says "yesterday"), a resolved name, or a fact whose page did not fit. A fact
+    that restates a shown page only costs words.
+
+    Example:
+        >>> from langchain_memoryos.schema import MemoryRecord
+        >>> hit = lambda text: ScoredRecord(MemoryRecord(summary=text), 0.6)
+        >>> shown = Shown.of("[2023-05-08] Ana: I went to a support group yesterday. I paint.")
+        >>> facts = [hit("Ana paints."), hit("Ana went to a support group on 7 May 2023.")]
+        >>> [h.record.summary for h in adding_facts(facts, shown, 100)]
+        ['Ana went to a support group on 7 May 2023.']
+    """
+    chosen: list[ScoredRecord] = []
+    used = 0
+    for hit in hits:
+        cost = _words(hit)
+        if used + cost > words:
+            continue
+        if not any(shown.new_in(hit.record.summary)):
+            continue
+        chosen.append(hit)
+        used += cost
+        shown = shown.with_text(hit.record.summary)
+    return chosen

@@ -48,7 +48,7 @@ from langchain_memoryos.pipeline.settings import EngineSettings, embedding_text
 from langchain_memoryos.pipeline.stages import READ_TABLE
 from langchain_memoryos.retrieval.copies import copied
 from langchain_memoryos.retrieval.dates import named_dates, on_named_date
-from langchain_memoryos.retrieval.facts import evidence_facts
+from langchain_memoryos.retrieval.facts import Shown, adding_facts, within_share
 from langchain_memoryos.retrieval.keywords import extract_keywords
 from langchain_memoryos.retrieval.lexical import rrf_scores, tokenize
 from langchain_memoryos.retrieval.turns import Side, pack_turns, side_words
@@ -68,6 +68,7 @@ from langchain_memoryos.schema import (
     page_words,
     stm_line,
 )
+from langchain_memoryos.schema.context import fact_line
 from langchain_memoryos.schema.pages import page_in_turns
 from langchain_memoryos.scoring import f_score, top_k
 from langchain_memoryos.store.repository import MemoryRepository, UserLease, UserState, flush
@@ -127,6 +128,8 @@ class ReadRun:
         other: STM pages of the user's other threads, by id.
         ranked: MTM pages in rank order, before the budget.
         plan: how facts are matched (the query in the third person, its aspects), from the controller.
+        fact_hits: the user facts that may be shown, best first (``assemble_context`` keeps those that
+            say what the shown pages do not: :func:`~langchain_memoryos.retrieval.facts.adding_facts`).
         matched: the facts and agent traits the read matched (within the budget), before those whose
             page is shown are dropped (``assemble_context``): what ``MemoryOS.search`` lists.
         stm_view: how the thread's STM is shown (``MemoryOSConfig.stm_view``; ``""``: the config's).
@@ -154,6 +157,7 @@ class ReadRun:
     ranked: list[ScoredPage] = field(default_factory=list)
     plan: QueryPlan | None = None
     matched: list[ScoredRecord] = field(default_factory=list)
+    fact_hits: list[ScoredRecord] = field(default_factory=list)
     stm_view: str = ""
     touch: bool = True
     known: frozenset[str] = frozenset()
@@ -199,7 +203,8 @@ def stage_retrieve_lpm(settings: EngineSettings, r: ReadRun) -> None:
     with single_math_thread():  # one limit for the stage's searches (see threads)
         hits = _recall_facts(r.state, settings, "user", r.vectors, aspects)
         agent = _recall_facts(r.state, settings, "agent", r.vectors, aspects)
-    r.ctx.user_facts.extend(evidence_facts(r.state, settings, (r.query, r.plan.fact_query), hits))
+    r.fact_hits = hits
+    r.ctx.user_facts.extend(within_share(hits, settings))
     r.ctx.agent_facts.extend(agent)
     _fit_facts(r.ctx, settings.config.context_words)
     r.matched = [*r.ctx.user_facts, *r.ctx.agent_facts]
@@ -242,7 +247,7 @@ def stage_assemble_context(repo: MemoryRepository, settings: EngineSettings, r: 
     assert r.state is not None and r.ctx is not None
     config = settings.config
     ctx = r.ctx
-    if config.page_ranking == "hybrid" and _drop_covered_facts(ctx):
+    if config.page_ranking == "hybrid" and _drop_facts_shown(ctx, r.fact_hits, config.context_words):
         ctx.pages = _fill(
             ctx,
             r.ranked,
@@ -616,6 +621,29 @@ def _fit_stm(ctx: MemoryContext, budget: int | None, view: str) -> None:
         if fitted is not page:
             break
     ctx.stm = shown[::-1]
+
+
+def _drop_facts_shown(ctx: MemoryContext, candidates: Sequence[ScoredRecord], budget: int | None) -> bool:
+    """Keep the facts that add to the shown context; return whether the facts shown changed.
+
+    With a word budget, the user facts are chosen again from ``candidates``, now that the pages
+    are known: those that say what the shown pages and the persona do not
+    (:func:`~langchain_memoryos.retrieval.facts.adding_facts`), within the words the facts
+    were given, so the pages still fit. The thread's own STM does not count as shown: a fact
+    read off the conversation the agent is in (written when its turn was added) shows what the
+    agent can correct, by its id, and when it was said. Agent traits (and, without a budget, the user facts)
+    go when every page they were read from is shown (:func:`_drop_covered_facts`).
+    """
+    if budget is None:
+        return _drop_covered_facts(ctx)
+    before = [h.record.id for h in ctx.user_facts]
+    room = sum(len(fact_line(h.record).split()) for h in ctx.user_facts)
+    shown = Shown.of(copied(ctx, user_facts=[], stm=[]).to_prompt())
+    ctx.user_facts = adding_facts(candidates, shown, room)
+    agent = copied(ctx, user_facts=[])
+    dropped = _drop_covered_facts(agent)
+    ctx.agent_facts = agent.agent_facts
+    return dropped or [h.record.id for h in ctx.user_facts] != before
 
 
 def _drop_covered_facts(ctx: MemoryContext) -> bool:

@@ -70,10 +70,11 @@ def test_the_story_shows_the_fact_amu_updated_and_its_recall(story: tuple[DemoRe
     assert "old    'The user lives in Portland.'  [S1:2]" in block
     assert "new    said in S4:1: 'I moved to Denver last month!" in block
     assert f"fused  [{ref}] 'The user lives in Denver.'  [S1:2 + S4:1]" in block
-    # recalled: its source pages are in the context; within a small budget the fact itself is
+    # recalled: its source pages are in the context; within a small budget, what the pages shown and the
+    # profile say already ("I live in Denver now", "location: Denver"): the fact adds nothing, so it is not shown
     assert recall["sources"] == ["S1:2", "S4:1"] and all(recall["source_ranks"][s] >= 1 for s in recall["sources"])
     assert not recall["in_context"] and f"[{ref}] is not repeated: its source pages say it" in block
-    assert recall["in_tight_context"] and f"asked within 150 words: [{ref}] 'The user lives in Denver.'" in block
+    assert not recall["in_tight_context"] and f"[{ref}] not repeated: the context already says it" in block
     assert "persona (from 5 promoted segments): location Denver, name Maya, occupation nurse" in block
 
 

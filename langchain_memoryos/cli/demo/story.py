@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from langchain_memoryos.cli.demo.results import FactRecall, FusedUpdate, ProbeResult, session1_recalls
 from langchain_memoryos.cli.demo.text import WIDTH, _n, _page_line, _Printer, _short, _source, clip
 from langchain_memoryos.cli.demo_data import FACT_PROBE, SESSIONS, USER_ID, Probe
+from langchain_memoryos.retrieval.facts import Shown
 from langchain_memoryos.schema import MemoryContext, ScoredPage
 from langchain_memoryos.schema.context import fact_ref
 
@@ -145,6 +146,8 @@ def _lpm(
             f"  asked within {TIGHT_WORDS} words: [{ref}] {update['fused']!r} (cosine {score}), pages {pages}",
             style="hit",
         )
+    elif record is not None and not any(Shown.of(small.to_prompt()).new_in(record.summary)):
+        p(f"  asked within {TIGHT_WORDS} words: pages {pages}; [{ref}] not repeated: the context already says it")
     else:
         p(f"  asked within {TIGHT_WORDS} words: pages {pages}; [{ref}] not shown", style="miss")
     return FactRecall(
@@ -201,7 +204,7 @@ def print_story(
         (``tests/unit_tests/test_demo.py`` checks it)::
 
             result = run_demo(out=io.StringIO())
-            assert result["fact_recall"]["in_tight_context"]
+            assert result["fact_recall"]["sources"] == ["S1:2", "S4:1"]
     """
     _stm(memory, p)
     _mtm(memory, p, asked)
