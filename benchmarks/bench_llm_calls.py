@@ -40,7 +40,7 @@ from langchain_memoryos.evaluation.locomo import conversation_pages, ingest_conv
 from langchain_memoryos.schema import DialoguePage
 
 _HEURISTIC = HeuristicController()
-_PAGE = re.compile(r"Current page \(said on [^)]*\):\n(.*?)\n\nDecide:", re.S)
+_PAGE = re.compile(r"Current page \(said on .*?\):\n(.*?)\n\nDecide:", re.S)
 _CANDIDATE = re.compile(r"^(\d+)\. (.*?) \[aspect:", re.M)
 _NEW = re.compile(r"New record \(from [^)]*\): (.*?) \[aspect:")
 
