@@ -279,7 +279,7 @@ def from_postgres(
         >>> from langchain_memoryos import MemoryOS
         >>> from_postgres(MemoryOS, "")  # doctest: +IGNORE_EXCEPTION_DETAIL
         Traceback (most recent call last):
-        ValueError: from_postgres needs a connection string ...
+        langchain_memoryos.errors.InvalidInputError: from_postgres needs a connection string ...
     """
     from langchain_memoryos.store.postgres import open_postgres
 
