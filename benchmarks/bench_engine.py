@@ -747,7 +747,7 @@ def cpu_seconds() -> float:
 def measure_write_ratios(
     label: str, make_memory: Callable[[], MemoryOS], turns: Sequence[dict[str, Any]], rounds: int
 ) -> dict[str, Any]:
-    """The two write ratios of issue 19, on the same turns, in this process.
+    """The write ratios (add_turn / its page embedded alone, add_turns / add_turn) on the same turns, in this process.
 
     * ``add_turn`` median / embed-alone median: each turn's page is embedded
       alone (``encode_texts``, the text ``add_turn`` embeds) right after its
@@ -895,7 +895,7 @@ def print_report(results: dict[str, Any]) -> None:
         )
     if results.get("write_ratios"):
         log("")
-        log("WRITE RATIOS (issue 19; same turns, one process; medians)")
+        log("WRITE RATIOS (same turns, one process; medians)")
         for w in results["write_ratios"]:
             log(
                 f"  {w['label']}: add_turn p50 {w['add_turn_p50_ms']:.1f} ms vs embed-alone p50 "
@@ -1124,7 +1124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         tmpdir.cleanup()
 
-    # -- write ratios (issue 19): add_turn vs embed alone, add_turns vs add_turn ----
+    # -- write ratios: add_turn vs embed alone, add_turns vs add_turn ----
     results["write_ratios"] = []
     ratio_dir = tempfile.TemporaryDirectory(prefix="bench_memoryos_ratios_")
     try:

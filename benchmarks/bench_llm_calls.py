@@ -10,7 +10,7 @@ are those the real controller makes; only the answers are scripted.
 Usage:
     .venv/bin/python benchmarks/bench_llm_calls.py ../shared/data/locomo_dev.json [--sample conv-26] [--json out.json]
 
-Target (issue 5): <= 1.5 calls per turn (one ``add_turn``: a user input and the answer) on
+Target: <= 1.5 calls per turn (one ``add_turn``: a user input and the answer) on
 average, and 0 calls per retrieval.
 Reference MemoryOS: 3 sequential calls each time a turn leaves STM, 5 on promotion.
 """

@@ -128,8 +128,8 @@ def __getattr__(name: str) -> Any:
 
     Example:
         >>> import langchain_memoryos
-        >>> langchain_memoryos.MemoryOSConfig.__name__
-        'MemoryOSConfig'
+        >>> langchain_memoryos.MemoryOSConfig().stm_capacity  # loaded on first access, used as if imported
+        7
         >>> langchain_memoryos.config.MemoryOSConfig is langchain_memoryos.MemoryOSConfig
         True
         >>> langchain_memoryos.no_such_name

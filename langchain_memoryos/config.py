@@ -158,7 +158,7 @@ class MemoryOSConfig:
         user_kb_capacity: the most user facts kept (default 2,000; the paper's knowledge base,
             ``paper()``: 100); beyond it the least useful fact goes, logged as an ``evicted`` write
             event with its reason (:data:`~langchain_memoryos.amu.LEAST_USEFUL`).
-        agent_traits_capacity: agent-traits size, FIFO (paper: 100).
+        agent_traits_capacity: agent-traits size; beyond it the least useful trait goes (paper: 100).
         gate_threshold: AMU ``tau_g``; a typed record is admitted when its gate
             score reaches it. The binary factors make the gate a validity filter,
             so this is effectively a minimum confidence.

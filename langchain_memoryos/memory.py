@@ -401,13 +401,15 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
     # -- graphs ------------------------------------------------------------------
     @property
     def write_graph(self) -> Any:
-        """The write path as a compiled LangGraph ``StateGraph`` (``add_turn`` runs it).
+        """The write path as a compiled LangGraph ``StateGraph``: the stages ``add_turn`` runs, as nodes.
 
         Nodes: ``stm_append``, ``chain_link``, ``mtm_insert``, ``heat_evict``,
         ``persona_promote``, ``write_gate``, ``relation_judge``, ``fuse``,
-        ``lpm_commit``; its state is ``{"turn": TurnWrite(...)}``. Use
-        ``add_turn`` / ``aadd_turn`` to write (they hold the user's lock and
-        validate the input); draw it with ``get_graph().draw_mermaid()``.
+        ``lpm_commit``; its state is ``{"turn": TurnWrite(...)}``. ``add_turn`` /
+        ``aadd_turn`` run the same stage functions directly, without the graph
+        runtime (same stored result); use them to write from Python, and the
+        graph to compose the memory into a LangGraph application. Draw it with
+        ``get_graph().draw_mermaid()``.
 
         Example:
             >>> "persona_promote" in MemoryOS().write_graph.get_graph().nodes
@@ -417,10 +419,12 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
 
     @property
     def read_graph(self) -> Any:
-        """The read path as a compiled LangGraph ``StateGraph`` (``retrieve`` runs it).
+        """The read path as a compiled LangGraph ``StateGraph``: the stages ``retrieve`` runs, as nodes.
 
         Nodes: ``retrieve_stm``, ``retrieve_lpm``, ``retrieve_mtm``,
         ``assemble_context``; its state is ``{"read": ReadRun(...)}``.
+        ``retrieve`` / ``aretrieve`` run the same stage functions directly,
+        without the graph runtime (same context).
 
         Example:
             >>> "assemble_context" in MemoryOS().read_graph.get_graph().nodes

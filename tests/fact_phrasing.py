@@ -1,4 +1,4 @@
-"""The fact-phrasing suite (issue 31, build point 3): what a fact is, given a dialogue page.
+"""The fact-phrasing suite : what a fact is, given a dialogue page.
 
 The suite is two hand-written files in ``tests/unit_tests/data``: ``fact_phrasing_dev.json`` (the
 rules are worked on against it) and ``fact_phrasing_test.json`` (the held-out quarter, written and

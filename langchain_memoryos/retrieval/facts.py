@@ -3,7 +3,7 @@
 A fact read off a page restates that page. While the page is still stored (STM or
 MTM) the page itself can be shown, so such a fact earns its words only when it is
 clearly about the question, and facts may not crowd the pages out. With a word
-budget (``context_words``) the **strict-blind** rule (issue 20; research/issue20-facts/REPORT.md §4.3)
+budget (``context_words``) the **strict-blind** rule (docs/research.md, "Long-term facts")
 applies to them:
 
 * it shares a **content word** with the query (as asked, or in the third person)

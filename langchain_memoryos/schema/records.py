@@ -218,7 +218,7 @@ class WriteEvent:
         action: what the AMU write path decided: ``stored``, ``discarded``
             (a duplicate of a kept record), ``updated`` (fused with the records
             it revises) or ``filtered`` (rejected by the write-gate); or what
-            happened to a kept record: ``evicted`` (FIFO capacity), ``edited``
+            happened to a kept record: ``evicted`` (over capacity), ``edited``
             or ``deleted`` (a correction by the user through ``update_fact`` /
             ``delete_fact``).
         record: the record concerned (the fused record for ``updated``, the

@@ -1,4 +1,4 @@
-"""One store, many memories and processes (issue 30): stores built by the application, passed in directly.
+"""One store, many memories and processes: stores built by the application, passed in directly.
 
 Each test interleaves the turns of one user between memories that know nothing of each other (other
 objects, other processes), then the user must be consistent (``check() == []``), hold every turn exactly

@@ -1,4 +1,4 @@
-"""Issue 18, points 5–7: one consistent API, messages in, scopes.
+"""One consistent API, messages in, scopes.
 
 5. ``user_id`` keyword-only everywhere; ``source_ids()`` lists; ``list_users`` and ``memoryos users``;
    ``get_fact`` with the fact's history; a structured, read-only ``search``.

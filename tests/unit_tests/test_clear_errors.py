@@ -1,4 +1,4 @@
-"""Python errors as clear as the CLI's (issue 18, point 9): one line that names the fix, before anything is written.
+"""Python errors as clear as the CLI's: one line that names the fix, before anything is written.
 
 Offline, through the public API, on real stores (InMemoryStore and SQLite files).
 """

@@ -1,4 +1,4 @@
-"""Issue 31, point 2: a turn's facts are written when the turn is added, dated by the turn.
+"""A turn's facts are written when the turn is added, dated by the turn.
 
 A fact stated in turn 1 is listed, searched and retrieved as soon as turn 1 returns (sync mode; after
 ``flush()`` in background mode), through ``add_turn``, ``add_messages`` and ``add_turns``, sync and async,

@@ -369,7 +369,7 @@ def test_sync_path_gives_the_same_result_one_call_at_a_time() -> None:
     assert model.count("RelationsOutput") == 2 and model.peak == 0
 
 
-# --------------------------------------------------------------------------- issue 16: wrong shapes, junk, deadlines
+# ------------------------------------------------------------- a model's wrong shapes, junk output, deadlines
 
 VEGAN = _record("The user is vegan.", "vegan")
 

@@ -1,4 +1,4 @@
-"""Issue 20, point 3: the long-term memory fills in ordinary use, with self-contained facts worth keeping."""
+"""The long-term memory fills in ordinary use, with self-contained facts worth keeping."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Turn packing: the word budget filled turn by turn, the named speaker's turns first (issue 20)."""
+"""Turn packing: the word budget filled turn by turn, the named speaker's turns first."""
 
 from __future__ import annotations
 
