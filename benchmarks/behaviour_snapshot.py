@@ -58,7 +58,7 @@ from langchain_memoryos.evaluation.benchmark import PROTOCOLS
 from langchain_memoryos.evaluation.locomo import load_locomo, load_questions
 
 T0 = dt.datetime(2024, 3, 1, 9, 0, tzinfo=dt.UTC)
-SMALL = {"stm_capacity": 3, "mtm_max_segments": 4, "user_kb_capacity": 6, "agent_traits_capacity": 2}
+SMALL: dict[str, Any] = {"stm_capacity": 3, "mtm_max_segments": 4, "user_kb_capacity": 6, "agent_traits_capacity": 2}
 
 #: The synthetic conversation: facts that are stated, repeated, updated and mixed with small talk.
 TURNS: list[tuple[str, str]] = [
@@ -174,7 +174,7 @@ def _turn(i: int) -> dict[str, Any]:
     }
 
 
-def _reports(reports: Sequence[Any]) -> list[dict[str, Any]]:
+def _reports(reports: Sequence[Any]) -> list[Any]:
     return [_normal(r.to_dict()) if hasattr(r, "to_dict") else repr(r) for r in reports]
 
 
@@ -247,13 +247,13 @@ def _by_graphs(memory: MemoryOS, user: str) -> tuple[list[Any], list[dict[str, A
     reports = []
     for i in range(len(TURNS)):
         turn = _turn(i)
-        config = {"configurable": {"user_id": user, "thread_id": turn["thread_id"]}}
-        fields = {k: v for k, v in turn.items() if k != "thread_id"}
-        reports.append(write_app.invoke(fields, config)["report"])  # type: ignore[arg-type]
+        config: Any = {"configurable": {"user_id": user, "thread_id": turn["thread_id"]}}
+        fields: Any = {k: v for k, v in turn.items() if k != "thread_id"}
+        reports.append(write_app.invoke(fields, config)["report"])
     contexts = []
     for q in QUESTIONS:
         config = {"configurable": {"user_id": user, "thread_id": "questions"}}
-        contexts.append(_context(read_app.invoke({"query": q}, config)["context"], q))  # type: ignore[arg-type]
+        contexts.append(_context(read_app.invoke(Parent(query=q), config)["context"], q))
     return reports, contexts
 
 
@@ -398,7 +398,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=200, help="differences printed by --compare")
     args = parser.parse_args(argv)
     if args.compare:
-        return compare(*args.compare, limit=args.limit)
+        return compare(args.compare[0], args.compare[1], args.limit)
     if args.locomo is None or args.out is None:
         parser.error("a LoCoMo file and --out are needed (or --compare A B)")
     data = snapshot(args.locomo, args.presets.split(","), args.conversations, args.sessions, args.questions)

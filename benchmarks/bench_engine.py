@@ -669,7 +669,7 @@ def measure_retrieval(
     if profiler.enabled:
         profiler.run(f"retrieve[{label}] (separate untimed pass, {len(timed)} queries)", run)
     ctx = memory.retrieve(timed[0], user_id=user, thread_id=thread_id)
-    out = {
+    out: dict[str, Any] = {
         "label": label,
         "user_id": user,
         "stats": vars(st),
@@ -1090,10 +1090,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     small_topics: list[int] = []
     tmpdir = tempfile.TemporaryDirectory(prefix="bench_memoryos_")
     try:
-        for store_name, factory in (
+        factories: tuple[tuple[str, Callable[[], MemoryOS]], ...] = (
             ("InMemoryStore", MemoryOS),
             ("SqliteStore", lambda: MemoryOS.from_sqlite(Path(tmpdir.name) / "bench.db")),
-        ):
+        )
+        for store_name, factory in factories:
             memory = factory()
             log(f"ingest [{store_name}]: {SMALL_PAGES + STM_CAPACITY} turns ...")
             res, info = measure_ingest(store_name, memory, profiler)
@@ -1170,7 +1171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 progress=True,
             )
             topics = res.topics
-            info: dict[str, Any] = {"result": res.summary()}
+            info = {"result": res.summary()}
             if len(res.per_turn) >= 2 * PROGRESS_EVERY:
                 info["early_vs_late_ms"] = {
                     "first": statistics.median(res.per_turn[:PROGRESS_EVERY]) * 1000,

@@ -34,7 +34,7 @@ def test_bad_config_raises_a_config_error_that_is_a_value_error() -> None:
     assert type(err) is errors.ConfigError
     assert isinstance(err, errors.MemoryOSError) and isinstance(err, ValueError)
     assert str(err) == "MemoryOSConfig.stm_capacity must be >= 1, got 0."
-    typed = _raised(lambda: MemoryOSConfig(stm_capacity="7"))
+    typed = _raised(lambda: MemoryOSConfig(stm_capacity="7"))  # type: ignore[arg-type]
     assert type(typed) is errors.ConfigTypeError
     assert isinstance(typed, TypeError) and isinstance(typed, errors.ConfigError)
     assert isinstance(_raised(lambda: MemoryOSConfig.preset("fast")), errors.ConfigError)
@@ -47,7 +47,7 @@ def test_bad_input_to_the_memory_is_an_invalid_input_or_type_error() -> None:
     cases: list[tuple[Any, type[BaseException], type[BaseException]]] = [
         (lambda: memory.add_turn("", "", user_id="u"), errors.InvalidInputError, ValueError),
         (lambda: memory.add_turn("Hi", "Hello", user_id=""), errors.InvalidInputError, ValueError),
-        (lambda: memory.add_turn("Hi", "Hello", user_id="u", metadata=["x"]), errors.InvalidTypeError, TypeError),
+        (lambda: memory.add_turn("Hi", "Hello", user_id="u", metadata=["x"]), errors.InvalidTypeError, TypeError),  # type: ignore[arg-type]
         (lambda: memory.add_turn("Hi", "Hello", user_id="u", timestamp=object()), errors.InvalidTypeError, TypeError),
         (lambda: memory.add_turns([{"user": "Hi"}], user_id="u"), errors.InvalidInputError, ValueError),
         (lambda: memory.retrieve("q", user_id="u", stm_view="all"), errors.InvalidInputError, ValueError),
