@@ -194,7 +194,7 @@ def run_controller(items: Sequence[Item], controller: MemoryController | None = 
             for record in new:
                 for j, o in enumerate(old):
                     o.id = o.id or f"old{j}"
-                    a, b = embeddings.encode([record.summary, o.summary])
+                    a, b = embeddings.encode([record.summary, o.summary])  # type: ignore[attr-defined]
                     labels += [r.label for r in judge.judge_relations(record, [(o, float(a @ b))]).relations]
             if "update" not in labels:
                 why = f"not an update of {[o.summary for o in old]} (labels {labels})"

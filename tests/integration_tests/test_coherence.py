@@ -157,7 +157,7 @@ def test_two_memories_over_one_postgres_store_passed_directly(pg: str) -> None:
             open=True,
         )
         stack.callback(pool.close)
-        pooled = PostgresStore(pool)  # another store object, over a pool
+        pooled = PostgresStore(pool)  # type: ignore[arg-type]  # another store object, over a pool
         memories = [MemoryOS(store), MemoryOS(store), MemoryOS(pooled)]
         for memory in memories:
             stack.callback(memory.close)

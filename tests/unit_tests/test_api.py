@@ -74,7 +74,7 @@ def test_user_id_is_keyword_only_on_every_method_that_names_a_user() -> None:
     assert positional == set()
     memory = MemoryOS()
     with pytest.raises(TypeError):
-        memory.list_facts("u")  # type: ignore[misc]
+        memory.list_facts("u")  # type: ignore[call-arg]
     with pytest.raises(TypeError):
         memory.delete_fact("u", "f_1")  # type: ignore[call-arg]
 

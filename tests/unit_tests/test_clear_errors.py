@@ -47,7 +47,7 @@ def test_from_sqlite_on_a_directory_or_a_file_that_is_no_database(tmp_path: Path
     assert f"pass a file path such as {tmp_path / 'memory.db'}" in one_line(info)
     parent_file = tmp_path / "notes.txt"
     parent_file.write_text("a file")
-    with pytest.raises(NotADirectoryError) as info:
+    with pytest.raises(NotADirectoryError) as info:  # type: ignore[assignment]
         MemoryOS.from_sqlite(parent_file / "m.db")
     assert f"{parent_file} is a file, not a directory" in one_line(info)
     with pytest.raises(sqlite3.DatabaseError) as db_info:

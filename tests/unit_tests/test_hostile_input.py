@@ -252,7 +252,7 @@ def test_metadata_is_json_the_same_on_every_backend(make_memory: MakeMemory) -> 
     ]
     for metadata, message in refused:
         with pytest.raises(ValueError, match=re.escape(message)):
-            memory.add_turn("Another turn.", "ok", user_id="u", timestamp=at(0, 1), metadata=metadata)
+            memory.add_turn("Another turn.", "ok", user_id="u", timestamp=at(0, 1), metadata=metadata)  # type: ignore[arg-type]
     assert len(memory.get_stm(user_id="u")) == 1  # refused before anything was written
 
 

@@ -393,7 +393,7 @@ def test_capacity_repairs_follow_the_engine_rules(make_memory: MemoryFactory) ->
     )
     # the most useful record of each kind survives: the highest confidence, then the most recent
     for kind, facts in most_useful_first.items():
-        assert [f.id for f in reopened.list_facts(user_id=USER, kind=kind)] == [facts[0].id]
+        assert [f.id for f in reopened.list_facts(user_id=USER, kind=kind)] == [facts[0].id]  # type: ignore[arg-type]
     reopened.add_turn("I collect stamps.", "Nice hobby!", user_id=USER, thread_id="t0", timestamp=at(5))
     assert reopened.check(user_id=USER) == []
 
