@@ -67,8 +67,9 @@ class SuiteWrite:
         refers_to: for discard/update, the index of the write it repeats or revises.
 
     Example:
-        >>> SuiteWrite("s", 0, "I'm vegan.", "user", "store", "health", "stable_fact", None).gold
-        'store'
+        >>> w = load_write_control_suite()[0][0]  # the suite's first write: a request, not a fact
+        >>> w.text[:34], w.gold, w.phenomenon
+        ('hey! can you recommend a decent we', 'filter', 'transient_request')
     """
 
     sequence: str
