@@ -27,7 +27,8 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(PY) -m ruff check langchain_memoryos tests benchmarks
-	$(PY) -m mypy --strict langchain_memoryos
+	$(PY) -m ruff format --check langchain_memoryos tests benchmarks
+	$(PY) -m mypy --strict langchain_memoryos tests benchmarks
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_engine.py

@@ -15,7 +15,7 @@ from langchain_memoryos.evaluation.baselines import Baseline
 from langchain_memoryos.evaluation.benchmark import MemorySystem, run_locomo
 
 SYSTEMS = [
-    MemorySystem("pages (session 6 default)", MemoryOSConfig(page_units="pages")),
+    MemorySystem("pages (whole pages, no turn packing)", MemoryOSConfig(page_units="pages")),
     MemorySystem("+ turn packing", MemoryOSConfig(speaker_weight=0.0)),
     MemorySystem("+ named speaker first (default)", MemoryOSConfig()),
     MemorySystem("flat ranking, turns + speaker", MemoryOSConfig(chain_weights=(0.0, 0.0), date_weight=0.0)),

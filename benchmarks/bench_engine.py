@@ -669,7 +669,7 @@ def measure_retrieval(
     if profiler.enabled:
         profiler.run(f"retrieve[{label}] (separate untimed pass, {len(timed)} queries)", run)
     ctx = memory.retrieve(timed[0], user_id=user, thread_id=thread_id)
-    out = {
+    out: dict[str, Any] = {
         "label": label,
         "user_id": user,
         "stats": vars(st),
@@ -747,7 +747,7 @@ def cpu_seconds() -> float:
 def measure_write_ratios(
     label: str, make_memory: Callable[[], MemoryOS], turns: Sequence[dict[str, Any]], rounds: int
 ) -> dict[str, Any]:
-    """The two write ratios of issue 19, on the same turns, in this process.
+    """The write ratios (add_turn / its page embedded alone, add_turns / add_turn) on the same turns, in this process.
 
     * ``add_turn`` median / embed-alone median: each turn's page is embedded
       alone (``encode_texts``, the text ``add_turn`` embeds) right after its
@@ -895,7 +895,7 @@ def print_report(results: dict[str, Any]) -> None:
         )
     if results.get("write_ratios"):
         log("")
-        log("WRITE RATIOS (issue 19; same turns, one process; medians)")
+        log("WRITE RATIOS (same turns, one process; medians)")
         for w in results["write_ratios"]:
             log(
                 f"  {w['label']}: add_turn p50 {w['add_turn_p50_ms']:.1f} ms vs embed-alone p50 "
@@ -1090,10 +1090,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     small_topics: list[int] = []
     tmpdir = tempfile.TemporaryDirectory(prefix="bench_memoryos_")
     try:
-        for store_name, factory in (
+        factories: tuple[tuple[str, Callable[[], MemoryOS]], ...] = (
             ("InMemoryStore", MemoryOS),
             ("SqliteStore", lambda: MemoryOS.from_sqlite(Path(tmpdir.name) / "bench.db")),
-        ):
+        )
+        for store_name, factory in factories:
             memory = factory()
             log(f"ingest [{store_name}]: {SMALL_PAGES + STM_CAPACITY} turns ...")
             res, info = measure_ingest(store_name, memory, profiler)
@@ -1124,7 +1125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         tmpdir.cleanup()
 
-    # -- write ratios (issue 19): add_turn vs embed alone, add_turns vs add_turn ----
+    # -- write ratios: add_turn vs embed alone, add_turns vs add_turn ----
     results["write_ratios"] = []
     ratio_dir = tempfile.TemporaryDirectory(prefix="bench_memoryos_ratios_")
     try:
@@ -1170,7 +1171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 progress=True,
             )
             topics = res.topics
-            info: dict[str, Any] = {"result": res.summary()}
+            info = {"result": res.summary()}
             if len(res.per_turn) >= 2 * PROGRESS_EVERY:
                 info["early_vs_late_ms"] = {
                     "first": statistics.median(res.per_turn[:PROGRESS_EVERY]) * 1000,

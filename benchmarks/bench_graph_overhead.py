@@ -50,7 +50,7 @@ def main() -> int:
 
         def run_graph(turn: Any = turn, kw: dict[str, Any] = kw) -> float:
             start = time.perf_counter()
-            report = via_graph.add_turn(turn.user_input, turn.agent_response, **kw)  # type: ignore[arg-type]
+            report = via_graph.add_turn(turn.user_input, turn.agent_response, **kw)
             elapsed = (time.perf_counter() - start) * 1000
             stages["moved"] += len(report.moved_to_mtm)
             stages["promoted"] += len(report.segments_promoted)

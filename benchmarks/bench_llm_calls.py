@@ -10,7 +10,7 @@ are those the real controller makes; only the answers are scripted.
 Usage:
     .venv/bin/python benchmarks/bench_llm_calls.py ../shared/data/locomo_dev.json [--sample conv-26] [--json out.json]
 
-Target (issue 5): <= 1.5 calls per turn (one ``add_turn``: a user input and the answer) on
+Target: <= 1.5 calls per turn (one ``add_turn``: a user input and the answer) on
 average, and 0 calls per retrieval.
 Reference MemoryOS: 3 sequential calls each time a turn leaves STM, 5 on promotion.
 """
@@ -40,7 +40,7 @@ from langchain_memoryos.evaluation.locomo import conversation_pages, ingest_conv
 from langchain_memoryos.schema import DialoguePage
 
 _HEURISTIC = HeuristicController()
-_PAGE = re.compile(r"Current page \(said on [^)]*\):\n(.*?)\n\nDecide:", re.S)
+_PAGE = re.compile(r"Current page \(said on .*?\):\n(.*?)\n\nDecide:", re.S)
 _CANDIDATE = re.compile(r"^(\d+)\. (.*?) \[aspect:", re.M)
 _NEW = re.compile(r"New record \(from [^)]*\): (.*?) \[aspect:")
 
@@ -115,7 +115,7 @@ class CountingModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "counting-scripted"
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable[Any, BaseMessage]:
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable[Any, BaseMessage]:  # type: ignore[override]
         return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
 
     def _generate(

@@ -55,7 +55,7 @@ def timed(memory: MemoryOS, holds: list[float]) -> None:
 
         return UserLease(release, lambda: memory.repository.invalidate(user))
 
-    memory.repository.lease = lease  # type: ignore[method-assign]
+    memory.repository.lease = lease  # type: ignore[method-assign,assignment]
     memory._services.lease = lease
 
 

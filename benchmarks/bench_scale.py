@@ -3,9 +3,9 @@
 Run from the repository root::
 
     .venv/bin/python benchmarks/bench_scale.py                       # 1k, 5k, 20k pages (about 15 min)
-    .venv/bin/python benchmarks/bench_scale.py --sizes 1000,5000 --dir /tmp/scale --reuse
+    .venv/bin/python benchmarks/bench_scale.py --sizes 1000,5000 --dir DIR --reuse
     .venv/bin/python benchmarks/bench_scale.py --build-turns 5000   # add_turn median, mean, p95 of a build
-    .venv/bin/python benchmarks/bench_scale.py --postgres postgresql://... --cold-from /tmp/scale/user-5000.sqlite
+    .venv/bin/python benchmarks/bench_scale.py --postgres postgresql://... --cold-from DIR/user-5000.sqlite
 
 For each size it
 
@@ -44,6 +44,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -297,7 +298,11 @@ def print_table(rows: Sequence[dict[str, Any]]) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="1000,5000,20000", help="pages per user, comma-separated")
-    ap.add_argument("--dir", default="/tmp/memoryos-scale", help="where the users' SQLite files are kept")
+    ap.add_argument(
+        "--dir",
+        default=str(Path(tempfile.gettempdir()) / "memoryos-scale"),
+        help="where the users' SQLite files are kept (default: memoryos-scale in the temporary directory)",
+    )
     ap.add_argument("--reuse", action="store_true", help="reuse the files of an earlier run (built otherwise)")
     ap.add_argument("--turns", type=int, default=200, help="timed add_turn calls per size")
     ap.add_argument("--queries", type=int, default=50, help="timed warm retrievals per size")

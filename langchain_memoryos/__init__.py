@@ -20,19 +20,29 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from langchain_memoryos.amu.corrections import FactNotFoundError
     from langchain_memoryos.config import MemoryOSConfig, ModelThresholds
     from langchain_memoryos.controllers.base import BaseController, ControllerUsage, MemoryController
     from langchain_memoryos.controllers.heuristic import HeuristicController
     from langchain_memoryos.controllers.llm import LLMController
     from langchain_memoryos.controllers.prompts import Prompts
     from langchain_memoryos.embeddings.encode import resolve_embeddings
-    from langchain_memoryos.embeddings.files import EmbeddingsNotAvailableError
     from langchain_memoryos.embeddings.minilm import MiniLMEmbeddings
+    from langchain_memoryos.errors import (
+        BackgroundWriteError,
+        ConfigError,
+        ConfigTypeError,
+        EmbeddingsNotAvailableError,
+        FactNotFoundError,
+        InvalidInputError,
+        InvalidTypeError,
+        MemoryOSError,
+        MissingStoreError,
+        MissingUserIdError,
+        PageNotFoundError,
+    )
     from langchain_memoryos.integrations.history import MemoryOSChatMessageHistory, RunnableWithMemoryOS
     from langchain_memoryos.integrations.messages import pair_messages
     from langchain_memoryos.memory import MemoryOS
-    from langchain_memoryos.operations.forget import PageNotFoundError
     from langchain_memoryos.schema import (
         DialoguePage,
         FactHistory,
@@ -53,26 +63,34 @@ if TYPE_CHECKING:
 
 #: Where each public name is defined: ``from langchain_memoryos import X`` imports that module on first use.
 _EXPORTS: dict[str, str] = {
+    "BackgroundWriteError": "langchain_memoryos.errors",
     "BaseController": "langchain_memoryos.controllers.base",
+    "ConfigError": "langchain_memoryos.errors",
+    "ConfigTypeError": "langchain_memoryos.errors",
     "ControllerUsage": "langchain_memoryos.controllers.base",
     "DialoguePage": "langchain_memoryos.schema",
-    "EmbeddingsNotAvailableError": "langchain_memoryos.embeddings.files",
+    "EmbeddingsNotAvailableError": "langchain_memoryos.errors",
     "FactHistory": "langchain_memoryos.schema",
-    "FactNotFoundError": "langchain_memoryos.amu.corrections",
+    "FactNotFoundError": "langchain_memoryos.errors",
     "ForgetReport": "langchain_memoryos.schema",
     "HeuristicController": "langchain_memoryos.controllers.heuristic",
+    "InvalidInputError": "langchain_memoryos.errors",
+    "InvalidTypeError": "langchain_memoryos.errors",
     "LLMController": "langchain_memoryos.controllers.llm",
     "MemoryContext": "langchain_memoryos.schema",
     "MemoryController": "langchain_memoryos.controllers.base",
     "MemoryOS": "langchain_memoryos.memory",
     "MemoryOSChatMessageHistory": "langchain_memoryos.integrations.history",
     "MemoryOSConfig": "langchain_memoryos.config",
+    "MemoryOSError": "langchain_memoryos.errors",
     "MemoryRecord": "langchain_memoryos.schema",
     "MemoryRepository": "langchain_memoryos.store.repository",
     "MemoryStats": "langchain_memoryos.schema",
     "MiniLMEmbeddings": "langchain_memoryos.embeddings.minilm",
+    "MissingStoreError": "langchain_memoryos.errors",
+    "MissingUserIdError": "langchain_memoryos.errors",
     "ModelThresholds": "langchain_memoryos.config",
-    "PageNotFoundError": "langchain_memoryos.operations.forget",
+    "PageNotFoundError": "langchain_memoryos.errors",
     "Persona": "langchain_memoryos.schema",
     "Prompts": "langchain_memoryos.controllers.prompts",
     "Relation": "langchain_memoryos.schema",
@@ -110,8 +128,8 @@ def __getattr__(name: str) -> Any:
 
     Example:
         >>> import langchain_memoryos
-        >>> langchain_memoryos.MemoryOSConfig.__name__
-        'MemoryOSConfig'
+        >>> langchain_memoryos.MemoryOSConfig().stm_capacity  # loaded on first access, used as if imported
+        7
         >>> langchain_memoryos.config.MemoryOSConfig is langchain_memoryos.MemoryOSConfig
         True
         >>> langchain_memoryos.no_such_name
@@ -147,7 +165,10 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "BackgroundWriteError",
     "BaseController",
+    "ConfigError",
+    "ConfigTypeError",
     "ControllerUsage",
     "DialoguePage",
     "EmbeddingsNotAvailableError",
@@ -155,16 +176,21 @@ __all__ = [
     "FactNotFoundError",
     "ForgetReport",
     "HeuristicController",
+    "InvalidInputError",
+    "InvalidTypeError",
     "LLMController",
     "MemoryContext",
     "MemoryController",
     "MemoryOS",
     "MemoryOSChatMessageHistory",
     "MemoryOSConfig",
+    "MemoryOSError",
     "MemoryRecord",
     "MemoryRepository",
     "MemoryStats",
     "MiniLMEmbeddings",
+    "MissingStoreError",
+    "MissingUserIdError",
     "ModelThresholds",
     "PageNotFoundError",
     "Persona",

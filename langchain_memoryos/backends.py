@@ -206,8 +206,10 @@ def from_sqlite(make: Callable[..., M], path: str | Path, **kwargs: Any) -> M:
     Example:
         >>> from langchain_memoryos import MemoryOS
         >>> memory = from_sqlite(MemoryOS, ":memory:")
-        >>> type(memory.store).__name__, len(memory._closers)
-        ('SqliteStore', 1)
+        >>> memory.add_turn("I live in Oslo.", "Nice.", user_id="u").added, memory.stats(user_id="u").stm_pages
+        (True, 1)
+        >>> len(memory._closers)  # the connection and the lock file, closed with the memory
+        1
         >>> memory.close(); memory._closers
         []
     """
@@ -279,7 +281,7 @@ def from_postgres(
         >>> from langchain_memoryos import MemoryOS
         >>> from_postgres(MemoryOS, "")  # doctest: +IGNORE_EXCEPTION_DETAIL
         Traceback (most recent call last):
-        ValueError: from_postgres needs a connection string ...
+        langchain_memoryos.errors.InvalidInputError: from_postgres needs a connection string ...
     """
     from langchain_memoryos.store.postgres import open_postgres
 

@@ -40,27 +40,11 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from langchain_memoryos.errors import BackgroundWriteError, InvalidInputError
+
 __all__ = ["BackgroundWriteError", "BackgroundWriter"]
 
 logger = logging.getLogger("langchain_memoryos")
-
-
-class BackgroundWriteError(RuntimeError):
-    """One or more queued writes failed (their turns were not stored).
-
-    Attributes:
-        failures: ``(user_id, exception)`` for each failed write.
-
-    Example:
-        >>> err = BackgroundWriteError([("u", ValueError("bad timestamp")), ("v", KeyError("x"))])
-        >>> str(err), [user for user, _ in err.failures]
-        ("2 background write(s) failed; first: ValueError('bad timestamp')", ['u', 'v'])
-    """
-
-    def __init__(self, failures: list[tuple[str, BaseException]]) -> None:
-        self.failures = failures
-        first = failures[0][1] if failures else None
-        super().__init__(f"{len(failures)} background write(s) failed; first: {first!r}")
 
 
 _OPEN: weakref.WeakSet[BackgroundWriter] = weakref.WeakSet()  # the writers the exit hook drains
@@ -105,7 +89,7 @@ class BackgroundWriter:
 
     def __init__(self, max_workers: int = 4) -> None:
         if max_workers < 1:
-            raise ValueError(f"max_workers must be >= 1, got {max_workers}")
+            raise InvalidInputError(f"max_workers must be >= 1, got {max_workers}")
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="memoryos-writer")
         self._queues: dict[str, deque[Callable[[], object]]] = {}
         self._running: set[str] = set()
@@ -195,7 +179,7 @@ class BackgroundWriter:
             >>> w.flush()  # doctest: +ELLIPSIS
             Traceback (most recent call last):
             ...
-            langchain_memoryos.background.BackgroundWriteError: 1 background write(s) failed; first: ZeroDivision...
+            langchain_memoryos.errors.BackgroundWriteError: 1 background write(s) failed; first: ZeroDivision...
             >>> w.flush()  # a failure is reported once
             >>> w.close()
         """

@@ -20,6 +20,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from langchain_memoryos.errors import ConfigError, ConfigTypeError
+
 __all__ = [
     "DEFAULT_AGENT_PROFILE",
     "MODEL_THRESHOLDS",
@@ -159,7 +161,7 @@ class MemoryOSConfig:
         user_kb_capacity: the most user facts kept (default 2,000; the paper's knowledge base,
             ``paper()``: 100); beyond it the least useful fact goes, logged as an ``evicted`` write
             event with its reason (:data:`~langchain_memoryos.amu.LEAST_USEFUL`).
-        agent_traits_capacity: agent-traits size, FIFO (paper: 100).
+        agent_traits_capacity: agent-traits size; beyond it the least useful trait goes (paper: 100).
         gate_threshold: AMU ``tau_g``; a typed record is admitted when its gate
             score reaches it. The binary factors make the gate a validity filter,
             so this is effectively a minimum confidence.
@@ -273,37 +275,37 @@ class MemoryOSConfig:
         for name in positive_ints:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
-                raise TypeError(f"MemoryOSConfig.{name} must be an int, got {value!r}.")
+                raise ConfigTypeError(f"MemoryOSConfig.{name} must be an int, got {value!r}.")
             if value < 1:
-                raise ValueError(f"MemoryOSConfig.{name} must be >= 1, got {value}.")
+                raise ConfigError(f"MemoryOSConfig.{name} must be >= 1, got {value}.")
         if isinstance(self.top_facts, bool) or not isinstance(self.top_facts, int):
-            raise TypeError(f"MemoryOSConfig.top_facts must be an int, got {self.top_facts!r}.")
+            raise ConfigTypeError(f"MemoryOSConfig.top_facts must be an int, got {self.top_facts!r}.")
         if self.top_facts < 0:
-            raise ValueError(f"MemoryOSConfig.top_facts must be >= 0, got {self.top_facts}.")
+            raise ConfigError(f"MemoryOSConfig.top_facts must be >= 0, got {self.top_facts}.")
         non_negative = ("heat_alpha", "heat_beta", "heat_gamma", "promotion_heat")
         for name in non_negative:
             value = float(getattr(self, name))
             if not math.isfinite(value) or value < 0:
-                raise ValueError(f"MemoryOSConfig.{name} must be a finite number >= 0, got {value}.")
+                raise ConfigError(f"MemoryOSConfig.{name} must be a finite number >= 0, got {value}.")
         if not math.isfinite(self.recency_tau_seconds) or self.recency_tau_seconds <= 0:
-            raise ValueError(f"MemoryOSConfig.recency_tau_seconds must be > 0, got {self.recency_tau_seconds}.")
+            raise ConfigError(f"MemoryOSConfig.recency_tau_seconds must be > 0, got {self.recency_tau_seconds}.")
         if not 0.0 <= self.segment_threshold <= 2.0:
-            raise ValueError(
+            raise ConfigError(
                 "MemoryOSConfig.segment_threshold is compared with cos + Jaccard and must lie "
                 f"in [0, 2], got {self.segment_threshold}."
             )
         if not (math.isfinite(self.facts_share) and 0.0 <= self.facts_share <= 1.0):
             raise ValueError(f"MemoryOSConfig.facts_share must lie in [0, 1], got {self.facts_share}.")
         if not 0.0 <= self.gate_threshold <= 1.0:
-            raise ValueError(f"MemoryOSConfig.gate_threshold must lie in [0, 1], got {self.gate_threshold}.")
+            raise ConfigError(f"MemoryOSConfig.gate_threshold must lie in [0, 1], got {self.gate_threshold}.")
         for name in ("write_similarity", "retrieval_similarity", "duplicate_similarity", "chain_similarity"):
             value = getattr(self, name)
             if value is not None and not -1.0 <= value <= 1.0:
-                raise ValueError(f"MemoryOSConfig.{name} is a cosine and must lie in [-1, 1], got {value}.")
+                raise ConfigError(f"MemoryOSConfig.{name} is a cosine and must lie in [-1, 1], got {value}.")
         if self.stm_idle_seconds is not None and not (
             math.isfinite(self.stm_idle_seconds) and self.stm_idle_seconds >= 0
         ):
-            raise ValueError(f"MemoryOSConfig.stm_idle_seconds must be >= 0 or None, got {self.stm_idle_seconds}.")
+            raise ConfigError(f"MemoryOSConfig.stm_idle_seconds must be >= 0 or None, got {self.stm_idle_seconds}.")
         timeout = self.judgement_timeout_seconds
         if timeout is not None and (
             isinstance(timeout, bool)
@@ -311,47 +313,47 @@ class MemoryOSConfig:
             or not math.isfinite(timeout)
             or timeout <= 0
         ):
-            raise ValueError(
+            raise ConfigError(
                 f"MemoryOSConfig.judgement_timeout_seconds must be a number of seconds > 0 or None (no deadline), "
                 f"got {timeout!r}."
             )
         skew = self.max_clock_skew_seconds
         if skew is not None and (isinstance(skew, bool) or not isinstance(skew, (int, float)) or not skew >= 0):
-            raise ValueError(f"MemoryOSConfig.max_clock_skew_seconds must be >= 0 or None, got {skew!r}.")
+            raise ConfigError(f"MemoryOSConfig.max_clock_skew_seconds must be >= 0 or None, got {skew!r}.")
         if skew is not None and not math.isfinite(skew):
-            raise ValueError("MemoryOSConfig.max_clock_skew_seconds must be finite; pass None to turn the check off.")
+            raise ConfigError("MemoryOSConfig.max_clock_skew_seconds must be finite; pass None to turn the check off.")
         if self.page_ranking not in PAGE_RANKINGS:
-            raise ValueError(f"MemoryOSConfig.page_ranking must be one of {PAGE_RANKINGS}, got {self.page_ranking!r}.")
+            raise ConfigError(f"MemoryOSConfig.page_ranking must be one of {PAGE_RANKINGS}, got {self.page_ranking!r}.")
         for name in ("rrf_k", "lexical_weight", "dense_weight"):
             value = float(getattr(self, name))
             if not math.isfinite(value) or value < 0:
-                raise ValueError(f"MemoryOSConfig.{name} must be a finite number >= 0, got {value}.")
+                raise ConfigError(f"MemoryOSConfig.{name} must be a finite number >= 0, got {value}.")
         weights = self.chain_weights
         if (
             not isinstance(weights, tuple)
             or len(weights) != 2
             or not all(isinstance(w, (int, float)) and math.isfinite(w) and w >= 0 for w in weights)
         ):
-            raise ValueError(
+            raise ConfigError(
                 "MemoryOSConfig.chain_weights must be a tuple of two numbers >= 0 (2- and 3-page windows), "
                 f"got {weights!r}."
             )
         if self.page_units not in PAGE_UNITS:
-            raise ValueError(f"MemoryOSConfig.page_units must be one of {PAGE_UNITS}, got {self.page_units!r}.")
+            raise ConfigError(f"MemoryOSConfig.page_units must be one of {PAGE_UNITS}, got {self.page_units!r}.")
         for name in ("date_weight", "chain_gap_seconds", "speaker_weight"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-                raise ValueError(f"MemoryOSConfig.{name} must be a finite number >= 0, got {value!r}.")
+                raise ConfigError(f"MemoryOSConfig.{name} must be a finite number >= 0, got {value!r}.")
         if self.stm_view not in STM_VIEWS:
-            raise ValueError(f"MemoryOSConfig.stm_view must be one of {STM_VIEWS}, got {self.stm_view!r}.")
+            raise ConfigError(f"MemoryOSConfig.stm_view must be one of {STM_VIEWS}, got {self.stm_view!r}.")
         if self.lexical_weight == 0 and self.dense_weight == 0:
-            raise ValueError("MemoryOSConfig: lexical_weight and dense_weight cannot both be 0.")
+            raise ConfigError("MemoryOSConfig: lexical_weight and dense_weight cannot both be 0.")
         if self.context_words is not None and (
             isinstance(self.context_words, bool) or not isinstance(self.context_words, int) or self.context_words < 1
         ):
-            raise ValueError(f"MemoryOSConfig.context_words must be an int >= 1 or None, got {self.context_words!r}.")
+            raise ConfigError(f"MemoryOSConfig.context_words must be an int >= 1 or None, got {self.context_words!r}.")
         if not isinstance(self.agent_profile, str):
-            raise TypeError("MemoryOSConfig.agent_profile must be a string.")
+            raise ConfigTypeError("MemoryOSConfig.agent_profile must be a string.")
 
     @classmethod
     def paper(cls, **changes: Any) -> MemoryOSConfig:
@@ -386,7 +388,7 @@ class MemoryOSConfig:
             return cls(**changes)
         if name == "paper":
             return cls.paper(**changes)
-        raise ValueError(f"unknown MemoryOSConfig preset {name!r}; use 'default' or 'paper'.")
+        raise ConfigError(f"unknown MemoryOSConfig preset {name!r}; use 'default' or 'paper'.")
 
     def thresholds(self, model_name: str | None) -> ModelThresholds:
         """Resolve the similarity thresholds for an embedding model.
@@ -427,6 +429,6 @@ class MemoryOSConfig:
             >>> MemoryOSConfig().replace(stm_capacity=0)
             Traceback (most recent call last):
             ...
-            ValueError: MemoryOSConfig.stm_capacity must be >= 1, got 0.
+            langchain_memoryos.errors.ConfigError: MemoryOSConfig.stm_capacity must be >= 1, got 0.
         """
         return dataclasses.replace(self, **changes)

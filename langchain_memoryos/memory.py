@@ -29,6 +29,7 @@ from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.controllers.base import MemoryController
 from langchain_memoryos.controllers.heuristic import HeuristicController
 from langchain_memoryos.embeddings import encode_texts, resolve_embeddings
+from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
 from langchain_memoryos.facade.facts import FactMethods
 from langchain_memoryos.facade.inspection import InspectionMethods
 from langchain_memoryos.facade.maintenance import MaintenanceMethods
@@ -114,21 +115,21 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
     ) -> None:
         root = scope_root(namespace_prefix, agent_id)  # checked first: nothing is built for a bad scope
         if write_mode not in ("sync", "background"):
-            raise ValueError(f"write_mode must be 'sync' or 'background', got {write_mode!r}.")
+            raise InvalidInputError(f"write_mode must be 'sync' or 'background', got {write_mode!r}.")
         if store is not None and not isinstance(store, BaseStore):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"store must be a LangGraph BaseStore (InMemoryStore, SqliteStore, PostgresStore …), "
                 f"got {type(store).__name__}."
             )
         if config is not None and not isinstance(config, MemoryOSConfig):
-            raise TypeError("config must be a MemoryOSConfig.")
+            raise InvalidTypeError("config must be a MemoryOSConfig.")
         self.config = config or MemoryOSConfig()
         self.store: BaseStore = store if store is not None else InMemoryStore()
         self.embeddings = resolve_embeddings(embeddings)
         model_name = getattr(self.embeddings, "model_name", None) or getattr(self.embeddings, "model", None)
         self.settings = EngineSettings.build(self.config, model_name if isinstance(model_name, str) else None)
         if model is not None and controller is not None:
-            raise ValueError("pass either model= (an LLMController is built for it) or controller=, not both.")
+            raise InvalidInputError("pass either model= (an LLMController is built for it) or controller=, not both.")
         if model is not None:
             from langchain_memoryos.controllers.llm import LLMController
 
@@ -138,7 +139,7 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         elif hasattr(controller, "adopt_thresholds"):
             controller.adopt_thresholds(self.settings.thresholds)
         if not isinstance(controller, MemoryController):
-            raise TypeError(
+            raise InvalidTypeError(
                 "controller must implement the MemoryController protocol (see "
                 "langchain_memoryos.controllers.base), e.g. HeuristicController()."
             )
@@ -285,7 +286,7 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         Example:
             >>> MemoryOS.from_postgres("")  # doctest: +IGNORE_EXCEPTION_DETAIL
             Traceback (most recent call last):
-            ValueError: from_postgres needs a connection string ...
+            langchain_memoryos.errors.InvalidInputError: from_postgres needs a connection string ...
         """
         return backends.from_postgres(cls, conn_string, setup=setup, max_connections=max_connections, **kwargs)
 
@@ -297,7 +298,7 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             >>> import asyncio
             >>> asyncio.run(MemoryOS.afrom_postgres(""))  # doctest: +IGNORE_EXCEPTION_DETAIL
             Traceback (most recent call last):
-            ValueError: from_postgres needs a connection string ...
+            langchain_memoryos.errors.InvalidInputError: from_postgres needs a connection string ...
         """
         return await asyncio.to_thread(cls.from_postgres, conn_string, **kwargs)
 
@@ -400,13 +401,15 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
     # -- graphs ------------------------------------------------------------------
     @property
     def write_graph(self) -> Any:
-        """The write path as a compiled LangGraph ``StateGraph`` (``add_turn`` runs it).
+        """The write path as a compiled LangGraph ``StateGraph``: the stages ``add_turn`` runs, as nodes.
 
         Nodes: ``stm_append``, ``chain_link``, ``mtm_insert``, ``heat_evict``,
         ``persona_promote``, ``write_gate``, ``relation_judge``, ``fuse``,
-        ``lpm_commit``; its state is ``{"turn": TurnWrite(...)}``. Use
-        ``add_turn`` / ``aadd_turn`` to write (they hold the user's lock and
-        validate the input); draw it with ``get_graph().draw_mermaid()``.
+        ``lpm_commit``; its state is ``{"turn": TurnWrite(...)}``. ``add_turn`` /
+        ``aadd_turn`` run the same stage functions directly, without the graph
+        runtime (same stored result); use them to write from Python, and the
+        graph to compose the memory into a LangGraph application. Draw it with
+        ``get_graph().draw_mermaid()``.
 
         Example:
             >>> "persona_promote" in MemoryOS().write_graph.get_graph().nodes
@@ -416,10 +419,12 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
 
     @property
     def read_graph(self) -> Any:
-        """The read path as a compiled LangGraph ``StateGraph`` (``retrieve`` runs it).
+        """The read path as a compiled LangGraph ``StateGraph``: the stages ``retrieve`` runs, as nodes.
 
         Nodes: ``retrieve_stm``, ``retrieve_lpm``, ``retrieve_mtm``,
         ``assemble_context``; its state is ``{"read": ReadRun(...)}``.
+        ``retrieve`` / ``aretrieve`` run the same stage functions directly,
+        without the graph runtime (same context).
 
         Example:
             >>> "assemble_context" in MemoryOS().read_graph.get_graph().nodes
@@ -507,7 +512,8 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             'p_...'
             >>> MemoryOS().add_turn("Hi", "Hello", user_id="u", timestamp="9999-12-31T23:59:59")  # doctest: +ELLIPSIS
             Traceback (most recent call last):
-            ValueError: timestamp 9999-12-31T23:59:59+00:00 lies ... max_clock_skew_seconds ...
+            langchain_memoryos.errors.InvalidInputError: timestamp 9999-12-31T23:59:59+00:00 lies ... \
+max_clock_skew_seconds ...
         """
         return self._sync(
             turns.add_turn(self._runtime, user_input, agent_response, user_id, thread_id, timestamp, metadata, turn_id)

@@ -8,7 +8,7 @@ embedding: 13 ms → 510 ms; a 760-page FAISS search: 0.7 ms → 8 ms).
 OpenBLAS on its own threads (numpy's) is set to one thread for the whole
 process on first use, and left so: it keeps one number of threads for all
 threads of a process, so a limit set and restored around each call
-(as before session 11) was lifted for one thread when another left its
+(as an earlier version did) was lifted for one thread when another left its
 block, and a pass then ran on two BLAS threads, rounding its products
 differently (a bulk write's vectors changed from run to run in the last
 bits, measured with numpy 2.4.6's OpenBLAS 0.3.31). ``MEMORYOS_KEEP_BLAS_THREADS=1``

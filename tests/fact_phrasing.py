@@ -1,4 +1,4 @@
-"""The fact-phrasing suite (issue 31, build point 3): what a fact is, given a dialogue page.
+"""The fact-phrasing suite : what a fact is, given a dialogue page.
 
 The suite is hand-written files in ``tests/unit_tests/data``: ``fact_phrasing_dev.json`` (the
 rules are worked on against it), ``fact_phrasing_test.json`` (the held-out quarter, written and
@@ -197,7 +197,7 @@ def run_controller(items: Sequence[Item], controller: MemoryController | None = 
             for record in new:
                 for j, o in enumerate(old):
                     o.id = o.id or f"old{j}"
-                    a, b = embeddings.encode([record.summary, o.summary])
+                    a, b = embeddings.encode([record.summary, o.summary])  # type: ignore[attr-defined]
                     labels += [r.label for r in judge.judge_relations(record, [(o, float(a @ b))]).relations]
             if "update" not in labels:
                 why = f"not an update of {[o.summary for o in old]} (labels {labels})"

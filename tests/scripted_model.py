@@ -16,6 +16,7 @@ from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.messages.ai import UsageMetadata
+from langchain_core.messages.tool import ToolCallChunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -74,7 +75,7 @@ class ScriptedToolModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "scripted-tool-model"
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable[Any, BaseMessage]:
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable[Any, BaseMessage]:  # type: ignore[override]
         if not self.tool_calling:
             raise NotImplementedError("this scripted model has no tool calling")
         return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
@@ -122,7 +123,7 @@ class ScriptedToolModel(BaseChatModel):
         message = self._answer(messages, kwargs)
         if message.tool_calls:
             call = message.tool_calls[0]
-            chunk = {"name": call["name"], "args": json.dumps(call["args"]), "id": call["id"], "index": 0}
+            chunk = ToolCallChunk(name=call["name"], args=json.dumps(call["args"]), id=call["id"], index=0)
             usage = message.usage_metadata
             piece = AIMessageChunk(content="", tool_call_chunks=[chunk], usage_metadata=usage, chunk_position="last")
             yield ChatGenerationChunk(message=piece)

@@ -11,29 +11,13 @@ from __future__ import annotations
 import datetime as _dt
 
 from langchain_memoryos.controllers.base import ParsedRecords
+from langchain_memoryos.errors import FactNotFoundError
 from langchain_memoryos.pipeline.effects import Embed, Step
 from langchain_memoryos.pipeline.judgements import ParseRecords
 from langchain_memoryos.schema import FactKind, MemoryRecord, WriteEvent
 from langchain_memoryos.store.repository import UserState
 
 __all__ = ["FactNotFoundError", "edit_fact", "find_fact"]
-
-
-class FactNotFoundError(LookupError):
-    """No user fact or agent trait has this id.
-
-    Example:
-        >>> str(FactNotFoundError("f_1", "u"))
-        "no fact 'f_1' for user 'u'; list_facts(user_id=..., kind=...) shows the ids"
-    """
-
-    def __init__(self, fact_id: str, user_id: str) -> None:
-        super().__init__(f"no fact {fact_id!r} for user {user_id!r}; list_facts(user_id=..., kind=...) shows the ids")
-        self.fact_id = fact_id
-        self.user_id = user_id
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 def find_fact(state: UserState, fact_id: str) -> tuple[FactKind, MemoryRecord]:
@@ -46,7 +30,7 @@ def find_fact(state: UserState, fact_id: str) -> tuple[FactKind, MemoryRecord]:
         >>> find_fact(UserState(user_id="u", label="u", dimension=2), "f_1")
         Traceback (most recent call last):
         ...
-        langchain_memoryos.amu.corrections.FactNotFoundError: no fact 'f_1' for user 'u'; ...
+        langchain_memoryos.errors.FactNotFoundError: no fact 'f_1' for user 'u'; ...
     """
     kinds: tuple[FactKind, ...] = ("user", "agent")
     for kind in kinds:

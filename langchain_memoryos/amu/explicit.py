@@ -1,4 +1,4 @@
-"""An explicit ``add_fact`` is the caller's decision: no silent loss (issue 31, point 4).
+"""An explicit ``add_fact`` is the caller's decision: no silent loss.
 
 The controller parses the statement into typed records as for any fact; then, for a user
 fact, :func:`explicit_records` makes sure what reaches the write path is what the caller said:

@@ -19,6 +19,7 @@ from langchain_memoryos.cli.common import (
     _open_memory,
     _where,
 )
+from langchain_memoryos.errors import InvalidInputError
 
 __all__ = ["delete", "export", "import_"]
 
@@ -83,13 +84,13 @@ def import_(
         try:  # the file checked whole, before the database is opened (a memory of the same config)
             check_export(data, MemoryOS().config, None)
         except ValueError as exc:
-            raise ValueError(f"{file}: {exc}") from None
+            raise InvalidInputError(f"{file}: {exc}") from None
         with _open_memory(db, postgres, must_exist=False) as memory:
             try:
                 count = memory.import_user(data, user_id=target, mode=mode)  # type: ignore[arg-type]
             except ValueError as exc:  # the API's mode="replace" is the command's --mode replace
                 message = str(exc).replace('mode="replace"', "--mode replace").replace('mode="merge"', "--mode merge")
-                raise ValueError(f"{file}: {message}") from None
+                raise InvalidInputError(f"{file}: {message}") from None
             typer.echo(f"imported {count} items for user {target!r} into {_where(db, postgres)} (mode {mode})")
 
 

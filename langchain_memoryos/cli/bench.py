@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from langchain_memoryos.cli.common import _errors, _fail
+from langchain_memoryos.errors import InvalidInputError
 
 __all__ = ["bench_locomo"]
 
@@ -27,7 +28,7 @@ def _parse_baselines(spec: str) -> list[Any]:
         try:
             out.append(Baseline(kind, int(k)) if k else Baseline(kind))  # type: ignore[arg-type]
         except ValueError as exc:
-            raise ValueError(
+            raise InvalidInputError(
                 f"--baselines: {item!r}: {exc} (use e.g. bm25:10,dense:10,last:10,hybrid:20,full)"
             ) from exc
     return out
@@ -40,7 +41,7 @@ def _parse_systems(spec: str) -> list[Any]:
     out = []
     for item in (s.strip() for s in spec.split(",") if s.strip()):
         if item not in _SYSTEMS:
-            raise ValueError(f"--systems: unknown system {item!r}; use memoryos, paper or both (memoryos,paper)")
+            raise InvalidInputError(f"--systems: unknown system {item!r}; use memoryos, paper or both (memoryos,paper)")
         name = "memoryos" if item == "memoryos" else "memoryos (paper)"
         out.append(MemorySystem(name, MemoryOSConfig.preset(_SYSTEMS[item])))
     return out
@@ -52,9 +53,9 @@ def _parse_budgets(spec: str) -> list[int] | None:
     try:
         budgets = [int(b) for b in spec.split(",") if b.strip()]
     except ValueError:
-        raise ValueError(f"--budgets: {spec!r}: use word counts >= 1, e.g. 250,500,1000,2000") from None
+        raise InvalidInputError(f"--budgets: {spec!r}: use word counts >= 1, e.g. 250,500,1000,2000") from None
     if not budgets or any(b < 1 for b in budgets) or len(set(budgets)) != len(budgets):
-        raise ValueError(f"--budgets: {spec!r}: use distinct word counts >= 1, e.g. 250,500,1000,2000")
+        raise InvalidInputError(f"--budgets: {spec!r}: use distinct word counts >= 1, e.g. 250,500,1000,2000")
     return budgets
 
 
@@ -71,7 +72,7 @@ def _parse_grid(spec: str | None) -> dict[str, tuple[float, ...]]:
         except ValueError:
             candidates = ()
         if not sep or not key.strip() or not candidates:
-            raise ValueError(
+            raise InvalidInputError(
                 f"--cv-grid: {item!r}: use field=v1,v2;field[i]=v1,v2 (e.g. 'rrf_k=10,20;date_weight=0,0.2')"
             )
         grid[key.strip()] = candidates
@@ -147,9 +148,9 @@ def bench_locomo(
         from langchain_memoryos.evaluation.benchmark import PROTOCOLS
 
         if protocol not in PROTOCOLS:
-            raise ValueError(f"--protocol: unknown protocol {protocol!r}; use harness, plain or fresh")
+            raise InvalidInputError(f"--protocol: unknown protocol {protocol!r}; use harness, plain or fresh")
         if cv_grid is not None and not cv:
-            raise ValueError("--cv-grid needs --cv")
+            raise InvalidInputError("--cv-grid needs --cv")
         cats = tuple(int(c) for c in categories.split(",") if c.strip())
         memory_systems = _parse_systems(systems)
         model = None

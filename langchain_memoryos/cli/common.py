@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from langchain_memoryos.errors import InvalidInputError
+
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
     from rich.console import Console
@@ -169,15 +171,15 @@ def _utf8(path: Path, data: bytes, *, line: int | None = None, start: int = 0) -
         start: the offset of ``data`` in the file.
 
     Example:
-        >>> _utf8(Path("a.jsonl"), b'{"user": "caf\xe9"}', line=4, start=120)
+        >>> _utf8(Path("a.jsonl"), b'{"user": "caf\xe9"}', line=4, start=120)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        ValueError: a.jsonl:4: not UTF-8 text (byte 0xe9 at offset 133 of the file); save the file as UTF-8.
+        langchain_memoryos.errors.InvalidInputError: a.jsonl:4: not UTF-8 text (byte 0xe9 at offset 133 ...
     """
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         at = line if line is not None else data.count(b"\n", 0, exc.start) + 1
-        raise ValueError(
+        raise InvalidInputError(
             f"{path}:{at}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {start + exc.start} of the file); "
             "save the file as UTF-8."
         ) from None
@@ -189,13 +191,13 @@ def _json_file(path: Path, data: bytes) -> Any:
     Example:
         >>> _json_file(Path("x.json"), b'{"items": [1,\n 2,]}')
         Traceback (most recent call last):
-        ValueError: x.json:2:4: invalid JSON: Expecting value
+        langchain_memoryos.errors.InvalidInputError: x.json:2:4: invalid JSON: Expecting value
     """
     text = _utf8(path, data)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+        raise InvalidInputError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
 
 
 # -- opening the memory -------------------------------------------------------------------

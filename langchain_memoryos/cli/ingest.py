@@ -31,6 +31,7 @@ from langchain_memoryos.cli.common import (
     _utf8,
     _where,
 )
+from langchain_memoryos.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from langchain_memoryos.memory import MemoryOS
@@ -82,7 +83,7 @@ def _text_field(obj: dict[str, Any], *names: str) -> str:
         if value is None:
             continue
         if not isinstance(value, str):
-            raise ValueError(f"{name!r} must be a string, got {type(value).__name__}")
+            raise InvalidInputError(f"{name!r} must be a string, got {type(value).__name__}")
         return value
     return ""
 
@@ -93,21 +94,21 @@ def _turn_from(obj: Any, path: Path, number: int) -> TurnLine:
     from langchain_memoryos.schema import check_timestamp
 
     if not isinstance(obj, dict):
-        raise ValueError(f"a JSON object expected, got {type(obj).__name__}")
+        raise InvalidInputError(f"a JSON object expected, got {type(obj).__name__}")
     user_input = _text_field(obj, "user_input", "user")
     agent_response = _text_field(obj, "agent_response", "assistant")
     if not user_input.strip() and not agent_response.strip():
-        raise ValueError("no 'user_input' (or 'user') and no 'agent_response' (or 'assistant') text")
+        raise InvalidInputError("no 'user_input' (or 'user') and no 'agent_response' (or 'assistant') text")
     metadata = obj.get("metadata") or {}
     if not isinstance(metadata, dict):
-        raise ValueError(f"'metadata' must be an object, got {type(metadata).__name__}")
+        raise InvalidInputError(f"'metadata' must be an object, got {type(metadata).__name__}")
     metadata = clean_metadata(metadata)  # NaN and Infinity parse as JSON here but are refused by the memory
     thread = obj.get("thread_id")
     if thread is not None and (not isinstance(thread, str) or not thread):
-        raise ValueError(f"'thread_id' must be a non-empty string, got {thread!r}")
+        raise InvalidInputError(f"'thread_id' must be a non-empty string, got {thread!r}")
     turn_id = obj.get("turn_id")
     if turn_id is not None and not isinstance(turn_id, str | int):
-        raise ValueError(f"'turn_id' must be a string, got {type(turn_id).__name__}")
+        raise InvalidInputError(f"'turn_id' must be a string, got {type(turn_id).__name__}")
     raw_time = obj.get("timestamp")
     # the memory opened by the CLI has the default config: its clock-skew check, before anything is stored
     timestamp = check_timestamp(raw_time, MemoryOSConfig().max_clock_skew_seconds) if raw_time is not None else None
@@ -153,7 +154,7 @@ def read_turns(path: Path) -> list[TurnLine]:
         >>> _ = f.write_text('{"user": "I live in Oslo.", "assistant": "Nice!"}\n\n{"user": 3}\n')
         >>> read_turns(f)
         Traceback (most recent call last):
-        ValueError: ...chat.jsonl:3: 'user' must be a string, got int
+        langchain_memoryos.errors.InvalidInputError: ...chat.jsonl:3: 'user' must be a string, got int
     """
     turns: list[TurnLine] = []
     source = path.resolve()
@@ -167,7 +168,7 @@ def read_turns(path: Path) -> list[TurnLine]:
             turns.append(_turn_from(json.loads(raw), source, number))
         except (ValueError, TypeError) as exc:
             reason = f"invalid JSON: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else _message(exc)
-            raise ValueError(f"{path}:{number}: {reason}") from None
+            raise InvalidInputError(f"{path}:{number}: {reason}") from None
     return turns
 
 
@@ -211,14 +212,14 @@ def _locomo_samples(
     """``(user id, index, sample)`` of each conversation to ingest, every one checked (:func:`_check_sessions`)."""
     samples = _json_file(path, data)
     if not isinstance(samples, list):
-        raise ValueError(f"{path}: not a LoCoMo file (a JSON list of conversations expected)")
+        raise InvalidInputError(f"{path}: not a LoCoMo file (a JSON list of conversations expected)")
     for i, sample in enumerate(samples):
         if not isinstance(sample, dict) or not isinstance(sample.get("conversation"), dict):
-            raise ValueError(f"{path}: item {i} has no 'conversation' object (not a LoCoMo file)")
+            raise InvalidInputError(f"{path}: item {i} has no 'conversation' object (not a LoCoMo file)")
         _check_sessions(path, i, sample)
     if conversation is not None:
         if not 0 <= conversation < len(samples):
-            raise ValueError(f"--conversation {conversation}: the file has conversations 0..{len(samples) - 1}")
+            raise InvalidInputError(f"--conversation {conversation}: the file has conversations 0..{len(samples) - 1}")
         return [(user, conversation, samples[conversation])]
     if len(samples) == 1:
         return [(user, 0, samples[0])]
@@ -240,23 +241,23 @@ def _check_sessions(path: Path, index: int, sample: dict[str, Any]) -> None:
     conv = sample["conversation"]
     for name in ("speaker_a", "speaker_b"):
         if not isinstance(conv.get(name), str) or not conv[name].strip():
-            raise ValueError(f"{where}: '{name}' must name a speaker, got {conv.get(name)!r}")
+            raise InvalidInputError(f"{where}: '{name}' must name a speaker, got {conv.get(name)!r}")
     sessions = sorted((int(k.split("_")[1]), k) for k in conv if re.fullmatch(r"session_\d+", k))
     if not sessions:
-        raise ValueError(f"{where}: no sessions ('session_1', ... lists of turns)")
+        raise InvalidInputError(f"{where}: no sessions ('session_1', ... lists of turns)")
     for _, key in sessions:
         turns = conv[key]
         if not isinstance(turns, list):
-            raise ValueError(f"{where}: {key} is a {type(turns).__name__}, not a list of turns")
+            raise InvalidInputError(f"{where}: {key} is a {type(turns).__name__}, not a list of turns")
         for t, turn in enumerate(turns):
             at = f"{where}: {key} turn {t}"
             if not isinstance(turn, dict):
-                raise ValueError(f"{at}: a {type(turn).__name__}, not an object with speaker, dia_id and text")
+                raise InvalidInputError(f"{at}: a {type(turn).__name__}, not an object with speaker, dia_id and text")
             for field_name in ("speaker", "text", "dia_id"):
                 if not isinstance(turn.get(field_name), str):
-                    raise ValueError(f"{at}: '{field_name}' must be a string, got {turn.get(field_name)!r}")
+                    raise InvalidInputError(f"{at}: '{field_name}' must be a string, got {turn.get(field_name)!r}")
             if not isinstance(turn.get("blip_caption") or "", str):
-                raise ValueError(f"{at}: 'blip_caption' must be a string, got {turn['blip_caption']!r}")
+                raise InvalidInputError(f"{at}: 'blip_caption' must be a string, got {turn['blip_caption']!r}")
 
 
 def _check_pages(memory: MemoryOS, path: Path, targets: list[tuple[str, int, dict[str, Any]]], thread: str) -> None:
@@ -279,7 +280,7 @@ def _check_pages(memory: MemoryOS, path: Path, targets: list[tuple[str, int, dic
                 )
             except (ValueError, TypeError) as exc:
                 turns = "+".join(page.dia_ids) or "?"
-                raise ValueError(
+                raise InvalidInputError(
                     f"{_conversation(path, index, sample)}: session {page.session}, turns {turns}: {_message(exc)}"
                 ) from None
 
@@ -301,7 +302,7 @@ def _check_lines(memory: MemoryOS, path: Path, turns: list[TurnLine], user: str,
                 t.turn_id,
             )
         except (ValueError, TypeError) as exc:
-            raise ValueError(f"{path}:{t.line}: {_message(exc)}") from None
+            raise InvalidInputError(f"{path}:{t.line}: {_message(exc)}") from None
 
 
 def _ingest_locomo(

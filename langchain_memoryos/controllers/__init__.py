@@ -4,9 +4,11 @@
 imports LangChain's chat-model classes.
 
 Example:
-    >>> from langchain_memoryos.controllers import HeuristicController, LLMController
-    >>> LLMController.__name__
-    'LLMController'
+    >>> from langchain_memoryos.controllers import HeuristicController
+    >>> from langchain_memoryos.schema import DialoguePage
+    >>> page = DialoguePage(id="p", user_input="I live in Oslo.", agent_response="Nice.")
+    >>> [r.summary for r in HeuristicController().analyze_page(page, None, None).records]
+    ['The user lives in Oslo.']
 """
 
 from __future__ import annotations
@@ -35,9 +37,13 @@ def __getattr__(name: str) -> Any:
     """Load :class:`LLMController` (and LangChain's chat models) on first access (PEP 562).
 
     Example:
-        >>> import langchain_memoryos.controllers as controllers
-        >>> controllers.LLMController.__name__
-        'LLMController'
+        >>> import subprocess, sys
+        >>> code = (  # a new process: chat models are imported when LLMController is first used, not before
+        ...     "import sys, langchain_memoryos.controllers as c; before = 'langchain_memoryos.controllers.llm' in "
+        ...     "sys.modules; c.LLMController; print(before, 'langchain_memoryos.controllers.llm' in sys.modules)"
+        ... )
+        >>> subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+        ['False', 'True']
     """
     if name == "LLMController":
         from langchain_memoryos.controllers.llm import LLMController

@@ -16,6 +16,8 @@ import re
 from langchain_core.language_models import BaseChatModel
 from pydantic import SecretStr
 
+from langchain_memoryos.errors import InvalidTypeError
+
 __all__ = ["resolve_chat_model"]
 
 
@@ -41,7 +43,7 @@ def resolve_chat_model(model: BaseChatModel | str, *, base_url: str | None = Non
     Example:
         >>> resolve_chat_model(3)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        TypeError: ...
+        langchain_memoryos.errors.InvalidTypeError: ...
         >>> resolve_chat_model("no-such-model")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ValueError: cannot create the chat model 'no-such-model': langchain cannot tell its provider; name it as ...
@@ -49,7 +51,7 @@ def resolve_chat_model(model: BaseChatModel | str, *, base_url: str | None = Non
     if isinstance(model, BaseChatModel):
         return model
     if not isinstance(model, str) or not model.strip():
-        raise TypeError(f"model must be a BaseChatModel or a model name string, got {model!r}")
+        raise InvalidTypeError(f"model must be a BaseChatModel or a model name string, got {model!r}")
     url = base_url or os.environ.get("OPENAI_BASE_URL")
     if url:
         try:

@@ -1,7 +1,7 @@
 """Facts of a page as it is added, offline: self-contained third-person statements with names resolved.
 
 The heuristic controller's ``analyze_page`` turns each side of a dialogue page
-into at most one typed record (issue 20, research/issue20-facts/REPORT.md §4.1):
+into at most one typed record (the design measured in docs/research.md, "Long-term facts"):
 
 1. **Who speaks.** A ``"Name: text"`` prefix names the side (and is stripped);
    else ``metadata["user_name"]`` / ``metadata["agent_name"]`` (or a

@@ -605,7 +605,8 @@ _INTERJECTION_ONLY = re.compile(r"^(?:(?:oh|ok|okay|hey|hi|so|well|and|also|than
 
 
 #: A change stated outright ("no longer", "moved", "quit" …): it may update a fact that shares an entity.
-#: Softer cues ("just", "started", "new", "recently") only tell a story and update nothing (issue 20).
+#: Softer cues ("just", "started", "new", "recently") only tell a story and update nothing (a story told
+#: over sessions is not a change of state).
 _STRONG_CHANGE = re.compile(
     r"\b(?:no longer|any ?more|not anymore|moved|switched|instead|used to|quit|stopped|"
     r"i meant|correction)\b",

@@ -92,6 +92,7 @@ from langchain_memoryos.controllers.llm_schemas import (
     _Unusable,
 )
 from langchain_memoryos.controllers.prompts import Prompts
+from langchain_memoryos.errors import InvalidInputError
 from langchain_memoryos.schema import (
     PROFILE_KEYS,
     TRAIT_DIMENSIONS,
@@ -207,7 +208,7 @@ def _check_timeout(value: Any, name: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a number of seconds > 0 or None (no deadline), got {value!r}")
+        raise InvalidInputError(f"{name} must be a number of seconds > 0 or None (no deadline), got {value!r}")
     return float(value)
 
 
@@ -265,7 +266,7 @@ class LLMController(BaseController):
         from langchain_memoryos.controllers.chat_models import resolve_chat_model
 
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
-            raise ValueError(f"max_retries must be an int >= 0, got {max_retries!r}")
+            raise InvalidInputError(f"max_retries must be an int >= 0, got {max_retries!r}")
         self.judgement_timeout_seconds = _check_timeout(judgement_timeout_seconds, "judgement_timeout_seconds")
         self.model = resolve_chat_model(model)
         self.max_retries = max_retries

@@ -83,8 +83,8 @@ class SlotFact:
         """The slot key: ``slot`` for the user, ``subject.slot`` for anyone else.
 
         Example:
-            >>> SlotFact("user", "location", "oslo", "Oslo").key
-            'location'
+            >>> SlotFact("user", "location", "oslo", "Oslo").key, SlotFact("Ana", "location", "rome", "Rome").key
+            ('location', 'Ana.location')
         """
         return self.slot if self.subject == "user" else f"{self.subject}.{self.slot}"
 

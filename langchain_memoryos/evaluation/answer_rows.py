@@ -1,4 +1,4 @@
-"""The rows and the table of *answers in context* in ``memoryos bench locomo`` (issue 31, point 1; DESIGN §6).
+"""The rows and the table of *answers in context* in ``memoryos bench locomo``.
 
 The measure itself is :mod:`~langchain_memoryos.evaluation.answers`; this module gives the benchmark
 what it needs around it:
@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from langchain_memoryos.errors import InvalidInputError
 from langchain_memoryos.evaluation.answers import (
     answer_in_context,
     answer_tokens,
@@ -88,7 +89,7 @@ def with_answers(outcomes: Sequence[QuestionOutcome], contexts: Sequence[str]) -
         [(True, False), (False, True)]
     """
     if len(outcomes) != len(contexts):
-        raise ValueError(f"one context per outcome, got {len(outcomes)} outcomes and {len(contexts)} contexts")
+        raise InvalidInputError(f"one context per outcome, got {len(outcomes)} outcomes and {len(contexts)} contexts")
     tokens = [answer_tokens(c) for c in contexts]
     partners = chance_partners(len(outcomes))
     return [

@@ -1,4 +1,4 @@
-"""Answers in context: is the gold answer's every content token in the text the model gets? (issue 31, DESIGN §6).
+"""Answers in context: is the gold answer's every content token in the text the model gets?
 
 Evidence recall reads page ids only, so it cannot credit a fact. *Answers in context* reads the
 context text itself (``MemoryContext.to_prompt()``: every word the model gets):
@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from langchain_memoryos.errors import InvalidInputError
 from langchain_memoryos.retrieval.lexical import STOPWORDS
 
 __all__ = [
@@ -191,7 +192,7 @@ def chance_partners(n: int) -> list[int]:
         ([2, 3, 4, 0, 1], [0])
     """
     if n < 0:
-        raise ValueError(f"n must be >= 0, got {n}")
+        raise InvalidInputError(f"n must be >= 0, got {n}")
     return [(i + n // 2) % n for i in range(n)]
 
 
@@ -277,7 +278,7 @@ def chance_corrected_gain(
     """
     lengths = {len(with_hits), len(with_chance), len(without_hits), len(without_chance)}
     if len(lengths) != 1:
-        raise ValueError(f"the four sequences must pair question by question, got lengths {sorted(lengths)}")
+        raise InvalidInputError(f"the four sequences must pair question by question, got lengths {sorted(lengths)}")
     diffs = [
         (float(w) - float(wc)) - (float(o) - float(oc))
         for w, wc, o, oc in zip(with_hits, with_chance, without_hits, without_chance, strict=True)

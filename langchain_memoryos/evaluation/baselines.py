@@ -32,6 +32,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from langchain_memoryos.embeddings import encode_texts
+from langchain_memoryos.errors import InvalidInputError
 from langchain_memoryos.evaluation.locomo import LocomoPage
 from langchain_memoryos.retrieval.lexical import rrf, tokenize
 
@@ -74,7 +75,7 @@ class FlatPages:
         >>> flat.dense_order("Who went camping?")
         Traceback (most recent call last):
         ...
-        ValueError: dense baselines need embeddings: FlatPages(pages, embeddings=...)
+        langchain_memoryos.errors.InvalidInputError: dense baselines need embeddings: FlatPages(pages, embeddings=...)
     """
 
     def __init__(
@@ -96,7 +97,7 @@ class FlatPages:
             self._bm25.index([tokenize(text) for text in self.texts], show_progress=False)
         self._vectors: np.ndarray[Any, np.dtype[np.float32]] | None = None
         if embed_texts is not None and len(embed_texts) != len(self.pages):
-            raise ValueError(f"embed_texts: {len(embed_texts)} texts for {len(self.pages)} pages")
+            raise InvalidInputError(f"embed_texts: {len(embed_texts)} texts for {len(self.pages)} pages")
         if embeddings is not None and self.pages:
             self._vectors = encode_texts(embeddings, list(embed_texts) if embed_texts is not None else self.texts)
 
@@ -132,7 +133,7 @@ class FlatPages:
         if not self.pages:
             return []
         if self._vectors is None or self._embeddings is None:
-            raise ValueError("dense baselines need embeddings: FlatPages(pages, embeddings=...)")
+            raise InvalidInputError("dense baselines need embeddings: FlatPages(pages, embeddings=...)")
         query = encode_texts(self._embeddings, [question])[0]
         return [int(i) for i in np.argsort(-(self._vectors @ query), kind="stable")]
 
@@ -160,11 +161,13 @@ class Baseline:
 
     def __post_init__(self) -> None:
         if self.kind not in ("last", "bm25", "dense", "hybrid", "full"):
-            raise ValueError(f"unknown baseline kind {self.kind!r}")
+            raise InvalidInputError(f"unknown baseline kind {self.kind!r}")
         if self.k < 1:
-            raise ValueError(f"baseline k must be >= 1, got {self.k}")
+            raise InvalidInputError(f"baseline k must be >= 1, got {self.k}")
         if self.words is not None and (self.words < 1 or self.kind in ("full", "last")):
-            raise ValueError(f"a word budget needs a ranking baseline (bm25, dense, hybrid) and >= 1 word, got {self}")
+            raise InvalidInputError(
+                f"a word budget needs a ranking baseline (bm25, dense, hybrid) and >= 1 word, got {self}"
+            )
 
     @property
     def name(self) -> str:

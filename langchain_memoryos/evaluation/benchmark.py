@@ -1,6 +1,6 @@
 """The LoCoMo benchmark: the memory and the flat baselines on the same pages, in one run.
 
-For each conversation of a LoCoMo file (DESIGN §6):
+For each conversation of a LoCoMo file, every figure from one run of the same pages:
 
 1. every memory configuration ingests it once by the run's :class:`Protocol`
    (``harness``, ``plain`` or ``fresh``; one user per conversation), timed;
@@ -52,6 +52,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.embeddings import resolve_embeddings
+from langchain_memoryos.errors import InvalidInputError
 from langchain_memoryos.evaluation.answer_rows import (
     CV_FACTS,
     NO_FACTS,
@@ -132,7 +133,7 @@ class MemorySystem:
         >>> run_locomo("locomo.json", systems=twice, baselines=[])  # names label the report rows: unique
         Traceback (most recent call last):
         ...
-        ValueError: system names must be unique, got ['memoryos', 'memoryos']
+        langchain_memoryos.errors.InvalidInputError: system names must be unique, got ['memoryos', 'memoryos']
     """
 
     name: str
@@ -223,7 +224,7 @@ def _questions(sample: Mapping[str, Any], categories: frozenset[int]) -> list[Lo
 
 @dataclass(frozen=True)
 class Protocol:
-    """How a conversation is fed to the memory and where its questions are asked (DESIGN §6).
+    """How a conversation is fed to the memory and where its questions are asked.
 
     The flat baselines rank the very pages the memory stores under the
     protocol (:meth:`pages`), so each protocol compares memory and flat search
@@ -328,7 +329,8 @@ class Protocol:
         )
 
 
-#: The three protocols of DESIGN §6.
+#: The three protocols: the harness pairing, the plain public API on the conversation's thread, and plain
+#: from a new thread.
 PROTOCOLS: dict[str, Protocol] = {
     "harness": Protocol(
         "harness",
@@ -397,9 +399,9 @@ def _check_budgets(budgets: Sequence[int] | None) -> None:
         return
     bad = [b for b in budgets if isinstance(b, bool) or not isinstance(b, int) or b < 1]
     if not budgets or bad:
-        raise ValueError(f"budgets must be word counts >= 1, got {list(budgets)}")
+        raise InvalidInputError(f"budgets must be word counts >= 1, got {list(budgets)}")
     if len(set(budgets)) != len(budgets):
-        raise ValueError(f"budgets must be distinct, got {list(budgets)}")
+        raise InvalidInputError(f"budgets must be distinct, got {list(budgets)}")
 
 
 def run_locomo(
@@ -488,18 +490,18 @@ def run_locomo(
         >>> run_locomo(f.name, protocol="live")
         Traceback (most recent call last):
         ...
-        ValueError: unknown protocol 'live'; use harness, plain or fresh
+        langchain_memoryos.errors.InvalidInputError: unknown protocol 'live'; use harness, plain or fresh
     """
     from langchain_memoryos.memory import MemoryOS
 
     if protocol not in PROTOCOLS:
-        raise ValueError(f"unknown protocol {protocol!r}; use harness, plain or fresh")
+        raise InvalidInputError(f"unknown protocol {protocol!r}; use harness, plain or fresh")
     proto = PROTOCOLS[protocol]
     if conversations is not None and conversations < 1:
-        raise ValueError(f"conversations must be >= 1, got {conversations}")
+        raise InvalidInputError(f"conversations must be >= 1, got {conversations}")
     wanted = frozenset(categories)
     if not wanted or not wanted <= {1, 2, 3, 4, 5}:
-        raise ValueError(f"categories must be a non-empty subset of 1-5, got {sorted(wanted)}")
+        raise InvalidInputError(f"categories must be a non-empty subset of 1-5, got {sorted(wanted)}")
     _check_budgets(budgets)
     baselines = budget_baselines(baselines, budgets)
     rows = _memory_rows(systems, budgets)
@@ -512,10 +514,10 @@ def run_locomo(
     extra += [f"{RAW_TURNS} ≤{b} words" for b in turn_budgets]
     for group in (names, names + extra):
         if len(set(group)) != len(group):
-            raise ValueError(f"system names must be unique, got {group}")
+            raise InvalidInputError(f"system names must be unique, got {group}")
     samples = load_locomo(path)[:conversations]
     if cv_targets and len(samples) < 2:
-        raise ValueError(f"cross-validation needs at least 2 conversations, the file gives {len(samples)}")
+        raise InvalidInputError(f"cross-validation needs at least 2 conversations, the file gives {len(samples)}")
     inner = resolve_embeddings(embeddings)
     cached = inner if isinstance(inner, CachedEmbeddings) else CachedEmbeddings(inner)
     cached.embed_query("warm up")  # load the weights before anything is timed
@@ -754,17 +756,17 @@ def _cv_targets(
 ) -> list[MemorySystem]:
     if grid is None:
         if names:
-            raise ValueError("cv_systems needs a cv_grid")
+            raise InvalidInputError("cv_systems needs a cv_grid")
         return []
     if passes < 1:
-        raise ValueError(f"cv_passes must be >= 1, got {passes}")
+        raise InvalidInputError(f"cv_passes must be >= 1, got {passes}")
     if not systems:
-        raise ValueError("cross-validation needs a memory system")
+        raise InvalidInputError("cross-validation needs a memory system")
     wanted = list(names) if names else [systems[0].name]
     by_name = {s.name: s for s in systems}
     unknown = [n for n in wanted if n not in by_name]
     if unknown:
-        raise ValueError(f"cv_systems: unknown systems {unknown}; the systems are {list(by_name)}")
+        raise InvalidInputError(f"cv_systems: unknown systems {unknown}; the systems are {list(by_name)}")
     for name in wanted:
         check_grid(grid, by_name[name].config)
     return [by_name[n] for n in wanted]

@@ -1,4 +1,4 @@
-"""Leave-one-conversation-out cross-validation of fitted constants (DESIGN §6, "honest numbers").
+"""Leave-one-conversation-out cross-validation of fitted constants: no figure scored on the data that chose it.
 
 Every constant chosen on data is chosen without the conversation it is scored
 on: for each conversation, the constants are fitted by coordinate ascent on the
@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_memoryos.config import MemoryOSConfig
+from langchain_memoryos.errors import InvalidInputError
 from langchain_memoryos.evaluation.metrics import QuestionOutcome
 
 __all__ = [
@@ -55,7 +56,7 @@ __all__ = [
 #: Field name (or ``field[i]`` for one component of a tuple field) → candidate values.
 Grid = Mapping[str, Sequence[Any]]
 
-#: The retrieval's fitted ranking constants and their grid (issue 20): the dialogue-chain window weights (2- and
+#: The retrieval's fitted ranking constants and their grid: the dialogue-chain window weights (2- and
 #: 3-page windows), the date bonus, the fusion's rank offset and the named speaker's bonus (turn packing).
 DEFAULT_CV_GRID: dict[str, tuple[float, ...]] = {
     "chain_weights[0]": (0.0, 0.5, 1.0, 1.5, 2.0, 3.0),
@@ -76,7 +77,7 @@ _FIELDS = {f.name for f in dataclasses.fields(MemoryOSConfig)}
 def _parse_key(key: str) -> tuple[str, int | None]:
     match = _KEY.fullmatch(key.strip())
     if match is None or match.group(1) not in _FIELDS:
-        raise ValueError(f"unknown MemoryOSConfig field {key!r} in the CV grid (use a field name or field[i])")
+        raise InvalidInputError(f"unknown MemoryOSConfig field {key!r} in the CV grid (use a field name or field[i])")
     return match.group(1), None if match.group(2) is None else int(match.group(2))
 
 
@@ -93,7 +94,7 @@ def config_value(config: MemoryOSConfig, key: str) -> Any:
     if index is None:
         return value
     if not isinstance(value, tuple) or index >= len(value):
-        raise ValueError(f"CV grid key {key!r}: MemoryOSConfig.{name} has no component {index}")
+        raise InvalidInputError(f"CV grid key {key!r}: MemoryOSConfig.{name} has no component {index}")
     return value[index]
 
 
@@ -113,7 +114,7 @@ def with_values(config: MemoryOSConfig, params: Mapping[str, Any]) -> MemoryOSCo
             continue
         current = list(changes.get(name, getattr(config, name)))
         if index >= len(current):
-            raise ValueError(f"CV grid key {key!r}: MemoryOSConfig.{name} has no component {index}")
+            raise InvalidInputError(f"CV grid key {key!r}: MemoryOSConfig.{name} has no component {index}")
         current[index] = value
         changes[name] = tuple(current)
     return dataclasses.replace(config, **changes)
@@ -127,18 +128,19 @@ def check_grid(grid: Grid, config: MemoryOSConfig) -> None:
         >>> check_grid({"rrf_k": ()}, MemoryOSConfig())
         Traceback (most recent call last):
         ...
-        ValueError: CV grid key 'rrf_k' has no candidate values
+        langchain_memoryos.errors.InvalidInputError: CV grid key 'rrf_k' has no candidate values
         >>> check_grid({"speed": (1,)}, MemoryOSConfig())
         Traceback (most recent call last):
         ...
-        ValueError: unknown MemoryOSConfig field 'speed' in the CV grid (use a field name or field[i])
+        langchain_memoryos.errors.InvalidInputError: unknown MemoryOSConfig field 'speed' in the CV grid (use a field \
+name or field[i])
     """
     if not grid:
-        raise ValueError("the CV grid is empty")
+        raise InvalidInputError("the CV grid is empty")
     for key, candidates in grid.items():
         config_value(config, key)
         if not candidates:
-            raise ValueError(f"CV grid key {key!r} has no candidate values")
+            raise InvalidInputError(f"CV grid key {key!r} has no candidate values")
         for value in candidates:
             with_values(config, {key: value})
 
@@ -276,7 +278,7 @@ def loco_cv(
         ({'k': 2}, 1.0, 4)
     """
     if len(conversations) < 2:
-        raise ValueError(f"leave-one-conversation-out needs at least 2 conversations, got {len(conversations)}")
+        raise InvalidInputError(f"leave-one-conversation-out needs at least 2 conversations, got {len(conversations)}")
     memo: dict[tuple[str, tuple[tuple[str, Any], ...]], list[QuestionOutcome]] = {}
 
     def outcomes(conv: str, params: Mapping[str, Any]) -> list[QuestionOutcome]:

@@ -1,7 +1,7 @@
 """LoCoMo files: turns, evidence ids, session dates, and the two ways of feeding a conversation.
 
 LoCoMo (Maharana et al., ACL 2024) conversations are between two people. Two
-pairings of turns into ``add_turn(user_input, agent_response)`` pages (DESIGN §6):
+pairings of turns into ``add_turn(user_input, agent_response)`` pages:
 
 * the *harness* (:func:`conversation_pages`, :func:`ingest_conversation`):
   speaker_a as the user, speaker_b as the agent, the names as metadata, one
@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from langchain_memoryos.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from langchain_memoryos.memory import MemoryOS
@@ -115,7 +117,7 @@ def load_locomo(path: str | Path) -> list[dict[str, Any]]:
     """
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     if not isinstance(data, list):
-        raise ValueError(f"{path}: not a LoCoMo file (a JSON list of conversations expected)")
+        raise InvalidInputError(f"{path}: not a LoCoMo file (a JSON list of conversations expected)")
     return data
 
 
@@ -310,7 +312,7 @@ class LocomoPage:
 
 
 def conversation_pages(sample: Mapping[str, Any]) -> list[LocomoPage]:
-    """The pages of one conversation by the ingestion protocol (DESIGN §6).
+    """The pages of one conversation by the harness's ingestion protocol.
 
     Every turn lands in exactly one page, in order. A session without a
     parsable date starts one day after the previous page (2023-01-01 for the
@@ -512,7 +514,9 @@ def load_questions(sample: Mapping[str, Any]) -> list[LocomoQuestion]:
     for i, qa in enumerate(sample.get("qa", [])):
         category = qa.get("category")
         if category not in (1, 2, 3, 4, 5):
-            raise ValueError(f"{sample.get('sample_id', '?')} question {i}: category must be 1-5, got {category!r}")
+            raise InvalidInputError(
+                f"{sample.get('sample_id', '?')} question {i}: category must be 1-5, got {category!r}"
+            )
         answer = qa.get("answer", "")
         out.append(
             LocomoQuestion(

@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from langchain_memoryos.errors import InvalidInputError
+
 __all__ = [
     "CATEGORIES",
     "QuestionOutcome",
@@ -247,7 +249,7 @@ def bootstrap_ci(
         (0.4, 0.4)
     """
     if n_boot < 1 or not 0.0 < alpha < 1.0:
-        raise ValueError("n_boot must be >= 1 and alpha in (0, 1)")
+        raise InvalidInputError("n_boot must be >= 1 and alpha in (0, 1)")
     arr = _as_array(values)
     if arr.size == 0:
         return (math.nan, math.nan)
@@ -350,7 +352,7 @@ def locomo_f1(prediction: str, answer: str | int, category: int) -> float:
         gold = gold.split(";")[0].strip()
     if category in (2, 3, 4):
         return _token_f1(prediction, gold)
-    raise ValueError(f"unknown LoCoMo category {category!r}")
+    raise InvalidInputError(f"unknown LoCoMo category {category!r}")
 
 
 def _simple_tokens(text: str | int) -> list[str]:

@@ -1,4 +1,4 @@
-"""LPM facts against LoCoMo's ``observation`` annotations (issue 20, point 3; DESIGN §6).
+"""LPM facts against LoCoMo's ``observation`` annotations: how much of what annotators saw the memory keeps.
 
 LoCoMo gives, per session and speaker, the facts the annotators saw (``[fact, dia_id]``).
 The user knowledge base is measured against them with MiniLM cosine:
@@ -12,7 +12,8 @@ The user knowledge base is measured against them with MiniLM cosine:
 
 With names, cosine ≥ 0.6 is met by content-free sentences ("Caroline likes things."):
 the **name-blind** figures replace both speakers' names, "the user" and "the assistant"
-by "someone" in facts and observations first (research/issue20-facts/REPORT.md §1.2).
+by "someone" in facts and observations first (eight content-free sentences cover
+45.7 % of the dev observations with names, 3.8 % name-blind: docs/research.md).
 
 Run on the dev conversations with the plain protocol (each session's turns paired by
 position, ``"Name: text"``, one timestamp per session)::
@@ -55,7 +56,7 @@ __all__ = [
     "pooled",
 ]
 
-#: An observation is matched by a fact at MiniLM cosine >= 0.6 (issue 20).
+#: An observation is matched by a fact at MiniLM cosine >= 0.6 (lenient with names: hence the name-blind figures).
 OBSERVATION_THRESHOLD = 0.6
 #: Two stored facts at cosine >= 0.9 are a near-duplicate pair.
 DUPLICATE_THRESHOLD = 0.9

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from langchain_memoryos.errors import InvalidInputError
 from langchain_memoryos.schema import WriteEvent
 
 if TYPE_CHECKING:
@@ -66,8 +67,9 @@ class SuiteWrite:
         refers_to: for discard/update, the index of the write it repeats or revises.
 
     Example:
-        >>> SuiteWrite("s", 0, "I'm vegan.", "user", "store", "health", "stable_fact", None).gold
-        'store'
+        >>> w = load_write_control_suite()[0][0]  # the suite's first write: a request, not a fact
+        >>> w.text[:34], w.gold, w.phenomenon
+        ('hey! can you recommend a decent we', 'filter', 'transient_request')
     """
 
     sequence: str
@@ -111,7 +113,7 @@ def load_write_control_suite(path: str | Path | None = None) -> list[list[SuiteW
         writes = []
         for i, w in enumerate(seq["writes"]):
             if w["gold"] not in GOLD_ACTIONS or w.get("kind", "user") not in ("user", "agent"):
-                raise ValueError(f"{seq['id']}[{i}]: gold must be one of {GOLD_ACTIONS}, kind user|agent")
+                raise InvalidInputError(f"{seq['id']}[{i}]: gold must be one of {GOLD_ACTIONS}, kind user|agent")
             writes.append(
                 SuiteWrite(
                     sequence=str(seq["id"]),

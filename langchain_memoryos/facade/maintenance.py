@@ -173,7 +173,8 @@ class MaintenanceMethods(Facade):
             True
             >>> b.import_user(a.export_user(user_id="u"))  # doctest: +ELLIPSIS
             Traceback (most recent call last):
-            ValueError: import_user: user 'u' already has a memory; nothing was imported. Pass mode="replace" ...
+            langchain_memoryos.errors.InvalidInputError: import_user: user 'u' already has a memory; nothing was \
+imported. Pass mode="replace" ...
             >>> b.import_user(a.export_user(user_id="u"), mode="replace") > 0, b.check(user_id="u")
             (True, [])
         """

@@ -17,6 +17,8 @@ Example:
     True
 """
 
+from typing import TYPE_CHECKING
+
 from langchain_memoryos.graph.agent import create_memoryos_agent, create_recall_node, create_remember_node
 from langchain_memoryos.graph.runtime import (
     MissingStoreError,
@@ -28,6 +30,9 @@ from langchain_memoryos.graph.runtime import (
     resolve_user_id,
 )
 from langchain_memoryos.graph.tools import create_manage_memory_tool, create_search_memory_tool
+
+if TYPE_CHECKING:  # imported on first use (the agents extra); typed for callers all the same
+    from langchain_memoryos.graph.middleware import MemoryOSMiddleware
 
 __all__ = [
     "MemoryOSMiddleware",

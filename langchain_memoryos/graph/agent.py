@@ -36,6 +36,7 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langgraph.graph import END, START, MessagesState, StateGraph
 
+from langchain_memoryos.errors import InvalidInputError
 from langchain_memoryos.graph.runtime import (
     MemoryFactory,
     memory_for_store,
@@ -359,7 +360,7 @@ def create_memoryos_agent(
 
     if isinstance(memory, MemoryOS):
         if store is not None and store is not memory.store:
-            raise ValueError(
+            raise InvalidInputError(
                 "create_memoryos_agent: memory= uses another store than store=; pass memory=MemoryOS(store) "
                 "or only one of them (the graph and the memory share one store)."
             )

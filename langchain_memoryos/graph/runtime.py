@@ -22,6 +22,8 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from langchain_memoryos.errors import InvalidInputError, MissingStoreError, MissingUserIdError
+
 if TYPE_CHECKING:
     from langgraph.store.base import BaseStore
 
@@ -46,17 +48,6 @@ _HOW = (
     "graph.invoke(..., context={'user_id': 'u1'})) or in the config "
     "(config={'configurable': {'user_id': 'u1'}})"
 )
-
-
-class MissingUserIdError(ValueError):
-    """No user id could be found for a memory operation inside a LangGraph run.
-
-    Example:
-        >>> resolve_user_id({"configurable": {"thread_id": "t1"}})  # doctest: +ELLIPSIS
-        Traceback (most recent call last):
-        ...
-        langchain_memoryos.graph.runtime.MissingUserIdError: memoryos: no user id for this run; pass it as ...
-    """
 
 
 def _from_context(context: Any) -> str | None:
@@ -155,17 +146,6 @@ def resolve_thread_id(config: Mapping[str, Any] | None = None, default: str = "d
     return str(value) if value not in (None, "") else default
 
 
-class MissingStoreError(ValueError):
-    """A node, tool or middleware without a memory ran in a graph without a store.
-
-    Example:
-        >>> resolve_memory(None)  # doctest: +ELLIPSIS
-        Traceback (most recent call last):
-        ...
-        langchain_memoryos.graph.runtime.MissingStoreError: memoryos: no memory for this run; ...
-    """
-
-
 _LOCK = threading.Lock()
 _ATTRIBUTE = "_memoryos_memories"
 #: memories of stores that take no attribute (kept for the life of the process)
@@ -213,7 +193,7 @@ def memory_for_store(store: BaseStore, factory: MemoryFactory | None = None) -> 
 
             memory = factory(store) if factory is not None else MemoryOS(store)
             if memory.store is not store:
-                raise ValueError(
+                raise InvalidInputError(
                     "the memory factory must build the memory over the store it is given: "
                     "lambda store: MemoryOS(store, config=...)."
                 )

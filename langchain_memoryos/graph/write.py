@@ -7,7 +7,9 @@ Nodes, named as in the papers: ``stm_append``, ``chain_link``, ``mtm_insert``,
 choice of next stages routes itself with a ``Command`` (drawn as conditional
 edges; no separate routing step), so idle work is skipped: no STM overflow →
 done; no hot segment → no promotion; no candidates → no judge; no update →
-no fuse. ``MemoryOS.add_turn`` runs this graph.
+no fuse. ``MemoryOS.add_turn`` runs the same stage functions directly,
+without the graph runtime; the graph is for composing the memory into a
+LangGraph application.
 
 Example:
     >>> from langchain_memoryos import MemoryOS

@@ -29,6 +29,7 @@ except ImportError as exc:  # the ``classic`` extra is not installed
 from langchain_core.messages import BaseMessage, get_buffer_string
 from pydantic import ConfigDict, ValidationInfo, field_validator
 
+from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
 from langchain_memoryos.integrations.messages import message_text, page_messages
 from langchain_memoryos.memory import MemoryOS
 from langchain_memoryos.schema import MemoryContext
@@ -47,7 +48,7 @@ def _text(value: Any, where: str) -> str:
         return value
     if isinstance(value, BaseMessage):
         return message_text(value)
-    raise TypeError(f"{where} must be a string or a message, got {type(value).__name__}.")
+    raise InvalidTypeError(f"{where} must be a string or a message, got {type(value).__name__}.")
 
 
 class MemoryOSMemory(BaseMemory):
@@ -94,14 +95,14 @@ class MemoryOSMemory(BaseMemory):
     @classmethod
     def _check_memory(cls, value: Any) -> Any:
         if not isinstance(value, MemoryOS):
-            raise ValueError(f"memory must be a langchain_memoryos.MemoryOS, got {type(value).__name__}.")
+            raise InvalidInputError(f"memory must be a langchain_memoryos.MemoryOS, got {type(value).__name__}.")
         return value
 
     @field_validator("user_id", "session_id")
     @classmethod
     def _check_id(cls, value: str, info: ValidationInfo) -> str:
         if not value.strip():
-            raise ValueError(f"{info.field_name} must be a non-empty string, got {value!r}.")
+            raise InvalidInputError(f"{info.field_name} must be a non-empty string, got {value!r}.")
         return value
 
     # -- the memory variables ------------------------------------------------------
@@ -123,19 +124,19 @@ class MemoryOSMemory(BaseMemory):
         if key is None:
             candidates = sorted(set(inputs).difference([*self.memory_variables, "stop"]))
             if len(candidates) > 1:
-                raise ValueError(
+                raise InvalidInputError(
                     f"MemoryOSMemory cannot tell which input is the user's message among {candidates}; "
                     "pass input_key='...' to name it."
                 )
             if not candidates:
                 if required:
-                    raise ValueError(
+                    raise InvalidInputError(
                         f"MemoryOSMemory found no input to store among {sorted(inputs)}; pass input_key='...'."
                     )
                 return ""
             key = candidates[0]
         elif key not in inputs:
-            raise ValueError(f"The chain inputs have no key {key!r} (input_key=); keys: {sorted(inputs)}.")
+            raise InvalidInputError(f"The chain inputs have no key {key!r} (input_key=); keys: {sorted(inputs)}.")
         return _text(inputs[key], f"input {key!r}")
 
     def _output_text(self, outputs: Mapping[str, Any]) -> str:
@@ -147,12 +148,12 @@ class MemoryOSMemory(BaseMemory):
             else:
                 key = next((k for k in _OUTPUT_KEYS if k in outputs), None)
                 if key is None:
-                    raise ValueError(
+                    raise InvalidInputError(
                         f"MemoryOSMemory cannot tell which output is the answer among {sorted(outputs)}; "
                         "pass output_key='...' to name it."
                     )
         elif key not in outputs:
-            raise ValueError(f"The chain outputs have no key {key!r} (output_key=); keys: {sorted(outputs)}.")
+            raise InvalidInputError(f"The chain outputs have no key {key!r} (output_key=); keys: {sorted(outputs)}.")
         return _text(outputs[key], f"output {key!r}")
 
     def _turn(self, inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> tuple[str, str] | None:

@@ -34,6 +34,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.runnables import Runnable, RunnableConfig, ensure_config
 from langchain_core.runnables.utils import ConfigurableFieldSpec, get_unique_config_specs
 
+from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
 from langchain_memoryos.integrations.messages import (
     MessageTurn,
     message_text,
@@ -79,11 +80,13 @@ def _as_messages(value: Any) -> list[BaseMessage]:
     if isinstance(value, (list, tuple)):
         if value and isinstance(value[0], list):  # a batch of one list, as chat models receive it
             if len(value) != 1:
-                raise ValueError(f"Expected a single list of messages, got {len(value)} lists.")
+                raise InvalidInputError(f"Expected a single list of messages, got {len(value)} lists.")
             value = value[0]
         if all(isinstance(m, BaseMessage) for m in value):
             return list(value)
-    raise ValueError(f"Expected a string, a message or a list of messages, got {type(value).__name__}: {value!r:.200}.")
+    raise InvalidInputError(
+        f"Expected a string, a message or a list of messages, got {type(value).__name__}: {value!r:.200}."
+    )
 
 
 def _output_messages(output: Any, key: str | None) -> list[BaseMessage]:
@@ -93,7 +96,7 @@ def _output_messages(output: Any, key: str | None) -> list[BaseMessage]:
         if key not in output:
             if "generations" in output:  # a chat model's raw result
                 return [output["generations"][0][0]["message"]]
-            raise ValueError(
+            raise InvalidInputError(
                 f"The chain's output has no key {key!r} (keys: {sorted(output)}); "
                 "pass output_messages_key= to name the key that holds the answer."
             )
@@ -104,7 +107,9 @@ def _output_messages(output: Any, key: str | None) -> list[BaseMessage]:
         return [output]
     if isinstance(output, (list, tuple)) and all(isinstance(m, BaseMessage) for m in output):
         return list(output)
-    raise ValueError(f"Expected a string, a message or a list of messages as output, got {type(output).__name__}.")
+    raise InvalidInputError(
+        f"Expected a string, a message or a list of messages as output, got {type(output).__name__}."
+    )
 
 
 def _merge_chunks(total: Any, chunk: Any) -> Any:
@@ -185,11 +190,13 @@ class RunnableWithMemoryOS(Runnable[Any, Any]):
         history_factory_config: Sequence[ConfigurableFieldSpec] | None = None,
     ) -> None:
         if not isinstance(runnable, Runnable):
-            raise TypeError(f"runnable must be a LangChain Runnable (a chain or a chat model), got {runnable!r:.100}.")
+            raise InvalidTypeError(
+                f"runnable must be a LangChain Runnable (a chain or a chat model), got {runnable!r:.100}."
+            )
         specs = tuple(history_factory_config) if history_factory_config else DEFAULT_HISTORY_FACTORY_CONFIG
         ids = [s.id for s in specs]
         if len(set(ids)) != len(ids):
-            raise ValueError(f"history_factory_config has repeated field ids: {ids}.")
+            raise InvalidInputError(f"history_factory_config has repeated field ids: {ids}.")
         self.runnable = runnable
         self.memory = memory
         self.input_messages_key = input_messages_key
@@ -216,7 +223,7 @@ class RunnableWithMemoryOS(Runnable[Any, Any]):
         missing += [f for f in (self._user_field, self._session_field) if f is not None and values[f] == ""]
         if missing:
             example = {f: "..." for f in (self._user_field, self._session_field) if f is not None}
-            raise ValueError(
+            raise InvalidInputError(
                 f"RunnableWithMemoryOS needs {sorted(set(missing))} in config['configurable'] as non-empty strings; "
                 f"e.g. chain.invoke(input, {{'configurable': {example}}})."
             )
@@ -235,7 +242,7 @@ class RunnableWithMemoryOS(Runnable[Any, Any]):
         else:
             key = next(iter(input)) if len(input) == 1 else "input"
         if key not in input:
-            raise ValueError(
+            raise InvalidInputError(
                 f"The input has no key {key!r} (keys: {sorted(input)}); pass input_messages_key= to name the key "
                 "that holds the new message."
             )
@@ -448,7 +455,7 @@ class MemoryOSChatMessageHistory(BaseChatMessageHistory):
     def __init__(self, memory: MemoryOS, *, user_id: str, session_id: str) -> None:
         for name, value in (("user_id", user_id), ("session_id", session_id)):
             if not isinstance(value, str) or not value.strip():
-                raise ValueError(f"{name} must be a non-empty string, got {value!r}.")
+                raise InvalidInputError(f"{name} must be a non-empty string, got {value!r}.")
         self.memory = memory
         self.user_id = user_id
         self.session_id = session_id

@@ -25,6 +25,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage
 
+from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
 from langchain_memoryos.schema import DialoguePage
 from langchain_memoryos.schema.pages import turn_text_key
 
@@ -80,20 +81,20 @@ def turn_side(name: str, value: Any) -> tuple[Any, str | None]:
         (('I moved to Oslo.', 'h1'), ('hi', None))
         >>> turn_side("user_input", AIMessage("Nice!"))  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        TypeError: user_input must be a str or a HumanMessage, got an AIMessage; ...
+        langchain_memoryos.errors.InvalidTypeError: user_input must be a str or a HumanMessage, got an AIMessage; ...
     """
     if not isinstance(value, BaseMessage):
         return value, None
     message = _normalise(value)
     wanted = HumanMessage if name == "user_input" else AIMessage
     if not isinstance(message, wanted):
-        raise TypeError(
+        raise InvalidTypeError(
             f"{name} must be a str or a{'' if wanted is HumanMessage else 'n'} {wanted.__name__}, got "
             f"a{'n' if type(value).__name__[0] in 'AEIOU' else ''} {type(value).__name__}; "
             "add_messages pairs a list of messages of every kind into turns."
         )
     if isinstance(message, AIMessage) and message.tool_calls:
-        raise ValueError(
+        raise InvalidInputError(
             f"{name} is an AIMessage that calls tools, not an answer; pass the final AIMessage "
             "(add_messages keeps tool calls and results out of the pages)."
         )

@@ -29,6 +29,7 @@ from typing import Any
 from langchain_memoryos.amu import admitted_summaries
 from langchain_memoryos.controllers.base import PageAnalysis
 from langchain_memoryos.controllers.heuristic import HeuristicController, PageContent
+from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
 from langchain_memoryos.operations.helper import Helper, HelperError
 from langchain_memoryos.operations.replay import AlignedTurns
 from langchain_memoryos.operations.runtime import Runtime
@@ -76,17 +77,20 @@ def turn_fields(item: Any, index: int = 0) -> dict[str, Any]:
         {'user_input': 'Hi'}
         >>> turn_fields({"user": "Hi"}, 3)
         Traceback (most recent call last):
-        ValueError: turns[3] has unknown keys ['user']; a turn's keys are user_input, agent_response, thread_id, \
+        langchain_memoryos.errors.InvalidInputError: turns[3] has unknown keys ['user']; a turn's keys are \
+user_input, agent_response, thread_id, \
 timestamp, metadata, turn_id.
     """
     if isinstance(item, Mapping):
         unknown = sorted(str(k) for k in item if k not in TURN_KEYS)
         if unknown:
-            raise ValueError(f"turns[{index}] has unknown keys {unknown}; a turn's keys are {', '.join(TURN_KEYS)}.")
+            raise InvalidInputError(
+                f"turns[{index}] has unknown keys {unknown}; a turn's keys are {', '.join(TURN_KEYS)}."
+            )
         return dict(item)
     if isinstance(item, tuple | list):
         if len(item) != 2:
-            raise ValueError(
+            raise InvalidInputError(
                 f"turns[{index}] is a sequence of {len(item)} items; give (user_input, agent_response) pairs "
                 "or dicts with the keys of add_turn."
             )
@@ -97,7 +101,7 @@ timestamp, metadata, turn_id.
 def _checked(runtime: Runtime, turns: Iterable[Any], user_id: Any, thread_id: Any) -> tuple[TurnWrite, ...]:
     """Every turn checked as ``add_turn`` checks it (nothing is written when one is invalid)."""
     if isinstance(turns, str | bytes | Mapping) or not isinstance(turns, Iterable):
-        raise TypeError(
+        raise InvalidTypeError(
             "turns must be an iterable of turns: (user_input, agent_response) pairs, dicts with the keys of "
             f"add_turn ({', '.join(TURN_KEYS)}) or user inputs, got {type(turns).__name__}."
         )
@@ -372,7 +376,8 @@ def add_turns(runtime: Runtime, turns: Iterable[Any], user_id: Any, thread_id: A
         >>> from langchain_memoryos import MemoryOS
         >>> add_turns(MemoryOS()._runtime, [("Hi", "Hello"), ("", "")], "u", "t")
         Traceback (most recent call last):
-        ValueError: turns[1]: an empty turn: user_input and agent_response are both empty.
+        langchain_memoryos.errors.InvalidInputError: turns[1]: an empty turn: user_input and agent_response are both \
+empty.
     """
     user = check_user(user_id)
     return WriteTurns(user, _checked(runtime, turns, user, thread_id))

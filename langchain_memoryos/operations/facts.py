@@ -14,6 +14,7 @@ from langchain_memoryos.amu import write_record
 from langchain_memoryos.amu.corrections import edit_fact
 from langchain_memoryos.amu.explicit import as_user, explicit_records, named_subject
 from langchain_memoryos.controllers.base import ParsedRecords
+from langchain_memoryos.errors import InvalidInputError
 from langchain_memoryos.operations.runtime import Locked, Runtime, Unlocked
 from langchain_memoryos.operations.validation import check_fact_id, check_kind, check_text, check_user
 from langchain_memoryos.pipeline.effects import Step
@@ -40,13 +41,13 @@ def add_fact(
         ['stored']
         >>> add_fact(memory._runtime, " ", "u", "user", None, "test")
         Traceback (most recent call last):
-        ValueError: add_fact needs a non-empty fact text.
+        langchain_memoryos.errors.InvalidInputError: add_fact needs a non-empty fact text.
     """
     user = check_user(user_id)
     fact_kind = check_kind(kind)
     body = check_text("text", text)
     if not body.strip():
-        raise ValueError("add_fact needs a non-empty fact text.")
+        raise InvalidInputError("add_fact needs a non-empty fact text.")
     when = runtime.timestamp(timestamp) if timestamp is not None else None
     amu = runtime.settings.amu
 
@@ -88,13 +89,14 @@ def correct_fact(runtime: Runtime, user_id: Any, fact_id: Any, summary: str) -> 
         'edited'
         >>> correct_fact(memory._runtime, "u", fid, "")
         Traceback (most recent call last):
-        ValueError: update_fact needs a non-empty summary; use delete_fact (or forget(fact_id=...)) to forget a fact.
+        langchain_memoryos.errors.InvalidInputError: update_fact needs a non-empty summary; use delete_fact (or \
+forget(fact_id=...)) to forget a fact.
     """
     user = check_user(user_id)
     fact_id = check_fact_id(fact_id)
     text = check_text("summary", summary).strip()
     if text == "":
-        raise ValueError(
+        raise InvalidInputError(
             "update_fact needs a non-empty summary; use delete_fact (or forget(fact_id=...)) to forget a fact."
         )
     repository = runtime.repository

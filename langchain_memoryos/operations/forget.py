@@ -21,6 +21,7 @@ from typing import Any
 
 from langchain_memoryos.amu.corrections import FactNotFoundError
 from langchain_memoryos.amu.forgetting import ForgetPlan, apply_forget, content_words, plan_forget
+from langchain_memoryos.errors import InvalidInputError, InvalidTypeError, PageNotFoundError
 from langchain_memoryos.operations.runtime import Locked, Runtime
 from langchain_memoryos.operations.validation import check_fact_id, check_text, check_user
 from langchain_memoryos.pipeline.effects import Purge, Step
@@ -28,25 +29,6 @@ from langchain_memoryos.schema import ForgetReport, ensure_utc
 from langchain_memoryos.store.repository import UserState, flush
 
 __all__ = ["PageNotFoundError", "forget", "page_id_from_ref"]
-
-
-class PageNotFoundError(LookupError):
-    """No stored page (STM or MTM) has this id.
-
-    Example:
-        >>> str(PageNotFoundError("p:9", "u"))
-        "no page 'p:9' for user 'u'; search(...) and list_pages(user_id=...) show the ids"
-    """
-
-    def __init__(self, page_id: str, user_id: str) -> None:
-        super().__init__(
-            f"no page {page_id!r} for user {user_id!r}; search(...) and list_pages(user_id=...) show the ids"
-        )
-        self.page_id = page_id
-        self.user_id = user_id
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 def page_id_from_ref(state: UserState, ref: str) -> str | None:
@@ -98,22 +80,27 @@ def forget(
         >>> from langchain_memoryos import MemoryOS
         >>> forget(MemoryOS()._runtime, "u", query="the")
         Traceback (most recent call last):
-        ValueError: forget(query=...) needs a query with content words (not only 'the', 'my' …), got 'the'.
+        langchain_memoryos.errors.InvalidInputError: forget(query=...) needs a query with content words (not only \
+'the', 'my' …), got 'the'.
     """
     user = check_user(user_id)
     named = [
         name for name, value in (("fact_id", fact_id), ("page_id", page_id), ("query", query)) if value is not None
     ]
     if len(named) != 1:
-        raise ValueError(f"forget needs exactly one of fact_id=, page_id= or query=, got {named or 'none'}.")
+        raise InvalidInputError(f"forget needs exactly one of fact_id=, page_id= or query=, got {named or 'none'}.")
     if not isinstance(dry_run, bool):
-        raise TypeError(f"dry_run must be True or False, got {dry_run!r}.")
+        raise InvalidTypeError(f"dry_run must be True or False, got {dry_run!r}.")
     fact = check_fact_id(fact_id) if fact_id is not None else None
     if page_id is not None and (not isinstance(page_id, str) or not page_id.strip()):
-        raise ValueError(f"page_id must be a non-empty string (e.g. 'p:12', as search shows it), got {page_id!r}.")
+        raise InvalidInputError(
+            f"page_id must be a non-empty string (e.g. 'p:12', as search shows it), got {page_id!r}."
+        )
     text = check_text("query", query) if query is not None else None
     if text is not None and not content_words(text):
-        raise ValueError(f"forget(query=...) needs a query with content words (not only 'the', 'my' …), got {text!r}.")
+        raise InvalidInputError(
+            f"forget(query=...) needs a query with content words (not only 'the', 'my' …), got {text!r}."
+        )
     repository, max_chars = runtime.repository, runtime.config.max_embedding_chars
 
     def step() -> Step[ForgetReport]:

@@ -44,6 +44,8 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import IO, Any
 
+from langchain_memoryos.errors import HelperError
+
 __all__ = ["PARENT_POLL_SECONDS", "START_SECONDS", "Helper", "HelperError", "serve"]
 
 logger = logging.getLogger("langchain_memoryos")
@@ -57,15 +59,6 @@ EXIT_SECONDS = 2.0
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the helper imports this copy of the package
 _HELPERS: weakref.WeakSet[Helper] = weakref.WeakSet()
-
-
-class HelperError(RuntimeError):
-    """A request the helper could not answer (it raised, or the helper stopped): do the work here.
-
-    Example:
-        >>> str(HelperError("the analyser process stopped"))
-        'the analyser process stopped'
-    """
 
 
 def _send(out: IO[bytes], value: Any) -> None:

@@ -42,6 +42,7 @@ from langgraph.store.base import Item, PutOp, SearchOp
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from langchain_memoryos.config import MemoryOSConfig
+from langchain_memoryos.errors import InvalidInputError
 from langchain_memoryos.operations.validation import check_import_value, check_thread
 from langchain_memoryos.pipeline.effects import Step, StoreBatch
 from langchain_memoryos.schema import FactKind, ensure_utc
@@ -104,17 +105,17 @@ class _Vectored(_Row):
         try:
             raw = base64.b64decode(value, validate=True)
         except (binascii.Error, ValueError):
-            raise ValueError("not a base64 vector (as export_user writes it)") from None
+            raise InvalidInputError("not a base64 vector (as export_user writes it)") from None
         dimension = (info.context or {}).get("dimension")
         if len(raw) % 4:
-            raise ValueError(f"a vector of {len(raw)} bytes, not of float32 numbers (as export_user writes it)")
+            raise InvalidInputError(f"a vector of {len(raw)} bytes, not of float32 numbers (as export_user writes it)")
         if dimension is not None and len(raw) != 4 * dimension:
-            raise ValueError(
+            raise InvalidInputError(
                 f"a vector of {len(raw) // 4} numbers, but this memory's embeddings have {dimension} "
                 "(import into a memory with the embeddings the export was made with)"
             )
         if not np.all(np.isfinite(np.frombuffer(raw, dtype="<f4"))):
-            raise ValueError("a vector with non-finite numbers")
+            raise InvalidInputError("a vector with non-finite numbers")
         return value
 
 
@@ -284,7 +285,7 @@ def _part(index: int, row: Mapping[str, Any]) -> tuple[str, list[str]]:
     """The item's namespace kind and its namespace, checked (``ValueError`` names the item)."""
     namespace = row.get("namespace")
     if not isinstance(namespace, list) or not namespace or not all(isinstance(x, str) and x for x in namespace):
-        raise ValueError(
+        raise InvalidInputError(
             f"import_user: item {index}: 'namespace' must be a list of non-empty strings relative to the user, "
             f"e.g. ['pages'] or ['stm', 'default'], got {_shown(namespace)}."
         )
@@ -295,12 +296,14 @@ def _part(index: int, row: Mapping[str, Any]) -> tuple[str, list[str]]:
         try:
             check_thread(namespace[1])
         except ValueError as exc:
-            raise ValueError(f"import_user: item {index} (STM page): its thread: {exc}") from None
+            raise InvalidInputError(f"import_user: item {index} (STM page): its thread: {exc}") from None
         return "stm", namespace
     part = "/".join(namespace)
     if part not in ROW_SCHEMAS or part == "stm":
         known = ", ".join(["stm/<thread>", *(k for k in ROW_SCHEMAS if k != "stm")])
-        raise ValueError(f"import_user: item {index}: unknown namespace {namespace!r} (a memoryos export has {known}).")
+        raise InvalidInputError(
+            f"import_user: item {index}: unknown namespace {namespace!r} (a memoryos export has {known})."
+        )
     return part, namespace
 
 
@@ -323,24 +326,29 @@ def check_row(index: int, row: Any, config: MemoryOSConfig, dimension: int | Non
         >>> row = {"namespace": ["segments"], "key": "s1", "value": {"id": "s1", "n_visit": "abc", "vector": ""}}
         >>> check_row(3, row, MemoryOSConfig(), None)
         Traceback (most recent call last):
-        ValueError: import_user: item 3 (segment 's1') field 'n_visit': Input should be a valid integer (got 'abc').
+        langchain_memoryos.errors.InvalidInputError: import_user: item 3 (segment 's1') field 'n_visit': Input should \
+be a valid integer (got 'abc').
     """
     if not isinstance(row, Mapping):
-        raise ValueError(f"import_user: item {index} is a {type(row).__name__}, not an object (namespace, key, value).")
+        raise InvalidInputError(
+            f"import_user: item {index} is a {type(row).__name__}, not an object (namespace, key, value)."
+        )
     part, namespace = _part(index, row)
     if part in DERIVED_PARTS:
         return None
     kind, schema, only_key = ROW_SCHEMAS[part]
     key = row.get("key")
     if not isinstance(key, str) or not key:
-        raise ValueError(f"import_user: item {index} ({kind}): 'key' must be a non-empty string, got {_shown(key)}.")
+        raise InvalidInputError(
+            f"import_user: item {index} ({kind}): 'key' must be a non-empty string, got {_shown(key)}."
+        )
     where = f"import_user: item {index} ({kind} {key!r})"
     if only_key is not None and key != only_key:
-        raise ValueError(f"{where}: the {kind} is stored under the key {only_key!r}.")
+        raise InvalidInputError(f"{where}: the {kind} is stored under the key {only_key!r}.")
     if "\x00" in key or len(key.encode("utf-8", "surrogatepass")) > MAX_KEY_BYTES:
-        raise ValueError(f"{where}: a key must have no NUL and at most {MAX_KEY_BYTES} UTF-8 bytes.")
+        raise InvalidInputError(f"{where}: a key must have no NUL and at most {MAX_KEY_BYTES} UTF-8 bytes.")
     if not isinstance(row.get("value"), Mapping):
-        raise ValueError(f"{where}: no 'value' object (not a memoryos export item).")
+        raise InvalidInputError(f"{where}: no 'value' object (not a memoryos export item).")
     # JSON only, times within the clock skew
     value = check_import_value(index, {**row, "value": _escaped(part, row["value"])}, config)
     try:
@@ -354,14 +362,18 @@ def check_row(index: int, row: Any, config: MemoryOSConfig, dimension: int | Non
             message = "missing (a required key)"
         elif error["type"] == "value_error" and "error" in error.get("ctx", {}):
             message = str(error["ctx"]["error"])
-        raise ValueError(f"{where} field {field!r}: {message}{got}.") from None
+        raise InvalidInputError(f"{where} field {field!r}: {message}{got}.") from None
     if part in ("stm", "pages", "segments", "facts/user", "facts/agent") and value["id"] != key:
-        raise ValueError(f"{where} field 'id': {value['id']!r} is not the item's key (records are stored by id).")
+        raise InvalidInputError(
+            f"{where} field 'id': {value['id']!r} is not the item's key (records are stored by id)."
+        )
     if part == "facts/user" or part == "facts/agent":
         if value.get("kind", "user") != namespace[1]:
-            raise ValueError(f"{where} field 'kind': {value.get('kind')!r}, but it is stored as a {namespace[1]} fact.")
+            raise InvalidInputError(
+                f"{where} field 'kind': {value.get('kind')!r}, but it is stored as a {namespace[1]} fact."
+            )
     if part == "stm" and stored_thread(value) != namespace[1]:
-        raise ValueError(
+        raise InvalidInputError(
             f"{where} field 'thread_id': {stored_thread(value)!r}, but it is stored under thread {namespace[1]!r}."
         )
     return ImportRow(part, namespace, key, value)
@@ -404,19 +416,23 @@ def check_counts(rows: list[ImportRow], config: MemoryOSConfig, *, stm: bool = T
         >>> rows = [ImportRow("facts/agent", ["facts", "agent"], f"f{i}", {}) for i in range(3)]
         >>> check_counts(rows, MemoryOSConfig(agent_traits_capacity=2))  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        ValueError: import_user: 3 agent traits, more than agent_traits_capacity=2 ...
+        langchain_memoryos.errors.InvalidInputError: import_user: 3 agent traits, more than agent_traits_capacity=2 ...
     """
     seen: dict[tuple[str, str], int] = {}
     pages: dict[str, int] = {}
     for i, row in enumerate(rows):
         where = (row.part if row.part != "stm" else f"stm/{row.namespace[1]}", row.key)
         if where in seen:
-            raise ValueError(f"import_user: {'/'.join(where)} is in the export twice (items {seen[where]} and {i}).")
+            raise InvalidInputError(
+                f"import_user: {'/'.join(where)} is in the export twice (items {seen[where]} and {i})."
+            )
         seen[where] = i
         if row.page_id is not None:
             if row.page_id in pages:
                 first = pages[row.page_id]
-                raise ValueError(f"import_user: page {row.page_id} is in the export twice (items {first} and {i}).")
+                raise InvalidInputError(
+                    f"import_user: page {row.page_id} is in the export twice (items {first} and {i})."
+                )
             pages[row.page_id] = i
     counts: dict[str, int] = {}
     threads: dict[str, int] = {}
@@ -427,13 +443,13 @@ def check_counts(rows: list[ImportRow], config: MemoryOSConfig, *, stm: bool = T
     for part, (name, capacity) in _capacities(config).items():
         if counts.get(part, 0) > capacity:
             kind = ROW_SCHEMAS[part][0]
-            raise ValueError(
+            raise InvalidInputError(
                 f"import_user: {counts[part]} {kind}s, more than {name}={capacity} of this memory; import into a "
                 f"memory whose MemoryOSConfig({name}=...) holds them."
             )
     for thread, count in threads.items() if stm else ():
         if count > config.stm_capacity:
-            raise ValueError(
+            raise InvalidInputError(
                 f"import_user: STM thread {thread!r} holds {count} pages, more than stm_capacity={config.stm_capacity} "
                 "of this memory; import into a memory whose MemoryOSConfig(stm_capacity=...) holds them."
             )
@@ -457,13 +473,14 @@ def check_export(data: Any, config: MemoryOSConfig, dimension: int | None) -> li
         >>> row = {"namespace": "pages", "key": "p1", "value": {}}
         >>> check_export({"format": EXPORT_FORMAT, "items": [row]}, MemoryOSConfig(), 384)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        ValueError: import_user: item 0: 'namespace' must be a list of non-empty strings relative to the user, ...
+        langchain_memoryos.errors.InvalidInputError: import_user: item 0: 'namespace' must be a list of non-empty \
+strings relative to the user, ...
     """
     if not isinstance(data, Mapping) or data.get("format") != EXPORT_FORMAT:
-        raise ValueError(f"not a langchain-memoryos export (format {EXPORT_FORMAT!r} expected).")
+        raise InvalidInputError(f"not a langchain-memoryos export (format {EXPORT_FORMAT!r} expected).")
     items = data.get("items", [])
     if not isinstance(items, list):
-        raise ValueError(f"not a langchain-memoryos export: 'items' must be a list, got {type(items).__name__}.")
+        raise InvalidInputError(f"not a langchain-memoryos export: 'items' must be a list, got {type(items).__name__}.")
     rows = [r for i, item in enumerate(items) if (r := check_row(i, item, config, dimension)) is not None]
     check_counts(rows, config)
     return rows
@@ -555,7 +572,8 @@ def import_rows(
         >>> data = memory.export_user(user_id="u")
         >>> memory.import_user(data, user_id="u")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        ValueError: import_user: user 'u' already has a memory; nothing was imported. Pass mode="replace" ...
+        langchain_memoryos.errors.InvalidInputError: import_user: user 'u' already has a memory; nothing was \
+imported. Pass mode="replace" ...
         >>> memory.import_user(data, user_id="u", mode="merge"), memory.check(user_id="u")
         (0, [])
     """
@@ -572,7 +590,7 @@ def import_rows(
         found = yield StoreBatch(tuple(SearchOp((*root, part), limit=1) for part in _RECORD_PARTS))
         exists = any(found)
         if exists and mode == "refuse":
-            raise ValueError(
+            raise InvalidInputError(
                 f"import_user: user {user!r} already has a memory; nothing was imported. Pass "
                 'mode="replace" to delete it and import the export instead, or mode="merge" to add the '
                 "export's items to it (those it has are kept), or import as another user_id."

@@ -17,6 +17,7 @@ from langgraph.store.base import GetOp, ListNamespacesOp, MatchCondition, Search
 
 from langchain_memoryos.amu.corrections import FactNotFoundError
 from langchain_memoryos.config import MemoryOSConfig
+from langchain_memoryos.errors import InvalidInputError
 from langchain_memoryos.operations.runtime import Locked, Runtime
 from langchain_memoryos.operations.validation import FactKindArg, check_fact_id, check_kind, check_thread, check_user
 from langchain_memoryos.pipeline.effects import Step, StoreBatch, run_async, run_sync
@@ -143,14 +144,14 @@ def list_facts(
         ['The assistant should use metric units.']
         >>> list_facts(memory._runtime, "u", "users")
         Traceback (most recent call last):
-        ValueError: kind must be 'user' or 'agent', got 'users'.
+        langchain_memoryos.errors.InvalidInputError: kind must be 'user' or 'agent', got 'users'.
     """
     user = check_user(user_id)  # the user first, then the kind
     fact_kind = check_kind(kind)
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        raise ValueError(f"limit must be a positive int (or None for every fact), got {limit!r}.")
+        raise InvalidInputError(f"limit must be a positive int (or None for every fact), got {limit!r}.")
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-        raise ValueError(f"offset must be an int >= 0, got {offset!r}.")
+        raise InvalidInputError(f"offset must be an int >= 0, got {offset!r}.")
     end = None if limit is None else offset + limit
     return _inspect(runtime, user, lambda state: _facts_of(state, fact_kind)[offset:end])
 

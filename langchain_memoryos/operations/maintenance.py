@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from langchain_memoryos.errors import InvalidInputError
 from langchain_memoryos.operations.imports import (
     DERIVED_PARTS,
     EXPORT_FORMAT,
@@ -125,10 +126,10 @@ def import_user(runtime: Runtime, data: Mapping[str, Any], user_id: str | None, 
         >>> memory = MemoryOS()
         >>> import_user(memory._runtime, {"format": "csv"}, "u")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        ValueError: not a langchain-memoryos export ...
+        langchain_memoryos.errors.InvalidInputError: not a langchain-memoryos export ...
     """
     if mode not in IMPORT_MODES:
-        raise ValueError(f"import_user: mode must be one of {', '.join(map(repr, IMPORT_MODES))}, got {mode!r}.")
+        raise InvalidInputError(f"import_user: mode must be one of {', '.join(map(repr, IMPORT_MODES))}, got {mode!r}.")
     rows = check_export(data, runtime.config, runtime.repository.dimension)
     user = check_user(user_id or data.get("user_id"))
     return Locked(user, import_rows(runtime.repository, runtime.config, user, rows, mode))  # type: ignore[arg-type]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from itertools import zip_longest
 from typing import Any
 
+from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
 from langchain_memoryos.integrations.messages import turn_keys
 from langchain_memoryos.operations.runtime import Runtime
 from langchain_memoryos.operations.turns import Retrieve, checked_messages
@@ -141,23 +142,23 @@ def search(
         []
         >>> search(memory._runtime, " ", "u", 10, None)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        ValueError: search needs a non-empty query; ...
+        langchain_memoryos.errors.InvalidInputError: search needs a non-empty query; ...
         >>> search(memory._runtime, "x", "u", 10, None, kinds=("pages",))
         Traceback (most recent call last):
-        ValueError: kinds must name 'page' and/or 'fact', got ('pages',).
+        langchain_memoryos.errors.InvalidInputError: kinds must name 'page' and/or 'fact', got ('pages',).
     """
     user = check_user(user_id)
     text = check_query(query)
     if not text.strip():
-        raise ValueError("search needs a non-empty query; list_facts and list_pages list everything.")
+        raise InvalidInputError("search needs a non-empty query; list_facts and list_pages list everything.")
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise ValueError(f"limit must be a positive int, got {limit!r}.")
+        raise InvalidInputError(f"limit must be a positive int, got {limit!r}.")
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-        raise ValueError(f"offset must be an int >= 0, got {offset!r}.")
+        raise InvalidInputError(f"offset must be an int >= 0, got {offset!r}.")
     if filter is not None and not isinstance(filter, Mapping):
-        raise TypeError(f"filter must be a mapping of metadata keys to values, got {type(filter).__name__}.")
+        raise InvalidTypeError(f"filter must be a mapping of metadata keys to values, got {type(filter).__name__}.")
     if isinstance(kinds, str) or not isinstance(kinds, tuple | list) or not kinds or set(kinds) - set(KINDS):
-        raise ValueError(f"kinds must name 'page' and/or 'fact', got {kinds!r}.")
+        raise InvalidInputError(f"kinds must name 'page' and/or 'fact', got {kinds!r}.")
     window = (None if since is None else ensure_utc(since), None if until is None else ensure_utc(until))
     thread = _NO_THREAD if thread_id is None else check_thread(thread_id)
     known = frozenset() if messages is None else turn_keys(checked_messages(messages))

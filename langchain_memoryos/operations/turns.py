@@ -20,6 +20,7 @@ from langchain_core.messages import BaseMessage, convert_to_messages
 
 from langchain_memoryos.amu.forgetting import forget_request, redact_request
 from langchain_memoryos.config import STM_VIEWS
+from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
 from langchain_memoryos.integrations.messages import pair_messages, turn_keys, turn_side, unanswered_turn
 from langchain_memoryos.operations.runtime import Runtime
 from langchain_memoryos.operations.validation import (
@@ -83,7 +84,7 @@ def turn_input(
         {'n': 1}
         >>> turn_input(runtime, " ", "", "u", "t", None, None, None)
         Traceback (most recent call last):
-        ValueError: an empty turn: user_input and agent_response are both empty.
+        langchain_memoryos.errors.InvalidInputError: an empty turn: user_input and agent_response are both empty.
     """
     user = check_user(user_id)
     thread = check_thread(thread_id)
@@ -96,9 +97,9 @@ def turn_input(
     ui = check_text("user_input", user_input)
     ar = check_text("agent_response", agent_response)
     if not ui.strip() and not ar.strip():
-        raise ValueError("an empty turn: user_input and agent_response are both empty.")
+        raise InvalidInputError("an empty turn: user_input and agent_response are both empty.")
     if metadata is not None and not isinstance(metadata, Mapping):
-        raise TypeError("metadata must be a mapping (e.g. {'source_id': 'D1:3'}).")
+        raise InvalidTypeError("metadata must be a mapping (e.g. {'source_id': 'D1:3'}).")
     ts = runtime.timestamp(timestamp)
     meta = clean_metadata(metadata) if metadata is not None else None
     forget = forget_request(ui) or ""
@@ -333,7 +334,7 @@ def message_turns(
     user = check_user(user_id)  # the user first: a missing user id is the first thing to fix
     converted = checked_messages(messages, "; add_turn takes one exchange")
     if not isinstance(store_unanswered, bool):
-        raise TypeError(f"store_unanswered must be True or False, got {store_unanswered!r}.")
+        raise InvalidTypeError(f"store_unanswered must be True or False, got {store_unanswered!r}.")
     turns, pending = pair_messages([], converted)
     last = unanswered_turn(pending) if store_unanswered else None
     if last is not None:
@@ -367,9 +368,9 @@ def retrieve(
     """
     user = check_user(user_id)
     if stm_view is not None and stm_view not in STM_VIEWS:
-        raise ValueError(f"stm_view must be one of {STM_VIEWS} (or None for the config's), got {stm_view!r}.")
+        raise InvalidInputError(f"stm_view must be one of {STM_VIEWS} (or None for the config's), got {stm_view!r}.")
     if not isinstance(touch, bool):
-        raise TypeError(f"touch must be True or False, got {touch!r}.")
+        raise InvalidTypeError(f"touch must be True or False, got {touch!r}.")
     known = frozenset() if messages is None else turn_keys(checked_messages(messages))
     read = ReadRun(user, check_thread(thread_id), check_query(query), stm_view=stm_view or "", touch=touch, known=known)
     return Retrieve(read)
@@ -386,17 +387,18 @@ def checked_messages(messages: Any, hint: str = "") -> list[BaseMessage]:
         ['human']
         >>> checked_messages("hi")
         Traceback (most recent call last):
-        TypeError: messages must be a list of messages (HumanMessage, AIMessage, ToolMessage, SystemMessage) or of \
+        langchain_memoryos.errors.InvalidTypeError: messages must be a list of messages (HumanMessage, AIMessage, \
+ToolMessage, SystemMessage) or of \
 {'role': ..., 'content': ...} dicts, got str.
     """
     if isinstance(messages, (str, BaseMessage, Mapping)) or not isinstance(messages, Iterable):
-        raise TypeError(
+        raise InvalidTypeError(
             "messages must be a list of messages (HumanMessage, AIMessage, ToolMessage, SystemMessage) or of "
             f"{{'role': ..., 'content': ...}} dicts, got {type(messages).__name__}{hint}."
         )
     try:
         return convert_to_messages(list(messages))
     except (ValueError, TypeError, NotImplementedError) as exc:
-        raise TypeError(
+        raise InvalidTypeError(
             f"messages: {exc} (pass LangChain messages or {{'role': ..., 'content': ...}} dicts)."
         ) from None

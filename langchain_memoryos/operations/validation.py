@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from langchain_memoryos.config import MemoryOSConfig
+from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
 from langchain_memoryos.schema import check_timestamp
 from langchain_memoryos.schema.context import fact_id_from_ref
 
@@ -55,10 +56,11 @@ def check_user(user_id: Any) -> str:
         'ana'
         >>> check_user("  ")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        ValueError: user_id must be a non-empty string, got '  '; every memory belongs to one user ...
+        langchain_memoryos.errors.InvalidInputError: user_id must be a non-empty string, got '  '; every memory \
+belongs to one user ...
     """
     if not isinstance(user_id, str) or not user_id.strip():
-        raise ValueError(
+        raise InvalidInputError(
             f"user_id must be a non-empty string, got {user_id!r}; every memory belongs to one user "
             "(pass user_id='...')."
         )
@@ -73,10 +75,10 @@ def check_thread(thread_id: Any) -> str:
         't1'
         >>> check_thread("")
         Traceback (most recent call last):
-        ValueError: thread_id must be a non-empty string, got ''.
+        langchain_memoryos.errors.InvalidInputError: thread_id must be a non-empty string, got ''.
     """
     if not isinstance(thread_id, str) or not thread_id:
-        raise ValueError(f"thread_id must be a non-empty string, got {thread_id!r}.")
+        raise InvalidInputError(f"thread_id must be a non-empty string, got {thread_id!r}.")
     return _storable_id("thread_id", thread_id)
 
 
@@ -85,7 +87,7 @@ def _storable_id(name: str, value: str) -> str:
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise ValueError(f"{name} {value!r} contains a lone surrogate; pass valid Unicode text.") from None
+        raise InvalidInputError(f"{name} {value!r} contains a lone surrogate; pass valid Unicode text.") from None
     return value
 
 
@@ -97,12 +99,12 @@ def check_text(name: str, value: Any) -> str:
         ('', True)
         >>> check_text("query", 3)
         Traceback (most recent call last):
-        TypeError: query must be a string, got int.
+        langchain_memoryos.errors.InvalidTypeError: query must be a string, got int.
     """
     if value is None:
         return ""
     if not isinstance(value, str):
-        raise TypeError(f"{name} must be a string, got {type(value).__name__}.")
+        raise InvalidTypeError(f"{name} must be a string, got {type(value).__name__}.")
     return clean_text(value, name)
 
 
@@ -117,10 +119,10 @@ def check_query(query: Any) -> str:
         'Where do I live?'
         >>> check_query(None)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        TypeError: query must be a string (the user's message), got None; ...
+        langchain_memoryos.errors.InvalidTypeError: query must be a string (the user's message), got None; ...
     """
     if query is None:
-        raise TypeError(
+        raise InvalidTypeError(
             "query must be a string (the user's message), got None; pass the message's text, "
             "or '' for the context without a search (recent turns and persona)."
         )
@@ -152,10 +154,10 @@ def check_sqlite_path(path: Any) -> str:
         FileNotFoundError: the directory /no/such/dir does not exist; create it or pass another path (SQLite ...
     """
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"the SQLite path must be a str or a pathlib.Path, got {type(path).__name__}.")
+        raise InvalidTypeError(f"the SQLite path must be a str or a pathlib.Path, got {type(path).__name__}.")
     text = os.fspath(path)
     if not isinstance(text, str) or not text:
-        raise TypeError(f"the SQLite path must be a non-empty str or pathlib.Path, got {path!r}.")
+        raise InvalidTypeError(f"the SQLite path must be a non-empty str or pathlib.Path, got {path!r}.")
     if text == ":memory:":
         return text
     file = Path(text)
@@ -181,10 +183,10 @@ def check_kind(kind: Any) -> FactKindArg:
         'agent'
         >>> check_kind("users")
         Traceback (most recent call last):
-        ValueError: kind must be 'user' or 'agent', got 'users'.
+        langchain_memoryos.errors.InvalidInputError: kind must be 'user' or 'agent', got 'users'.
     """
     if kind not in ("user", "agent"):
-        raise ValueError(f"kind must be 'user' or 'agent', got {kind!r}.")
+        raise InvalidInputError(f"kind must be 'user' or 'agent', got {kind!r}.")
     return kind  # type: ignore[no-any-return]
 
 
@@ -199,12 +201,13 @@ def check_fact_id(fact_id: Any) -> str:
         ('f_000000000042', 'f_000000000042', 'f_000000000042')
         >>> check_fact_id("")
         Traceback (most recent call last):
-        ValueError: fact_id must be a non-empty string (an id from list_facts, search or the context, e.g. 'f:12'), \
+        langchain_memoryos.errors.InvalidInputError: fact_id must be a non-empty string (an id from list_facts, \
+search or the context, e.g. 'f:12'), \
 got ''.
     """
     if isinstance(fact_id, str) and fact_id.strip():
         return fact_id_from_ref(fact_id)
-    raise ValueError(
+    raise InvalidInputError(
         "fact_id must be a non-empty string (an id from list_facts, search or the context, e.g. 'f:12'), "
         f"got {fact_id!r}."
     )
@@ -218,7 +221,8 @@ def check_time(value: Any, config: MemoryOSConfig) -> _dt.datetime:
         '2024-05-01T10:00:00+00:00'
         >>> check_time("9999-12-31T23:59:59", MemoryOSConfig())  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        ValueError: timestamp 9999-12-31T23:59:59+00:00 lies ... max_clock_skew_seconds ...
+        langchain_memoryos.errors.InvalidInputError: timestamp 9999-12-31T23:59:59+00:00 lies ... \
+max_clock_skew_seconds ...
     """
     return check_timestamp(value, config.max_clock_skew_seconds)
 
@@ -276,10 +280,11 @@ def clean_metadata(metadata: Mapping[str, Any], name: str = "metadata") -> dict[
         {'at': '2024-05-01', 'tags': ['a', 'b']}
         >>> clean_metadata({"score": float("nan")})
         Traceback (most recent call last):
-        ValueError: metadata['score'] is NaN, not a finite number; JSON numbers are finite (pass None or a string).
+        langchain_memoryos.errors.InvalidInputError: metadata['score'] is NaN, not a finite number; JSON numbers are \
+finite (pass None or a string).
     """
     if not isinstance(metadata, Mapping):
-        raise TypeError(f"{name} must be a mapping (e.g. {{'source_id': 'D1:3'}}).")
+        raise InvalidTypeError(f"{name} must be a mapping (e.g. {{'source_id': 'D1:3'}}).")
     return _json_value(metadata, name)  # type: ignore[no-any-return]
 
 
@@ -290,12 +295,14 @@ def _json_value(value: Any, where: str) -> Any:
         return value
     if isinstance(value, int):
         if not -(2**63) <= value < 2**63:
-            raise ValueError(f"{where} is {value}, beyond 64-bit integers (SQLite's JSON limit); pass it as a string.")
+            raise InvalidInputError(
+                f"{where} is {value}, beyond 64-bit integers (SQLite's JSON limit); pass it as a string."
+            )
         return int(value)
     if isinstance(value, float):
         if not math.isfinite(value):
             shown = "NaN" if math.isnan(value) else str(value)
-            raise ValueError(
+            raise InvalidInputError(
                 f"{where} is {shown}, not a finite number; JSON numbers are finite (pass None or a string)."
             )
         return float(value)
@@ -305,7 +312,7 @@ def _json_value(value: Any, where: str) -> Any:
         out: dict[str, Any] = {}
         for key, item in value.items():
             if not isinstance(key, str):
-                raise ValueError(
+                raise InvalidInputError(
                     f"{where} has the key {key!r} ({type(key).__name__}); JSON object keys are strings "
                     f"(use {str(key)!r})."
                 )
@@ -315,7 +322,7 @@ def _json_value(value: Any, where: str) -> Any:
         if value and all(type(x) is float for x in value) and all(map(math.isfinite, value)):
             return list(value)  # a vector: no per-number walk
         return [_json_value(item, f"{where}[{i}]") for i, item in enumerate(value)]
-    raise ValueError(
+    raise InvalidInputError(
         f"{where} is a {type(value).__name__}, not a JSON value; pass str, int, finite float, bool, None, "
         "a list or a dict with string keys (a datetime or date is stored as its ISO string)."
     )
@@ -337,10 +344,11 @@ def check_import_value(index: int, row: Any, config: MemoryOSConfig) -> dict[str
         >>> row["value"]["clock"] = "9999-12-31T23:59:59+00:00"
         >>> check_import_value(0, row, MemoryOSConfig())  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        ValueError: import_user: item 0 (meta/clock) clock: timestamp 9999-12-31T23:59:59+00:00 lies ...
+        langchain_memoryos.errors.InvalidInputError: import_user: item 0 (meta/clock) clock: timestamp \
+9999-12-31T23:59:59+00:00 lies ...
     """
     if not isinstance(row, Mapping) or not isinstance(row.get("value"), Mapping):
-        raise ValueError(f"import_user: item {index} has no 'value' object (not a memoryos export item).")
+        raise InvalidInputError(f"import_user: item {index} has no 'value' object (not a memoryos export item).")
     where = f"import_user: item {index} ({'/'.join(map(str, row.get('namespace', [])))}/{row.get('key')})"
     value = clean_metadata(row["value"], f"{where} value")
     for name in TIME_FIELDS:
@@ -348,7 +356,7 @@ def check_import_value(index: int, row: Any, config: MemoryOSConfig) -> dict[str
             try:
                 check_time(value[name], config)
             except (TypeError, ValueError) as exc:
-                raise ValueError(f"{where} {name}: {exc}") from None
+                raise InvalidInputError(f"{where} {name}: {exc}") from None
     return value
 
 
@@ -367,10 +375,10 @@ def check_message_size(name: str, value: Any, limit: int) -> None:
         >>> check_message_size("user_input", "hello", 10)
         >>> check_message_size("user_input", "x" * 11, 10)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        ValueError: user_input has 11 characters, more than max_message_chars=10: ...
+        langchain_memoryos.errors.InvalidInputError: user_input has 11 characters, more than max_message_chars=10: ...
     """
     if isinstance(value, str) and len(value) > limit:
-        raise ValueError(
+        raise InvalidInputError(
             f"{name} has {len(value):,} characters, more than max_message_chars={limit:,}: store a summary or an "
             f"excerpt of it, split it into several turns, or raise the limit "
             f"(MemoryOS(config=MemoryOSConfig(max_message_chars=...)))."

@@ -17,7 +17,7 @@ The invariants are those the write path keeps after every operation:
   deleted with all of theirs); at most ``mtm_max_segments`` segments (heat
   eviction).
 * **LPM** — at most ``user_kb_capacity`` user facts and ``agent_traits_capacity``
-  agent traits (FIFO eviction in ``lpm_commit``).
+  agent traits (``lpm_commit`` evicts the least useful).
 * **vectors** — every STM page, MTM page, segment and fact has a vector in its
   index, of the embedding dimension, with finite values; no index holds a
   vector without its record.

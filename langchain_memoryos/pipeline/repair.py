@@ -1,7 +1,7 @@
 """``repair()``: bring a user's state back to the invariants of :mod:`~langchain_memoryos.pipeline.invariants`.
 
 Every repair goes through the memory's own rules (the stages' functions:
-``join_segment``, ``evict_coldest``, FIFO capacity), never a second copy of them.
+``join_segment``, ``evict_coldest``, ``evict_over_capacity``), never a second copy of them.
 """
 
 from __future__ import annotations
@@ -63,8 +63,9 @@ def repair_state(state: UserState, config: MemoryOSConfig) -> list[str]:
       the controller: YAKE keywords, no chain link, no fact candidates;
     * over ``mtm_max_segments``: the coldest segments are evicted with their
       pages (the engine's heat eviction);
-    * over a fact capacity: the oldest records are evicted (the FIFO of
-      ``lpm_commit``) and logged ``evicted``;
+    * over a fact capacity: the least useful records are evicted (lowest
+      confidence first, then the oldest, as ``lpm_commit`` evicts) and logged
+      ``evicted``;
     * a vector held for no record is dropped from its index (a cache-only
       problem: the store has no such item);
     * a record stored without a usable vector was given a new one when the
@@ -357,7 +358,7 @@ def _repair_fact_capacity(state: UserState, config: MemoryOSConfig) -> list[str]
     for kind in _KINDS:
         name, capacity = _capacity(config, kind)
         for old in evict_over_capacity(state, kind, capacity, keep=""):
-            reason = f"{name} {capacity} exceeded: oldest record evicted (FIFO) by repair"
+            reason = f"{name} {capacity} exceeded: least useful (lowest confidence, then oldest) evicted by repair"
             state.log_event(WriteEvent("evicted", old, [], [old.id], reason, now, source="repair"))
             done.append(f"fact {old.id}: evicted ({reason})")
     return done

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from langchain_memoryos.amu import RECORD_STAGES, next_stage
+from langchain_memoryos.errors import StageRouteError
 from langchain_memoryos.pipeline.effects import Step, judged
 from langchain_memoryos.pipeline.settings import EngineSettings
 from langchain_memoryos.pipeline.stages import DONE, WRITE_TABLE, StageResult
@@ -117,11 +118,11 @@ def run_stage(repo: MemoryRepository, settings: EngineSettings, t: TurnWrite) ->
     """
     spec = WRITE_TABLE.get(t.next)
     if spec is None:
-        raise ValueError(f"unknown write stage {t.next!r}; the stages are {list(WRITE_TABLE)}")
+        raise StageRouteError(f"unknown write stage {t.next!r}; the stages are {list(WRITE_TABLE)}")
     logged = len(t.report.events) + (len(t.write.events) if t.write is not None else 0)
     yield from judged(STAGE_FUNCTIONS[spec.name](repo, settings, t), t.judgements)
     if t.next not in spec.routes:
-        raise ValueError(f"write stage {spec.name!r} routed to {t.next!r}; its routes are {spec.routes}")
+        raise StageRouteError(f"write stage {spec.name!r} routed to {t.next!r}; its routes are {spec.routes}")
     events = [*t.report.events, *(t.write.events if t.write is not None else ())][logged:]
     if t.next == DONE and t.state is not None:
         yield from commit_turn(repo, t)  # may restart the turn at RESTART (the user moved meanwhile)

@@ -14,7 +14,7 @@ own score (``MemoryOSConfig.chain_weights``).
 On the five LoCoMo dev conversations this lifts evidence recall at 1,000 words
 by about 5 points over the flat hybrid ranking of the same pages, on every
 ingestion protocol, with the weights chosen by leave-one-conversation-out
-cross-validation (``research/issue20-retrieval/REPORT.md``). Appending a hit's
+cross-validation (docs/research.md). Appending a hit's
 neighbours after it gains nothing: ranking the spans as units does.
 
 The windows are a derived cache (:class:`~langchain_memoryos.store.indices.DerivedIndices`):
@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from langchain_memoryos.errors import CorruptDataError
 from langchain_memoryos.retrieval.lexical import Bags, LexicalIndex, page_tokens, rrf_scores
 from langchain_memoryos.schema import DialoguePage
 from langchain_memoryos.store.vector_index import Vector, VectorIndex
@@ -214,10 +215,10 @@ class ChainWindows:
         n = len(pids)
         thread = np.asarray(data["thread"], dtype=np.int64)
         if thread.shape != (n,) or len(data["seq"]) != n or len(data["time"]) != n:
-            raise ValueError("chain snapshot: columns of different lengths")
+            raise CorruptDataError("chain snapshot: columns of different lengths")
         heads = np.flatnonzero(np.diff(thread, prepend=-1))  # where each thread's chain starts
         if len(heads) != len(data["threads"]) or not np.array_equal(thread[heads], np.arange(len(heads))):
-            raise ValueError("chain snapshot: the pages are not grouped by thread")
+            raise CorruptDataError("chain snapshot: the pages are not grouped by thread")
         starts = np.repeat(heads, np.diff(np.append(heads, n)))  # the start of each position's thread
         # the nodes themselves (a parsed time, a vector view each) wait for a change to the chain: a read needs none
         chain._pending = (data, vectors, rows)

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from langchain_memoryos.errors import InvalidInputError
+
 if TYPE_CHECKING:
     from langchain_memoryos.schema import DialoguePage
 
@@ -432,7 +434,7 @@ def rrf_scores(
     """
     weights = [1.0] * len(rankings) if weights is None else list(weights)
     if len(weights) != len(rankings):
-        raise ValueError(f"rrf: {len(rankings)} rankings but {len(weights)} weights")
+        raise InvalidInputError(f"rrf: {len(rankings)} rankings but {len(weights)} weights")
     score: dict[str, float] = {}
     for ranking, weight in zip(rankings, weights, strict=True):
         for rank, key in enumerate(ranking):

@@ -42,6 +42,7 @@ from typing import Any
 
 from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.controllers.base import QueryPlan
+from langchain_memoryos.errors import StageRouteError
 from langchain_memoryos.pipeline.effects import Embed, Step
 from langchain_memoryos.pipeline.judgements import PlanQuery
 from langchain_memoryos.pipeline.settings import EngineSettings, embedding_text
@@ -284,7 +285,7 @@ def run_read_stage(repo: MemoryRepository, settings: EngineSettings, r: ReadRun)
     """
     spec = READ_TABLE.get(r.next)
     if spec is None:
-        raise ValueError(f"unknown read stage {r.next!r}; the stages are {list(READ_TABLE)}")
+        raise StageRouteError(f"unknown read stage {r.next!r}; the stages are {list(READ_TABLE)}")
     if spec.name == "retrieve_stm":
         yield from stage_retrieve_stm(repo, settings, r)
     elif spec.name == "retrieve_lpm":
@@ -294,7 +295,7 @@ def run_read_stage(repo: MemoryRepository, settings: EngineSettings, r: ReadRun)
     else:
         yield from stage_assemble_context(repo, settings, r)
     if r.next not in spec.routes:
-        raise ValueError(f"read stage {spec.name!r} routed to {r.next!r}; its routes are {spec.routes}")
+        raise StageRouteError(f"read stage {spec.name!r} routed to {r.next!r}; its routes are {spec.routes}")
 
 
 def retrieve(

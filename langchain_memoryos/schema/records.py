@@ -102,8 +102,10 @@ class MemoryRecord:
             A dict that :meth:`from_dict` reads back.
 
         Example:
-            >>> MemoryRecord(summary="x").to_dict()["summary"]
-            'x'
+            >>> import json
+            >>> r = MemoryRecord(summary="The user lives in Oslo.", entities=["Oslo"], confidence=0.9)
+            >>> MemoryRecord.from_dict(json.loads(json.dumps(r.to_dict()))) == r  # JSON and back, unchanged
+            True
         """
         return {
             "id": self.id,
@@ -184,8 +186,8 @@ class Relation:
         """Serialise to JSON-compatible values.
 
         Example:
-            >>> Relation("f", "separate").to_dict()["label"]
-            'separate'
+            >>> Relation("f_1", "update", 0.8123456789, "same location").to_dict()
+            {'candidate_id': 'f_1', 'label': 'update', 'similarity': 0.8123456789, 'reason': 'same location'}
         """
         return {
             "candidate_id": self.candidate_id,
@@ -218,7 +220,7 @@ class WriteEvent:
         action: what the AMU write path decided: ``stored``, ``discarded``
             (a duplicate of a kept record), ``updated`` (fused with the records
             it revises) or ``filtered`` (rejected by the write-gate); or what
-            happened to a kept record: ``evicted`` (FIFO capacity), ``edited``
+            happened to a kept record: ``evicted`` (over capacity), ``edited``
             or ``deleted`` (a correction by the user through ``update_fact`` /
             ``delete_fact``).
         record: the record concerned (the fused record for ``updated``, the
@@ -260,8 +262,10 @@ class WriteEvent:
         """Serialise to JSON-compatible values.
 
         Example:
-            >>> WriteEvent("stored", MemoryRecord()).to_dict()["action"]
-            'stored'
+            >>> import json
+            >>> e = WriteEvent("stored", MemoryRecord(summary="The user is vegan."), reason="new fact")
+            >>> WriteEvent.from_dict(json.loads(json.dumps(e.to_dict()))) == e  # JSON and back, unchanged
+            True
         """
         return {
             "id": self.id,

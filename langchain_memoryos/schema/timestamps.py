@@ -8,6 +8,8 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Any
 
+from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
+
 __all__ = ["check_timestamp", "ensure_utc"]
 
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
@@ -33,26 +35,29 @@ def ensure_utc(value: _dt.datetime | str | float | int | None) -> _dt.datetime:
         '2023-05-08T13:56:00+00:00'
         >>> ensure_utc(2**63)
         Traceback (most recent call last):
-        ValueError: timestamp 9223372036854775808 is out of range (a UTC time between the years 1 and 9999 expected).
+        langchain_memoryos.errors.InvalidInputError: timestamp 9223372036854775808 is out of range (a UTC time \
+between the years 1 and 9999 expected).
     """
     if value is None:
         return _dt.datetime.now(_dt.UTC)
     if isinstance(value, bool):
-        raise TypeError("timestamp must be a datetime, an ISO string or POSIX seconds, not a bool.")
+        raise InvalidTypeError("timestamp must be a datetime, an ISO string or POSIX seconds, not a bool.")
     if isinstance(value, str):
         try:
             parsed = _dt.datetime.fromisoformat(value.strip())
         except ValueError as exc:
-            raise ValueError(f"timestamp {value!r} is not ISO-8601 (e.g. '2023-05-08T13:56:00').") from exc
+            raise InvalidInputError(f"timestamp {value!r} is not ISO-8601 (e.g. '2023-05-08T13:56:00').") from exc
         return ensure_utc(parsed)
     if not isinstance(value, (_dt.datetime, int, float)):
-        raise TypeError(f"timestamp must be a datetime, an ISO string or POSIX seconds, got {type(value).__name__}.")
+        raise InvalidTypeError(
+            f"timestamp must be a datetime, an ISO string or POSIX seconds, got {type(value).__name__}."
+        )
     try:
         if isinstance(value, _dt.datetime):
             return value.replace(tzinfo=_dt.UTC) if value.tzinfo is None else value.astimezone(_dt.UTC)
         return _dt.datetime.fromtimestamp(float(value), tz=_dt.UTC)
     except (OverflowError, OSError, ValueError):
-        raise ValueError(
+        raise InvalidInputError(
             f"timestamp {value!r} is out of range (a UTC time between the years 1 and 9999 expected)."
         ) from None
 
@@ -89,7 +94,8 @@ def check_timestamp(
         2023
         >>> check_timestamp("9999-12-31T23:59:59", 86400)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        ValueError: timestamp 9999-12-31T23:59:59+00:00 lies ... ahead of this machine's clock ...
+        langchain_memoryos.errors.InvalidInputError: timestamp 9999-12-31T23:59:59+00:00 lies ... ahead of this \
+machine's clock ...
     """
     ts = ensure_utc(value)
     if max_clock_skew_seconds is None:
@@ -97,7 +103,7 @@ def check_timestamp(
     wall = now if now is not None else _dt.datetime.now(_dt.UTC)
     ahead = (ts - wall).total_seconds()
     if ahead > max_clock_skew_seconds:
-        raise ValueError(
+        raise InvalidInputError(
             f"timestamp {ts.isoformat()} lies {ahead:.0f} s ahead of this machine's clock ({wall.isoformat()}), "
             f"more than MemoryOSConfig.max_clock_skew_seconds={max_clock_skew_seconds:g} allows; pass the time "
             "the turn happened (a naive datetime is taken as UTC), or raise max_clock_skew_seconds "

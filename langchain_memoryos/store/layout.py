@@ -35,6 +35,8 @@ from __future__ import annotations
 import hashlib
 import logging
 
+from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
+
 __all__ = [
     "AGENT_LABEL",
     "HASH_LABEL",
@@ -109,7 +111,7 @@ def encode_label(value: str) -> str:
         ('%he1630f84', 66)
     """
     if not isinstance(value, str) or not value:
-        raise ValueError(f"ids must be non-empty strings, got {value!r}.")
+        raise InvalidInputError(f"ids must be non-empty strings, got {value!r}.")
     label = escape_id(value)
     if len(label) * 4 <= MAX_LABEL_BYTES or len(label.encode("utf-8", "surrogatepass")) <= MAX_LABEL_BYTES:
         return label
@@ -137,7 +139,9 @@ def decode_label(label: str) -> str:
         '50%.'
     """
     if is_hash_label(label):
-        raise ValueError(f"{label!r} is the hash label of a long id: the id is kept in a stored value, read it there.")
+        raise InvalidInputError(
+            f"{label!r} is the hash label of a long id: the id is kept in a stored value, read it there."
+        )
     out: list[str] = []
     i = 0
     while i < len(label):
@@ -196,22 +200,25 @@ def scope_root(
         ('myapp', 'memory', '%agent', 'coach%2Ev2')
         >>> scope_root("myapp")
         Traceback (most recent call last):
-        TypeError: namespace_prefix must be a tuple of strings, e.g. ("myapp",), got 'myapp'.
+        langchain_memoryos.errors.InvalidTypeError: namespace_prefix must be a tuple of strings, e.g. ("myapp",), got \
+'myapp'.
     """
     if namespace_prefix is None:
         prefix: tuple[str, ...] = (ROOT,)
     else:
         if not isinstance(namespace_prefix, (tuple, list)) or not all(isinstance(x, str) for x in namespace_prefix):
-            raise TypeError(f'namespace_prefix must be a tuple of strings, e.g. ("myapp",), got {namespace_prefix!r}.')
+            raise InvalidTypeError(
+                f'namespace_prefix must be a tuple of strings, e.g. ("myapp",), got {namespace_prefix!r}.'
+            )
         prefix = tuple(namespace_prefix)
         if not prefix or any(not x or "." in x or "\x00" in x for x in prefix):
-            raise ValueError(
+            raise InvalidInputError(
                 f'namespace_prefix must hold at least one label, none empty or with "." or NUL, e.g. ("myapp",); '
                 f"got {namespace_prefix!r}."
             )
         size = len(".".join(prefix).encode("utf-8", "surrogatepass"))
         if size > MAX_PREFIX_BYTES:
-            raise ValueError(
+            raise InvalidInputError(
                 f"namespace_prefix takes {size} UTF-8 bytes, more than {MAX_PREFIX_BYTES}: with the user and thread "
                 "labels it would pass PostgreSQL's index entry limit (2,704 bytes); pass shorter labels, e.g. "
                 '("myapp",).'
@@ -219,5 +226,5 @@ def scope_root(
     if agent_id is None:
         return prefix
     if not isinstance(agent_id, str) or not agent_id.strip():
-        raise ValueError(f"agent_id must be a non-empty string (or None for no agent scope), got {agent_id!r}.")
+        raise InvalidInputError(f"agent_id must be a non-empty string (or None for no agent scope), got {agent_id!r}.")
     return (*prefix, AGENT_LABEL, encode_label(agent_id))

@@ -29,6 +29,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from langchain_memoryos.errors import InvalidInputError
+
 __all__ = ["AdvisoryLocks", "PostgresBackend", "advisory_key", "open_postgres", "store_locks"]
 
 #: The advisory-lock namespace of this package (the first of the two int4 lock keys).
@@ -247,15 +249,17 @@ def open_postgres(conn_string: str, *, max_connections: int = 8, setup: bool = T
     Example:
         >>> open_postgres("")  # doctest: +IGNORE_EXCEPTION_DETAIL
         Traceback (most recent call last):
-        ValueError: ...
+        langchain_memoryos.errors.InvalidInputError: ...
     """
     if not isinstance(conn_string, str) or not conn_string.strip():
-        raise ValueError("from_postgres needs a connection string, e.g. 'postgresql://user:pw@127.0.0.1:5432/db'.")
+        raise InvalidInputError(
+            "from_postgres needs a connection string, e.g. 'postgresql://user:pw@127.0.0.1:5432/db'."
+        )
     psycopg, psycopg_pool, PostgresStore = _require()
     from psycopg.rows import dict_row
 
     if max_connections < 1:
-        raise ValueError(f"max_connections must be at least 1, got {max_connections}.")
+        raise InvalidInputError(f"max_connections must be at least 1, got {max_connections}.")
     probe = {} if "connect_timeout" in conn_string else {"connect_timeout": 10}
     try:  # fail fast with the server's own words, not a pool timeout
         psycopg.connect(conn_string, autocommit=True, **probe).close()

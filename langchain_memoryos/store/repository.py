@@ -432,12 +432,13 @@ class MemoryRepository:
         and the snapshot hold (``check`` and ``repair`` judge what the store holds).
 
         Example:
-            >>> from langchain_memoryos.pipeline.effects import run_sync, Services
-            >>> from langgraph.store.memory import InMemoryStore
-            >>> services = Services(InMemoryStore(), None, None)  # type: ignore[arg-type]
-            >>> st = run_sync(MemoryRepository(2).load("u"), services)
-            >>> st.user_id
-            'u'
+            >>> from langchain_memoryos import MemoryOS
+            >>> from langchain_memoryos.pipeline.effects import run_sync
+            >>> m = MemoryOS(); _ = m.add_turn("I live in Oslo.", "Nice.", user_id="u")
+            >>> fresh = MemoryRepository(m.repository.dimension)  # a new process's repository over the same store
+            >>> st = run_sync(fresh.load("u"), m._services)
+            >>> [p.user_input for pages in st.stm.values() for p in pages], fresh.cached("u") is st
+            (['I live in Oslo.'], True)
         """
         from_records = from_records or user_id in self._from_records
         state = None if from_records else self._states.get(user_id)

@@ -62,6 +62,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 import numpy as np
 
+from langchain_memoryos.errors import CorruptDataError, InvalidInputError
 from langchain_memoryos.retrieval.chain import ChainWindows
 from langchain_memoryos.retrieval.lexical import Bags, LexicalIndex
 from langchain_memoryos.schema import DialoguePage, MemoryRecord, Persona, Segment
@@ -146,7 +147,7 @@ class Lines(Sequence[bytes]):
         if isinstance(i, slice):
             start, stop, step = i.indices(len(self))
             if step != 1:
-                raise ValueError("Lines slices are contiguous")
+                raise CorruptDataError("Lines slices are contiguous")
             return Lines(self._blob, self._offsets[start : max(start, stop) + 1])
         if not -len(self) <= i < len(self):
             raise IndexError(i)
@@ -177,7 +178,7 @@ class LazyRecords(MutableMapping[str, T], Generic[T]):
 
     def __init__(self, keys: Sequence[str], texts: Sequence[str | bytes], decode: Callable[[str | bytes], T]) -> None:
         if len(keys) != len(texts):
-            raise ValueError(f"{len(keys)} keys but {len(texts)} texts")
+            raise CorruptDataError(f"{len(keys)} keys but {len(texts)} texts")
         self._items: dict[str, T | _Unread] = dict.fromkeys(keys, _UNREAD)
         self._at: dict[str, int] = dict(zip(keys, range(len(keys)), strict=True))
         self._texts = texts
@@ -322,7 +323,9 @@ def encode_snapshot(state: UserState) -> dict[str, Any]:
     arrays["t:offsets"] = np.concatenate(([0], np.cumsum([len(t) for t in encoded], dtype=np.int64)))
     body = _pack(header, arrays, {"texts": b"".join(encoded)})
     if state.version is None:
-        raise ValueError("a snapshot is taken at a version stamp: the state has none (it is not in a shared store)")
+        raise InvalidInputError(
+            "a snapshot is taken at a version stamp: the state has none (it is not in a shared store)"
+        )
     return {
         "format": FORMAT,
         "version": state.version,
@@ -364,8 +367,10 @@ def _decompress(data: bytes | memoryview) -> bytes:
         if codec == b"s" and zstd is not None:
             return zstd.ZstdDecompressor().decompress(rest)  # type: ignore[no-any-return]
     except Exception as err:  # zlib.error, zstandard.ZstdError
-        raise ValueError(f"snapshot: {err}") from err
-    raise ValueError(f"snapshot compressed with {codec!r}, which this install cannot read (pip install zstandard)")
+        raise CorruptDataError(f"snapshot: {err}") from err
+    raise CorruptDataError(
+        f"snapshot compressed with {codec!r}, which this install cannot read (pip install zstandard)"
+    )
 
 
 def _pack(header: dict[str, Any], arrays: dict[str, np.ndarray[Any, Any]], blobs: dict[str, bytes]) -> bytes:
@@ -388,7 +393,7 @@ def _pack(header: dict[str, Any], arrays: dict[str, np.ndarray[Any, Any]], blobs
 def _unpack(body: bytes) -> tuple[dict[str, Any], dict[str, np.ndarray[Any, Any]], dict[str, bytes]]:
     """The header, the arrays (read-only views of ``body``) and the blobs (decompressed) of a body."""
     if not body.startswith(_MAGIC):
-        raise ValueError("not a snapshot")
+        raise CorruptDataError("not a snapshot")
     start = len(_MAGIC) + 8
     size = int.from_bytes(body[len(_MAGIC) : start], "little")
     parsed = _json(_decompress(body[start : start + size]))
@@ -399,7 +404,7 @@ def _unpack(body: bytes) -> tuple[dict[str, Any], dict[str, np.ndarray[Any, Any]
     for name, (spec, offset, length) in parsed["arrays"].items():
         raw = view[base + offset : base + offset + length]
         if len(raw) != length:
-            raise ValueError("truncated snapshot")
+            raise CorruptDataError("truncated snapshot")
         if spec is None:
             blobs[name] = _decompress(raw)
         else:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from langchain_memoryos.errors import InvalidInputError
 from langchain_memoryos.threads import single_math_thread
 
 __all__ = ["VectorIndex", "decode_vector", "encode_vector"]
@@ -168,7 +169,7 @@ class VectorIndex:
             return
         mat = np.ascontiguousarray(np.asarray(vectors, dtype=np.float32).reshape(len(keys), -1))
         if mat.shape[1] != self.dimension:
-            raise ValueError(
+            raise InvalidInputError(
                 f"vector has dimension {mat.shape[1]}, the index expects {self.dimension}; "
                 "were the stored vectors made with another embedding model?"
             )

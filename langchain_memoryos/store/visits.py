@@ -1,8 +1,8 @@
 """Segment visits: counted by every read, written without making the read wait for the store.
 
 A retrieval's only write is its *visit*: the segments it hit get
-``N_visit + 1``, fresh recency and new heat (DESIGN §1). The read writes it at
-its end, in one store batch that does not wait (:func:`batch_without_waiting`:
+``N_visit + 1``, fresh recency and new heat (the paper's segment heat). The
+read writes it at its end, in one store batch that does not wait (:func:`batch_without_waiting`:
 on SQLite it fails at once when another connection holds the database's write
 lock, instead of waiting ``busy_timeout``). When nothing contends, that batch
 is written there and then, so heat, promotions, snapshots and the stored rows

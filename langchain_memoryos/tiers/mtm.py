@@ -175,8 +175,12 @@ def evict_coldest(state: UserState, settings: EngineSettings, report: WriteRepor
     The segment just created for the incoming page is never the one evicted.
 
     Example:
-        >>> evict_coldest  # doctest: +ELLIPSIS
-        <function evict_coldest at ...>
+        >>> from langchain_memoryos import MemoryOS, MemoryOSConfig
+        >>> config = MemoryOSConfig(stm_capacity=1, mtm_max_segments=1, segment_threshold=2.0, promotion_heat=100.0)
+        >>> m = MemoryOS(config=config)
+        >>> reports = [m.add_turn(t, "ok", user_id="u") for t in ("Pottery class.", "Marathon training.", "Tax forms.")]
+        >>> [len(r.segments_evicted) for r in reports], len(m.list_segments(user_id="u"))  # the third goes over
+        ([0, 0, 1], 1)
     """
     config = settings.config
     clock = state.clock

@@ -1,4 +1,4 @@
-"""One store, many memories and processes (issue 30): stores built by the application, passed in directly.
+"""One store, many memories and processes: stores built by the application, passed in directly.
 
 Each test interleaves the turns of one user between memories that know nothing of each other (other
 objects, other processes), then the user must be consistent (``check() == []``), hold every turn exactly
@@ -157,7 +157,7 @@ def test_two_memories_over_one_postgres_store_passed_directly(pg: str) -> None:
             open=True,
         )
         stack.callback(pool.close)
-        pooled = PostgresStore(pool)  # another store object, over a pool
+        pooled = PostgresStore(pool)  # type: ignore[arg-type]  # another store object, over a pool
         memories = [MemoryOS(store), MemoryOS(store), MemoryOS(pooled)]
         for memory in memories:
             stack.callback(memory.close)

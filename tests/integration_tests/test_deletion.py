@@ -47,7 +47,7 @@ class Raw:
         import psycopg
 
         with psycopg.connect(self.target, autocommit=True) as conn:
-            return conn.execute(sql, params).fetchall()  # type: ignore[arg-type]
+            return conn.execute(sql, params).fetchall()
 
     def rows(self, user: str) -> int:
         return int(self._query("SELECT count(*) FROM store WHERE prefix LIKE %s", f"memoryos.{user}.%")[0][0])

@@ -60,7 +60,7 @@ def _holder(backend: str, target: str, user: str) -> tuple[subprocess.Popen[str]
     )
     assert proc.stdout is not None
     lines = [proc.stdout.readline() for _ in range(2)]  # the holder blocks after "locked": no timeout needed here
-    assert lines == ["bulk 80\n", "locked\n"], (lines, proc.stderr.read() if proc.poll() is not None else "")
+    assert lines == ["bulk 80\n", "locked\n"], (lines, proc.stderr.read() if proc.poll() is not None else "")  # type: ignore[union-attr]
     return proc, _children(proc.pid)
 
 

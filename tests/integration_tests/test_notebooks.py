@@ -59,8 +59,8 @@ def _write_kernelspec(root: Path) -> Path:
 
 
 def _execute(name: str, root: Path) -> nbformat.NotebookNode:
-    nb = nbformat.read(NOTEBOOK_DIR / name, as_version=4)
-    probe = nbformat.v4.new_code_cell(KERNEL_CHECK)
+    nb = nbformat.read(NOTEBOOK_DIR / name, as_version=4)  # type: ignore[no-untyped-call]
+    probe = nbformat.v4.new_code_cell(KERNEL_CHECK)  # type: ignore[no-untyped-call]
     probe.metadata["tags"] = ["check:kernel"]
     nb.cells.append(probe)
     workdir = root / "cwd"
@@ -77,7 +77,7 @@ def _execute(name: str, root: Path) -> nbformat.NotebookNode:
     client.execute(env=env)  # raises CellExecutionError when a cell fails
     assert _text(nb, "kernel").strip() == f"kernel prefix: {sys.prefix}"
     assert list(workdir.iterdir()) == []  # the notebooks write only to temporary folders of their own
-    return nb
+    return nb  # type: ignore[no-any-return]
 
 
 @pytest.fixture(scope="module")

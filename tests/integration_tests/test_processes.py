@@ -166,7 +166,7 @@ def test_many_processes_open_a_fresh_database_at_once(pg: str) -> None:
     name = f"memoryos_fresh_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(pg, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
-    url = make_conninfo(**{**conninfo_to_dict(pg), "dbname": name})
+    url = make_conninfo(**{**conninfo_to_dict(pg), "dbname": name})  # type: ignore[arg-type]
     code = "import sys; from langchain_memoryos import MemoryOS; MemoryOS.from_postgres(sys.argv[1]).close()"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     try:

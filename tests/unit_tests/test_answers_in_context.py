@@ -1,4 +1,4 @@
-"""Answers in context (issue 31, point 1): the measure's pure parts and its rows in the benchmark.
+"""Answers in context: the measure's pure parts and its rows in the benchmark.
 
 Synthetic fixtures only (the project's own words, no LoCoMo text).
 """

@@ -1,4 +1,4 @@
-"""Issue 18, points 5–7: one consistent API, messages in, scopes.
+"""One consistent API, messages in, scopes.
 
 5. ``user_id`` keyword-only everywhere; ``source_ids()`` lists; ``list_users`` and ``memoryos users``;
    ``get_fact`` with the fact's history; a structured, read-only ``search``.
@@ -74,7 +74,7 @@ def test_user_id_is_keyword_only_on_every_method_that_names_a_user() -> None:
     assert positional == set()
     memory = MemoryOS()
     with pytest.raises(TypeError):
-        memory.list_facts("u")  # type: ignore[misc]
+        memory.list_facts("u")  # type: ignore[call-arg]
     with pytest.raises(TypeError):
         memory.delete_fact("u", "f_1")  # type: ignore[call-arg]
 

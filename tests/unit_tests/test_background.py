@@ -29,7 +29,7 @@ class SlowController(HeuristicController):
         # loaded machine too); writers run one after another never do (the barrier breaks after 10 s)
         self.meet = threading.Barrier(meet, timeout=10) if meet else None
 
-    def analyze_page(self, page: Any, previous: Any, similarity: Any) -> Any:
+    def analyze_page(self, page: Any, previous: Any, similarity: Any) -> Any:  # type: ignore[override]
         with self.lock:
             self.active += 1
             self.peak = max(self.peak, self.active)

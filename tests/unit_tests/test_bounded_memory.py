@@ -1,4 +1,4 @@
-"""Memory without bound (issue 30): the loaded users, the lock tables, event loops and huge messages.
+"""Memory without bound: the loaded users, the lock tables, event loops and huge messages.
 
 The loaded users are an LRU bounded by their estimated size (``MemoryOSConfig.max_cache_bytes``); the lock
 tables keep no entry nobody holds; a closed event loop is collectable; a side of a turn over

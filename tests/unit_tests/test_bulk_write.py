@@ -134,7 +134,9 @@ def test_add_turns_stores_what_add_turn_stores_one_by_one(
         assert pool is None or pool.ready(120)  # the spawned worker started (it is kept for the process's life)
         submit = bulk._submit
         monkeypatch.setattr(
-            bulk, "_submit", lambda pool, k, pages: submitted.append(len(pages)) or submit(pool, k, pages)
+            bulk,
+            "_submit",
+            lambda pool, k, pages: submitted.append(len(pages)) or submit(pool, k, pages),  # type: ignore[func-returns-value]
         )
     else:
         monkeypatch.setattr(bulk, "_pool", lambda: None)
@@ -180,7 +182,7 @@ def test_add_turns_checks_every_turn_before_writing(tmp_path: Path) -> None:
         with pytest.raises(ValueError, match=r"turns\[1\] is a sequence of 3 items"):
             memory.add_turns([("a", "b"), ("a", "b", "c")], user_id="u")
         with pytest.raises(TypeError, match="iterable of turns"):
-            memory.add_turns("hello", user_id="u")  # type: ignore[arg-type]
+            memory.add_turns("hello", user_id="u")
         with pytest.raises(ValueError, match="user"):
             memory.add_turns([("a", "b")], user_id="")
         assert memory.list_threads(user_id="u") == []
@@ -213,7 +215,7 @@ def test_a_window_is_stored_in_one_batch_whole_or_not_at_all(tmp_path: Path, mon
         writes.append(sum(1 for op in ops if type(op).__name__ == "PutOp"))
         return batch(store, ops)
 
-    real, seen = bulk.run_turn, {"turns": 0}
+    real, seen = bulk.run_turn, {"turns": 0}  # type: ignore[attr-defined]
 
     def failing(repo: Any, settings: Any, t: Any) -> Any:
         seen["turns"] += 1

@@ -63,10 +63,10 @@ def test_windows_kept_in_step_equal_windows_built_from_scratch() -> None:
         else:
             page = rng.choice(pages)
             alive[page.id] = page
-            w.add(page, vector)
+            w.add(page, vector)  # type: ignore[arg-type]
         assert _windows(w) == _expected(list(alive.values()), 1800), f"step {step}"
     fresh = ChainWindows(4, gap_seconds=1800)
-    fresh.build((p, vector) for p in alive.values())
+    fresh.build((p, vector) for p in alive.values())  # type: ignore[misc]
     assert _windows(fresh) == _windows(w)
     assert len(w._lexicons[2]) == len(w._members[2]) and len(w._vectors[3]) == len(w._members[3])
 
@@ -114,7 +114,7 @@ def replace_config(config: MemoryOSConfig, **changes: object) -> MemoryOSConfig:
 
 
 def test_with_no_chain_and_no_dates_the_ranking_is_the_flat_hybrid(make_memory: Callable[..., MemoryOS]) -> None:
-    memory = make_memory(MemoryOSConfig(stm_capacity=1, context_words=None, top_pages=200, **_flat_changes()))
+    memory = make_memory(MemoryOSConfig(stm_capacity=1, context_words=None, top_pages=200, **_flat_changes()))  # type: ignore[arg-type]
     topics = ["pottery class", "camping trip", "violin lessons", "new job", "sister's wedding", "garden"]
     for i in range(24):
         memory.add_turn(

@@ -82,7 +82,7 @@ def test_saved_turns_come_back_as_history(make_memory: MakeMemory) -> None:
     memory = make_memory()
     chat = MemoryOSMemory(memory=memory, user_id="ana", session_id="s1")
     chat.save_context({"input": "I moved to Oslo."}, {"output": "Nice city!"})
-    chat.save_context({"input": HumanMessage("I play the cello.")}, {"text": AIMessage("Lovely instrument.")})
+    chat.save_context({"input": HumanMessage("I play the cello.")}, {"text": AIMessage("Lovely instrument.")})  # type: ignore[dict-item]
     chat.save_context({"question": "Do you like jazz?"}, {"response": "I do."})
     assert _stm(memory, "ana", "s1") == [
         ("I moved to Oslo.", "Nice city!"),
@@ -227,7 +227,7 @@ def test_bad_construction_arguments() -> None:
     with pytest.raises(ValidationError, match="session_id must be a non-empty string"):
         MemoryOSMemory(memory=memory, user_id="ana", session_id="  ")
     with pytest.raises(ValidationError, match="memory must be a langchain_memoryos.MemoryOS, got dict"):
-        MemoryOSMemory(memory={}, user_id="ana")
+        MemoryOSMemory(memory={}, user_id="ana")  # type: ignore[arg-type]
 
 
 def test_ambiguous_or_missing_keys() -> None:

@@ -1,4 +1,4 @@
-"""Python errors as clear as the CLI's (issue 18, point 9): one line that names the fix, before anything is written.
+"""Python errors as clear as the CLI's: one line that names the fix, before anything is written.
 
 Offline, through the public API, on real stores (InMemoryStore and SQLite files).
 """
@@ -47,7 +47,7 @@ def test_from_sqlite_on_a_directory_or_a_file_that_is_no_database(tmp_path: Path
     assert f"pass a file path such as {tmp_path / 'memory.db'}" in one_line(info)
     parent_file = tmp_path / "notes.txt"
     parent_file.write_text("a file")
-    with pytest.raises(NotADirectoryError) as info:
+    with pytest.raises(NotADirectoryError) as info:  # type: ignore[assignment]
         MemoryOS.from_sqlite(parent_file / "m.db")
     assert f"{parent_file} is a file, not a directory" in one_line(info)
     with pytest.raises(sqlite3.DatabaseError) as db_info:

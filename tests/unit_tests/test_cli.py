@@ -114,7 +114,7 @@ def test_ingest_jsonl_is_idempotent(tmp_path: Path) -> None:
     assert [p.user_input for p in pages] == [SMALL[0]["user"], SMALL[1]["user_input"], SMALL[2]["user"]]
     # ids: given turn ids are kept; the others are "<file>:<line>:<digest>" (blank lines count)
     ids = [p.metadata.get("turn_id") for p in pages]
-    assert ids[0].startswith("chat.jsonl:1:") and ids[1] == "t2" and ids[2].startswith("chat.jsonl:5:")
+    assert ids[0].startswith("chat.jsonl:1:") and ids[1] == "t2" and ids[2].startswith("chat.jsonl:5:")  # type: ignore[union-attr]
     assert [p.source_ids() for p in pages] == [[f"{path.resolve()}:{n}"] for n in (1, 3, 5)]
     assert pages[2].timestamp.isoformat() == "2024-02-03T10:00:00+00:00"
 
@@ -159,7 +159,7 @@ def test_ingest_bad_line_is_one_error_with_its_line_number(tmp_path: Path) -> No
         ('{"user": "hi", "metadata": {"score": NaN}}', "metadata['score'] is NaN"),
     ]
     for row, needle in cases:
-        path = write_jsonl(tmp_path / "bad.jsonl", [SMALL[0], row])
+        path = write_jsonl(tmp_path / "bad.jsonl", [SMALL[0], row])  # type: ignore[list-item]
         assert_one_error(run("ingest", path, "--user", "ana", "--db", db), 2, "bad.jsonl:2:", needle)
     assert not db.exists()
 

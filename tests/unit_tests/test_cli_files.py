@@ -65,10 +65,10 @@ def test_unreadable_input_files_are_named_with_what_is_wrong(tmp_path: Path) -> 
     empty.write_text("\n\n", encoding="utf-8")
     for command in ("ingest", "import"):
         args = ["--user", "u", "--db", db]
-        assert_one_error(run(command, tmp_path, *args), 2, f"{tmp_path}: is a directory, not a file")
-        assert_one_error(run(command, empty, *args), 2, f"{empty}: the file is empty")
-        assert_one_error(run(command, "/dev/null", *args), 2, "/dev/null: the file is empty")
-        assert_one_error(run(command, tmp_path / "nope", *args), 2, "nope: no such file")
+        assert_one_error(run(command, tmp_path, *args), 2, f"{tmp_path}: is a directory, not a file")  # type: ignore[arg-type]
+        assert_one_error(run(command, empty, *args), 2, f"{empty}: the file is empty")  # type: ignore[arg-type]
+        assert_one_error(run(command, "/dev/null", *args), 2, "/dev/null: the file is empty")  # type: ignore[arg-type]
+        assert_one_error(run(command, tmp_path / "nope", *args), 2, "nope: no such file")  # type: ignore[arg-type]
     assert not db.exists()
 
 
@@ -93,7 +93,7 @@ def test_a_bad_import_item_is_named_and_nothing_is_stored(tmp_path: Path) -> Non
         ),
     ]:
         bad = copy.deepcopy(data)
-        edit(bad["items"][index])
+        edit(bad["items"][index])  # type: ignore[no-untyped-call]
         path = tmp_path / "bad.json"
         path.write_text(json.dumps(bad), encoding="utf-8")
         assert_one_error(run("import", path, "--db", db), 2, f"{path}: import_user: {needle}")

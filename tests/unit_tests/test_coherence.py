@@ -1,4 +1,4 @@
-"""One store, many memories (issue 30): every MemoryOS over one store sees one memory, whatever store it is given.
+"""One store, many memories: every MemoryOS over one store sees one memory, whatever store it is given.
 
 Two memories over one store alternate the turns of one user (what two nodes, a tool and the middleware, or
 two requests of a LangGraph server do), then the user must be consistent (``check() == []``) and its newest

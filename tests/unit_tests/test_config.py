@@ -15,7 +15,7 @@ def test_paper_defaults() -> None:
     assert c.recency_tau_seconds == 1e7
     assert c.promotion_heat == 5.0
     assert (c.top_segments, c.top_facts) == (5, 10)
-    # the paper's 100-fact knowledge base is the paper preset's; the default keeps thousands (issue 31)
+    # the paper's 100-fact knowledge base is the paper preset's; the default keeps thousands
     assert (c.user_kb_capacity, c.agent_traits_capacity) == (2000, 100)
     assert MemoryOSConfig.paper().user_kb_capacity == 100
     t = c.thresholds("all-MiniLM-L6-v2")

@@ -77,7 +77,7 @@ class Setup:
         import psycopg
 
         with psycopg.connect(self.target) as pg:
-            row = pg.execute(sql, params).fetchone()  # type: ignore[arg-type]
+            row = pg.execute(sql, params).fetchone()
         assert row is not None
         return int(row[0])
 

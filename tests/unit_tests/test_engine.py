@@ -50,7 +50,7 @@ def _feed(
                 metadata={"source_id": f"{thread}:{start}:{i}"},
             )
         )
-    return reports
+    return reports  # type: ignore[return-value]
 
 
 def test_stm_is_a_fifo_of_seven_pages(make_memory: MemoryFactory) -> None:
@@ -164,7 +164,7 @@ def test_promotion_updates_persona_and_resets_l_interaction(make_memory: MemoryF
     seg = next(s for s in memory.list_segments(user_id="u") if s.id == seg_id)
     assert seg.l_interaction == 0 and seg.pending_page_ids == [] and seg.promotions == 1
     assert seg.heat < 5.0
-    assert [e.action for e in reports[0].events] == ["stored"]  # a turn's fact is written with the turn
+    assert [e.action for e in reports[0].events] == ["stored"]  # type: ignore[attr-defined]  # a turn's fact is written with the turn
     actions = {e.action for e in memory.write_log(user_id="u")}
     assert "stored" in actions
     facts = [f.summary for f in memory.list_facts(user_id="u")]

@@ -1,4 +1,4 @@
-"""An explicit ``add_fact`` loses nothing silently (issue 31, point 4), through the public API."""
+"""An explicit ``add_fact`` loses nothing silently, through the public API."""
 
 from __future__ import annotations
 

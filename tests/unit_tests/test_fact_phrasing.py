@@ -1,4 +1,4 @@
-"""Issue 31, build point 3: what a fact is, given a dialogue page (the hand-written fact-phrasing suite).
+"""What a fact is, given a dialogue page (the hand-written fact-phrasing suite).
 
 The suite and its runner are :mod:`tests.fact_phrasing`; its rates: ``PYTHONPATH=$PWD python -m tests.fact_phrasing``.
 """

@@ -1,4 +1,4 @@
-"""Issue 31, point 2: a turn's facts are written when the turn is added, dated by the turn.
+"""A turn's facts are written when the turn is added, dated by the turn.
 
 A fact stated in turn 1 is listed, searched and retrieved as soon as turn 1 returns (sync mode; after
 ``flush()`` in background mode), through ``add_turn``, ``add_messages`` and ``add_turns``, sync and async,
@@ -109,7 +109,7 @@ def test_add_turns_writes_every_turns_facts_dated_by_each_turn(make_memory: Make
     assert dated == {"The user is allergic to peanuts.": T1, "The user works as a nurse.": T1 + dt.timedelta(days=2)}
     one = make_memory()
     for turn in turns:
-        one.add_turn(user_id="u", thread_id="t", **turn)
+        one.add_turn(user_id="u", thread_id="t", **turn)  # type: ignore[arg-type]
     assert [f.to_dict() for f in one.list_facts(user_id="u")] == [f.to_dict() for f in memory.list_facts(user_id="u")]
 
 
@@ -174,10 +174,10 @@ def test_a_langgraph_agent_finds_the_fact_with_its_tool_at_the_next_turn() -> No
         model, [create_search_memory_tool(memory)], memory=memory, checkpointer=InMemorySaver()
     )
     cfg = {"configurable": {"thread_id": "t", "user_id": "u"}}
-    agent.invoke({"messages": [HumanMessage(ALLERGY[0])]}, cfg)
+    agent.invoke({"messages": [HumanMessage(ALLERGY[0])]}, cfg)  # type: ignore[call-overload]
     [fact] = _peanut_facts(memory)  # written when the turn was remembered
     assert fact.valid_at == memory.get_stm(user_id="u", thread_id="t")[0].timestamp
-    out = agent.invoke({"messages": [HumanMessage("Can you suggest a snack?")]}, cfg)
+    out = agent.invoke({"messages": [HumanMessage("Can you suggest a snack?")]}, cfg)  # type: ignore[call-overload]
     [result] = [m for m in out["messages"] if isinstance(m, ToolMessage)]
     day = fact.valid_at
     assert f"The user is allergic to peanuts. (said {day.day} {day:%B} {day.year})" in str(result.content)

@@ -211,9 +211,9 @@ def test_an_agent_asked_to_forget_forgets_end_to_end(tmp_path: Path, build: str,
         def say(text: str, thread: str = "t") -> None:
             config = {"configurable": {"thread_id": thread, "user_id": "ana"}}
             if build == "prebuilt":
-                agent.invoke({"messages": [HumanMessage(text)]}, config)
+                agent.invoke({"messages": [HumanMessage(text)]}, config)  # type: ignore[call-overload]
             else:
-                agent.invoke({"messages": [HumanMessage(text)]}, config, context=Ctx("ana"))
+                agent.invoke({"messages": [HumanMessage(text)]}, config, context=Ctx("ana"))  # type: ignore[call-overload]
 
         said = [f"I'm allergic to {CANARY}, so no {CANARY} ever.", *FILLER]
         for text in said:
@@ -239,6 +239,6 @@ def test_an_agent_asked_to_forget_forgets_end_to_end(tmp_path: Path, build: str,
 
 
 def _system_text(model: object) -> str:
-    prompts = model.prompts
+    prompts = model.prompts  # type: ignore[attr-defined]
     first = prompts[-1][0]
     return str(first.content).lower() if first.type == "system" else ""

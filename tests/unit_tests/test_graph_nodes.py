@@ -52,7 +52,7 @@ def user_graph(memory: MemoryOS, model: BaseChatModel, checkpointer: Any = None,
     return graph.compile(checkpointer=checkpointer)
 
 
-def cfg(thread: str, user: str = "ana") -> dict[str, Any]:
+def cfg(thread: str, user: str = "ana") -> RunnableConfig:
     return {"configurable": {"thread_id": thread, "user_id": user}}
 
 
@@ -111,7 +111,7 @@ def test_replay_and_retry_never_add_a_page_twice() -> None:
     graph2.add_edge(START, "respond")
     graph2.add_edge("respond", "remember")
     graph2.add_edge("remember", END)
-    graph2.compile(checkpointer=InMemorySaver()).invoke({"messages": [HumanMessage("I adopted a cat.")]}, cfg("t2"))
+    graph2.compile(checkpointer=InMemorySaver()).invoke({"messages": [HumanMessage("I adopted a cat.")]}, cfg("t2"))  # type: ignore[call-overload]
     assert failures["left"] == 0
     assert [p.user_input for p in memory.get_stm(user_id="ana", thread_id="t2")] == ["I adopted a cat."]
 
@@ -159,7 +159,7 @@ def test_user_id_from_the_runtime_context() -> None:
     graph.add_edge("recall", "respond")
     graph.add_edge("respond", "remember")
     graph.add_edge("remember", END)
-    graph.compile().invoke(
+    graph.compile().invoke(  # type: ignore[call-overload]
         {"messages": [HumanMessage("I love jazz.")]}, {"configurable": {"thread_id": "t"}}, context=Ctx(user_id="zoe")
     )
     assert [p.user_input for p in memory.get_stm(user_id="zoe", thread_id="t")] == ["I love jazz."]
@@ -178,7 +178,7 @@ def test_prebuilt_agent_recalls_a_fact_from_20_turns_earlier_in_another_thread()
         _chat(agent, f"Random chat number {i} about the weather and traffic.", "a")
     _chat(agent, "What is my dog's name?", "b")
     system = model.prompts[-1][0]
-    assert system.type == "system" and system.content.startswith("Be brief.") and "Biscuit" in system.content
+    assert system.type == "system" and system.content.startswith("Be brief.") and "Biscuit" in system.content  # type: ignore[union-attr]
     assert len(_pages(memory)) == 21
 
 
@@ -257,10 +257,10 @@ def test_streaming_hygiene_with_a_streaming_model_inside_the_llm_controller() ->
         )
     ]
     assert memory.stats(user_id="ana").llm_usage["analyze_page"]["calls"] == 2  # the memory's model did run …
-    streamed = "".join(str(c.content) for c, _ in chunks)
+    streamed = "".join(str(c.content) for c, _ in chunks)  # type: ignore[str-unpack,union-attr]
     assert "SECRET" not in streamed  # … but none of its tokens reached the user's stream
     assert streamed.replace(" ", "") == "secondanswerhere"
-    assert {meta["langgraph_node"] for _, meta in chunks} == {"agent"}
+    assert {meta["langgraph_node"] for _, meta in chunks} == {"agent"}  # type: ignore[index,str-unpack]
 
 
 @pytest.mark.parametrize("build", ["prebuilt", "nodes"])
@@ -372,10 +372,10 @@ def test_nodes_tools_and_middleware_without_a_memory_use_the_graphs_store() -> N
     graph.add_edge("respond", "remember")
     graph.add_edge("remember", END)
     app = graph.compile(store=store)
-    app.invoke({"messages": [HumanMessage("My sister Lena lives in Oslo.")]}, cfg("a"))
-    out = app.invoke({"messages": [HumanMessage("Where does my sister live?")]}, cfg("b"))
+    app.invoke({"messages": [HumanMessage("My sister Lena lives in Oslo.")]}, cfg("a"))  # type: ignore[call-overload]
+    out = app.invoke({"messages": [HumanMessage("Where does my sister live?")]}, cfg("b"))  # type: ignore[call-overload]
     assert "Lena lives in Oslo." in out["memory_context"]  # written and read through the graph's store
-    again = asyncio.run(app.ainvoke({"messages": [HumanMessage("Where does Lena live?")]}, cfg("e")))
+    again = asyncio.run(app.ainvoke({"messages": [HumanMessage("Where does Lena live?")]}, cfg("e")))  # type: ignore[call-overload]
     assert "Lena lives in Oslo." in again["memory_context"]  # the async twins find the store the same way
     assert [p.user_input for p in MemoryOS(store).get_stm(user_id="ana", thread_id="a")] == [
         "My sister Lena lives in Oslo."
@@ -390,7 +390,7 @@ def test_nodes_tools_and_middleware_without_a_memory_use_the_graphs_store() -> N
     )  # one memory per store, shared by every node
 
     with pytest.raises(MissingStoreError, match="compile the graph with a store"):
-        graph.compile().invoke({"messages": [HumanMessage("hi")]}, cfg("d"))
+        graph.compile().invoke({"messages": [HumanMessage("hi")]}, cfg("d"))  # type: ignore[call-overload]
 
 
 def test_a_memory_over_another_store_than_the_agents_is_refused() -> None:
@@ -423,7 +423,7 @@ def test_a_run_that_names_an_agent_uses_that_agents_scope() -> None:
 
     def run(text: str, thread: str, agent: str | None) -> Any:
         configurable = {"user_id": "ana", "thread_id": thread} | ({"agent_id": agent} if agent else {})
-        return app.invoke({"messages": [HumanMessage(text)]}, {"configurable": configurable})
+        return app.invoke({"messages": [HumanMessage(text)]}, {"configurable": configurable})  # type: ignore[call-overload]
 
     run("My sister Lena lives in Oslo.", "a", "coach")
     assert run("Where does Lena live?", "b", "coach")["memory_context"].count("Lena lives in Oslo.") == 1

@@ -49,8 +49,8 @@ def test_messages_in_message_out_a_bare_chat_model() -> None:
     memory = MemoryOS(config=MemoryOSConfig(agent_profile="A friendly assistant."))
     model = replying("Hello Ana!", "You said you live in Oslo.")
     chain = RunnableWithMemoryOS(model, memory)
-    assert chain.invoke("Hi, I'm Ana and I live in Oslo.", _config()).content == "Hello Ana!"
-    out = chain.invoke([HumanMessage("Where do I live?")], _config())
+    assert chain.invoke("Hi, I'm Ana and I live in Oslo.", _config()).content == "Hello Ana!"  # type: ignore[arg-type]
+    out = chain.invoke([HumanMessage("Where do I live?")], _config())  # type: ignore[arg-type]
     assert out.content == "You said you live in Oslo."
     second = model.prompts[1]
     assert isinstance(second[0], SystemMessage) and str(second[0].content).startswith("# Memory")
@@ -62,7 +62,7 @@ def test_messages_in_message_out_a_bare_chat_model() -> None:
         ("Where do I live?", "You said you live in Oslo."),
     ]
     # a single message works too, and a leading system message of the caller is kept first and merged
-    chain.invoke([SystemMessage("Answer in English."), HumanMessage("Thanks!")], _config())
+    chain.invoke([SystemMessage("Answer in English."), HumanMessage("Thanks!")], _config())  # type: ignore[arg-type]
     third = model.prompts[2]
     assert str(third[0].content).startswith("Answer in English.\n\n# Memory")
     assert sum(isinstance(m, SystemMessage) for m in third) == 1
@@ -73,8 +73,8 @@ def test_dict_input_with_input_and_history_keys() -> None:
     chain = RunnableWithMemoryOS(
         QA_PROMPT | model, memory, input_messages_key="question", history_messages_key="history"
     )
-    chain.invoke({"question": "My cat is called Miso."}, _config())
-    chain.invoke({"question": "What is my cat called?"}, _config())
+    chain.invoke({"question": "My cat is called Miso."}, _config())  # type: ignore[arg-type]
+    chain.invoke({"question": "What is my cat called?"}, _config())  # type: ignore[arg-type]
     second = model.prompts[1]
     assert [m.type for m in second] == ["system", "human", "ai", "human"]
     assert second[1].content == "My cat is called Miso." and second[3].content == "What is my cat called?"
@@ -84,8 +84,8 @@ def test_dict_input_with_input_and_history_keys() -> None:
 def test_dict_input_without_history_key_prepends_history_to_the_input_messages() -> None:
     memory, model = MemoryOS(), replying("Sure.", "Done.")
     chain = RunnableWithMemoryOS(MESSAGES_PROMPT | model, memory, input_messages_key="messages")
-    chain.invoke({"messages": "Remind me to water the plants."}, _config())
-    chain.invoke({"messages": [HumanMessage("And the cactus?")]}, _config())
+    chain.invoke({"messages": "Remind me to water the plants."}, _config())  # type: ignore[arg-type]
+    chain.invoke({"messages": [HumanMessage("And the cactus?")]}, _config())  # type: ignore[arg-type]
     assert [m.type for m in model.prompts[1]] == ["system", "human", "ai", "human"]
     assert model.prompts[1][1].content == "Remind me to water the plants."
     assert _stm(memory) == [("Remind me to water the plants.", "Sure."), ("And the cactus?", "Done.")]
@@ -98,13 +98,13 @@ def test_dict_output_with_output_key_and_memory_rendered_in_the_prompt() -> None
         inner, memory, input_messages_key="question", history_messages_key="history", output_messages_key="answer"
     )
     memory.add_fact("I'm allergic to peanuts.", user_id="ana")
-    out = chain.invoke({"question": "Can I eat peanuts?"}, _config())
+    out = chain.invoke({"question": "Can I eat peanuts?"}, _config())  # type: ignore[arg-type]
     assert out["confidence"] == 0.9 and out["answer"].content == "I'll remember."
     assert "peanuts" in str(model.prompts[0][0].content).lower()  # {memory} rendered the MemoryContext
     assert _stm(memory) == [("Can I eat peanuts?", "I'll remember.")]
     no_key = RunnableWithMemoryOS(inner, memory, input_messages_key="question", history_messages_key="history")
     with pytest.raises(ValueError, match="output_messages_key"):
-        no_key.invoke({"question": "x"}, _config())
+        no_key.invoke({"question": "x"}, _config())  # type: ignore[arg-type]
 
 
 # -- streaming, async, batch ---------------------------------------------------------------------------
@@ -113,14 +113,14 @@ def test_stream_merges_chunks_before_saving() -> None:
     chain = RunnableWithMemoryOS(
         QA_PROMPT | model, memory, input_messages_key="question", history_messages_key="history"
     )
-    chunks = list(chain.stream({"question": "When should I visit Oslo?"}, _config()))
+    chunks = list(chain.stream({"question": "When should I visit Oslo?"}, _config()))  # type: ignore[arg-type]
     assert len(chunks) >= 5 and all(isinstance(c, AIMessageChunk) for c in chunks)  # word by word
     assert "".join(str(c.content) for c in chunks) == "Oslo is lovely in May."
     assert _stm(memory) == [("When should I visit Oslo?", "Oslo is lovely in May.")]
     # a stream the caller abandons stores nothing (no half answer)
-    partial = chain.stream({"question": "Another one?"}, _config())
+    partial = chain.stream({"question": "Another one?"}, _config())  # type: ignore[arg-type]
     next(partial)
-    partial.close()
+    partial.close()  # type: ignore[attr-defined]
     assert len(_stm(memory)) == 1
 
 
@@ -131,11 +131,11 @@ def test_async_invoke_stream_and_batch() -> None:
     )
 
     async def main() -> list[Any]:
-        first = await chain.ainvoke({"question": "Count with me."}, _config())
-        chunks = [c async for c in chain.astream({"question": "Go on."}, _config())]
+        first = await chain.ainvoke({"question": "Count with me."}, _config())  # type: ignore[arg-type]
+        chunks = [c async for c in chain.astream({"question": "Go on."}, _config())]  # type: ignore[arg-type]
         batch = await chain.abatch(
             [{"question": "Session two."}, {"question": "Session three."}],
-            [_config(session="s2"), _config(session="s3")],
+            [_config(session="s2"), _config(session="s3")],  # type: ignore[list-item]
         )
         return [first, chunks, batch]
 
@@ -144,7 +144,7 @@ def test_async_invoke_stream_and_batch() -> None:
     assert _stm(memory) == [("Count with me.", "One."), ("Go on.", "Two three.")]
     assert len(batch) == 2
     assert len(_stm(memory, session="s2")) == 1 and len(_stm(memory, session="s3")) == 1
-    sync_batch = chain.batch([{"question": "Sync batch."}], [_config(session="s4")])
+    sync_batch = chain.batch([{"question": "Sync batch."}], [_config(session="s4")])  # type: ignore[list-item]
     assert len(sync_batch) == 1 and len(_stm(memory, session="s4")) == 1
 
 
@@ -165,18 +165,18 @@ def test_two_sessions_share_mtm_and_lpm_not_stm() -> None:
     chain = RunnableWithMemoryOS(
         QA_PROMPT | model, memory, input_messages_key="question", history_messages_key="history"
     )
-    chain.invoke({"question": "My sister's name is Ingrid and she lives in Bergen."}, _config(session="a"))
+    chain.invoke({"question": "My sister's name is Ingrid and she lives in Bergen."}, _config(session="a"))  # type: ignore[arg-type]
     for text in FILLER:
-        chain.invoke({"question": text}, _config(session="a"))
+        chain.invoke({"question": text}, _config(session="a"))  # type: ignore[arg-type]
     assert all("Ingrid" not in u for u, _ in _stm(memory, session="a"))  # it left STM for MTM
-    chain.invoke({"question": "What is my sister's name?"}, _config(session="b"))
+    chain.invoke({"question": "What is my sister's name?"}, _config(session="b"))  # type: ignore[arg-type]
     last = model.prompts[-1]
     assert [m.type for m in last] == ["system", "human"]  # session b has no history of its own yet
     assert "Ingrid" in str(last[0].content)  # recalled from session a through MTM/LPM
     other = RunnableWithMemoryOS(
         QA_PROMPT | model, memory, input_messages_key="question", history_messages_key="history"
     )
-    other.invoke({"question": "What is my sister's name?"}, _config(user="bob", session="b"))
+    other.invoke({"question": "What is my sister's name?"}, _config(user="bob", session="b"))  # type: ignore[arg-type]
     assert "Ingrid" not in _text(model.prompts[-1])  # another user sees nothing of Ana's
 
 
@@ -188,10 +188,10 @@ def test_missing_ids_and_bad_input_are_clear_errors() -> None:
     with pytest.raises(ValueError, match="session_id"):
         chain.invoke("hi", {"configurable": {"user_id": "u"}})
     with pytest.raises(ValueError, match="Expected a string, a message or a list of messages"):
-        chain.invoke(42, _config())
+        chain.invoke(42, _config())  # type: ignore[arg-type]
     keyed = RunnableWithMemoryOS(QA_PROMPT | replying("Got it, thanks."), MemoryOS(), input_messages_key="question")
     with pytest.raises(ValueError, match="input_messages_key"):
-        keyed.invoke({"q": "hi"}, _config())
+        keyed.invoke({"q": "hi"}, _config())  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="Runnable"):
         RunnableWithMemoryOS("not a chain", MemoryOS())  # type: ignore[arg-type]
 
@@ -303,8 +303,8 @@ def test_our_classes_raise_no_deprecation_warning() -> None:
         chain = RunnableWithMemoryOS(
             QA_PROMPT | model, memory, input_messages_key="question", history_messages_key="history"
         )
-        chain.invoke({"question": "Hello"}, _config())
-        list(chain.stream({"question": "Hello again"}, _config()))
+        chain.invoke({"question": "Hello"}, _config())  # type: ignore[arg-type]
+        list(chain.stream({"question": "Hello again"}, _config()))  # type: ignore[arg-type]
         history = MemoryOSChatMessageHistory(memory, user_id="ana", session_id="s9")
         history.add_messages([HumanMessage("x"), AIMessage("y")])
         assert len(history.messages) == 2

@@ -67,12 +67,12 @@ def test_a_checkpointed_thread_never_gets_its_own_turns_again(build: str, saver:
         agent = create_memoryos_agent(model, memory=memory, checkpointer=saver)
 
         def invoke(text: str) -> None:
-            agent.invoke({"messages": [HumanMessage(text)]}, config)
+            agent.invoke({"messages": [HumanMessage(text)]}, config)  # type: ignore[call-overload]
     else:
         agent = create_agent(model, middleware=[MemoryOSMiddleware(memory)], context_schema=Ctx, checkpointer=saver)
 
         def invoke(text: str) -> None:
-            agent.invoke({"messages": [HumanMessage(text)]}, config, context=Ctx("ana"))
+            agent.invoke({"messages": [HumanMessage(text)]}, config, context=Ctx("ana"))  # type: ignore[call-overload]
 
     _twelve_turns(invoke)
     assert len(memory.get_stm(user_id="ana", thread_id="t")) == 7  # the first turns are in MTM now
@@ -84,9 +84,9 @@ def test_a_checkpointed_thread_never_gets_its_own_turns_again(build: str, saver:
     # another thread has none of them as messages: its block brings the pets back from memory
     other = {"configurable": {"thread_id": "u", "user_id": "ana"}}
     if build == "prebuilt":
-        agent.invoke({"messages": [HumanMessage("Which pets do I have?")]}, other)
+        agent.invoke({"messages": [HumanMessage("Which pets do I have?")]}, other)  # type: ignore[call-overload]
     else:
-        agent.invoke({"messages": [HumanMessage("Which pets do I have?")]}, other, context=Ctx("ana"))
+        agent.invoke({"messages": [HumanMessage("Which pets do I have?")]}, other, context=Ctx("ana"))  # type: ignore[call-overload]
     assert [pet for pet in PETS if pet in _system(model)]
 
 
@@ -100,7 +100,7 @@ def test_async_middleware_leaves_out_the_messages_turns() -> None:
 
     async def main() -> None:
         for text in [*PETS, "Which pets do I have?"]:
-            await agent.ainvoke({"messages": [HumanMessage(text)]}, config, context=Ctx("ana"))
+            await agent.ainvoke({"messages": [HumanMessage(text)]}, config, context=Ctx("ana"))  # type: ignore[call-overload]
 
     asyncio.run(main())
     assert not [pet for pet in PETS if pet in _system(model)]
@@ -120,7 +120,7 @@ def test_turns_a_trimming_middleware_drops_come_back_from_memory() -> None:
     agent = create_agent(model, middleware=middleware, context_schema=Ctx, checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "t"}}
     for text in [*PETS[:4], "Do I have a pet named Rio?"]:
-        agent.invoke({"messages": [HumanMessage(text)]}, config, context=Ctx("ana"))
+        agent.invoke({"messages": [HumanMessage(text)]}, config, context=Ctx("ana"))  # type: ignore[call-overload]
     sent = model.prompts[-1]
     assert not any(PETS[0] in str(m.content) for m in sent[1:])  # trimmed away from the messages …
     assert PETS[0] in _system(model)  # … so memory shows it
@@ -141,11 +141,11 @@ def test_the_search_tool_returns_no_turn_the_model_already_has(saver: Any) -> No
     model = ScriptedToolModel(script={"search_memory": [search_then_answer]})
     agent = create_memoryos_agent(model, [search], memory=memory, checkpointer=saver)
     elsewhere = {"configurable": {"thread_id": "old", "user_id": "ana"}}
-    agent.invoke({"messages": [HumanMessage("My neighbour has a pet named Tofu.")]}, elsewhere)
+    agent.invoke({"messages": [HumanMessage("My neighbour has a pet named Tofu.")]}, elsewhere)  # type: ignore[call-overload]
     config = {"configurable": {"thread_id": "t", "user_id": "ana"}}
     for text in PETS:
-        agent.invoke({"messages": [HumanMessage(text)]}, config)
-    out = agent.invoke({"messages": [HumanMessage("What pets did I mention?")]}, config)
+        agent.invoke({"messages": [HumanMessage(text)]}, config)  # type: ignore[call-overload]
+    out = agent.invoke({"messages": [HumanMessage("What pets did I mention?")]}, config)  # type: ignore[call-overload]
     results = [m for m in out["messages"] if isinstance(m, ToolMessage)]
     last = results[-1]
     assert "Tofu" in str(last.content)  # another thread's turn: the model does not have it

@@ -131,7 +131,7 @@ def test_user_ids_cannot_reach_another_users_namespace(make_memory: MakeMemory) 
 
 def test_thousands_of_facts_are_stored_searched_and_capped() -> None:
     """2,000 facts (imported): retrieval stays correct; a memory of capacity 100 on the store sees the
-    over-capacity in check(), and repair() applies FIFO; an import over the capacity is refused."""
+    over-capacity in check(), and repair() evicts the least useful; an import over the capacity is refused."""
     from langchain_memoryos.embeddings import resolve_embeddings
     from langchain_memoryos.store.vector_index import encode_vector
 
@@ -162,7 +162,7 @@ def test_thousands_of_facts_are_stored_searched_and_capped() -> None:
     memory.repair(user_id="bulk")
     assert memory.check(user_id="bulk") == [] and memory.stats(user_id="bulk").user_facts == 100
     kept = {f.summary for f in memory.list_facts(user_id="bulk")}
-    assert "The user owns a kayak with serial number 1990." in kept  # FIFO: the newest stay
+    assert "The user owns a kayak with serial number 1990." in kept  # equal confidence: the oldest go
     assert "The user owns a kayak with serial number 0." not in kept
 
 
@@ -252,7 +252,7 @@ def test_metadata_is_json_the_same_on_every_backend(make_memory: MakeMemory) -> 
     ]
     for metadata, message in refused:
         with pytest.raises(ValueError, match=re.escape(message)):
-            memory.add_turn("Another turn.", "ok", user_id="u", timestamp=at(0, 1), metadata=metadata)
+            memory.add_turn("Another turn.", "ok", user_id="u", timestamp=at(0, 1), metadata=metadata)  # type: ignore[arg-type]
     assert len(memory.get_stm(user_id="u")) == 1  # refused before anything was written
 
 

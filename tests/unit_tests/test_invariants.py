@@ -383,9 +383,17 @@ def test_capacity_repairs_follow_the_engine_rules(make_memory: MemoryFactory) ->
     assert sum("moved to MTM" in f for f in fixes) == before.stm_pages - 3
     evicted = [e for e in reopened.write_log(user_id=USER) if e.action == "evicted" and e.source == "repair"]
     assert len(evicted) == before.user_facts - 1 + before.agent_facts - 1
+    # the log says what repair did: the least useful went (the lowest confidence first), not the oldest
+    assert {e.reason for e in evicted} == {
+        "user_kb_capacity 1 exceeded: least useful (lowest confidence, then oldest) evicted by repair",
+        "agent_traits_capacity 1 exceeded: least useful (lowest confidence, then oldest) evicted by repair",
+    }
+    assert any(
+        f"fact {e.record.id}: evicted (user_kb_capacity 1 exceeded: least useful" in f for e in evicted for f in fixes
+    )
     # the most useful record of each kind survives: the highest confidence, then the most recent
     for kind, facts in most_useful_first.items():
-        assert [f.id for f in reopened.list_facts(user_id=USER, kind=kind)] == [facts[0].id]
+        assert [f.id for f in reopened.list_facts(user_id=USER, kind=kind)] == [facts[0].id]  # type: ignore[arg-type]
     reopened.add_turn("I collect stamps.", "Nice hobby!", user_id=USER, thread_id="t0", timestamp=at(5))
     assert reopened.check(user_id=USER) == []
 

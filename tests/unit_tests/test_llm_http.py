@@ -122,7 +122,7 @@ def test_memory_over_a_real_http_endpoint(server: tuple[str, Script]) -> None:
         "RelationsOutput": [{"relations": [{"candidate": 1, "label": "update"}]}],
         "FuseOutput": [{"summary": "The user lives in Porto (before: Lisbon).", "entities": ["Porto"]}],
     }
-    model = ChatOpenAI(model="scripted", base_url=url, api_key="test", max_retries=0, timeout=10)
+    model = ChatOpenAI(model="scripted", base_url=url, api_key="test", max_retries=0, timeout=10)  # type: ignore[arg-type]
     memory = MemoryOS(model=model, config=MemoryOSConfig(stm_capacity=1, promotion_heat=100.0))
     for i, (a, b) in enumerate([("I live in Lisbon.", "Nice!"), ("ok", "ok"), ("fine", "fine")]):
         memory.add_turn(a, b, user_id="u", thread_id="t", timestamp=T0 + dt.timedelta(minutes=i))

@@ -138,7 +138,7 @@ def test_graphs_as_subgraphs_take_plain_fields_and_the_runs_user() -> None:
     graph.add_edge("read", END)
     app = graph.compile()
     config = {"configurable": {"user_id": "ana", "thread_id": "t1"}}
-    out = app.invoke({"user_input": "I play the cello.", "agent_response": "Lovely.", "query": "cello?"}, config)
+    out = app.invoke({"user_input": "I play the cello.", "agent_response": "Lovely.", "query": "cello?"}, config)  # type: ignore[call-overload]
     assert out["report"].added and out["report"].page_id
     assert [p.user_input for p in memory.get_stm(user_id="ana", thread_id="t1")] == ["I play the cello."]
     assert "cello" in out["context"].to_prompt()
@@ -146,7 +146,7 @@ def test_graphs_as_subgraphs_take_plain_fields_and_the_runs_user() -> None:
     with pytest.raises(MissingUserIdError):
         app.invoke({"user_input": "x", "agent_response": "y", "query": "q"}, {"configurable": {"thread_id": "t"}})
     with pytest.raises(ValueError, match="empty turn"):
-        app.invoke({"user_input": "", "agent_response": "", "query": "q"}, config)
+        app.invoke({"user_input": "", "agent_response": "", "query": "q"}, config)  # type: ignore[call-overload]
 
 
 class _GatedController:
@@ -163,7 +163,7 @@ class _GatedController:
                 self.entered, self.go = threading.Event(), threading.Event()
                 self.fail = False
 
-            def analyze_page(self, page: Any, previous: Any, similarity: Any) -> Any:
+            def analyze_page(self, page: Any, previous: Any, similarity: Any) -> Any:  # type: ignore[override]
                 self.entered.set()
                 assert self.go.wait(10), "the test never opened the gate"
                 if self.fail:

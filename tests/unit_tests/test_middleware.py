@@ -46,7 +46,7 @@ def test_middleware_recalls_a_fact_from_20_turns_earlier_in_another_thread() -> 
         {"messages": [HumanMessage("What is my cat called?")]}, {"configurable": {"thread_id": "b"}}, context=ctx
     )
     system = model.prompts[-1][0]
-    assert system.type == "system" and system.content.startswith("You are kind.") and "Miso" in system.content
+    assert system.type == "system" and system.content.startswith("You are kind.") and "Miso" in system.content  # type: ignore[union-attr]
     assert "memoryos_context" not in out  # private: not in the agent's output
     pages = (
         memory.list_pages(user_id="ana")

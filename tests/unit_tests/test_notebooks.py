@@ -18,7 +18,7 @@ NOTEBOOKS = (
 def test_notebooks_are_committed_without_outputs() -> None:
     assert sorted(p.name for p in NOTEBOOK_DIR.glob("*.ipynb")) == list(NOTEBOOKS)  # a new notebook needs a test
     for name in NOTEBOOKS:
-        nb = nbformat.read(NOTEBOOK_DIR / name, as_version=4)
+        nb = nbformat.read(NOTEBOOK_DIR / name, as_version=4)  # type: ignore[no-untyped-call]
         nbformat.validate(nb)
         assert nb.metadata["kernelspec"]["name"] == "python3", name
         for cell in nb.cells:

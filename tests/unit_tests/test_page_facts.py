@@ -1,4 +1,4 @@
-"""Issue 20, point 3: the long-term memory fills in ordinary use, with self-contained facts worth keeping."""
+"""The long-term memory fills in ordinary use, with self-contained facts worth keeping."""
 
 from __future__ import annotations
 
@@ -150,7 +150,7 @@ def test_the_llm_controller_makes_one_call_per_page_added_and_no_more() -> None:
             ]
         return answer
 
-    model = ScriptedToolModel(script={"PageAnalysisOutput": [page]})
+    model = ScriptedToolModel(script={"PageAnalysisOutput": [page]})  # type: ignore[list-item]
     memory = MemoryOS(controller=LLMController(model), config=MemoryOSConfig(stm_capacity=1, promotion_heat=100.0))
     turns = [
         ("Ana: I live in Porto.", "Ben: Nice."),

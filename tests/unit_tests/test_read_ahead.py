@@ -161,7 +161,7 @@ def test_the_facts_read_off_a_page_are_embedded_beside_it_and_a_turn_makes_one_e
         memory.add_turn(user_id=USER, **_fields(t))
     facts = {f.summary for f in memory.list_facts(user_id=USER)}
     assert facts  # the pages sent their facts through AMU as they were added
-    pages = {DialoguePage(id="p", **_page_texts(t)).embedding_text for t in turns}
+    pages = {DialoguePage(id="p", **_page_texts(t)).embedding_text for t in turns}  # type: ignore[arg-type]
     own = [texts for name, texts in calls if not name.startswith("memoryos-side")]
     beside = [texts for name, texts in calls if name.startswith("memoryos-side")]
     assert len([texts for texts in own if len(texts) == 1 and texts[0] in pages]) == len(turns)

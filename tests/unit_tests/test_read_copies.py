@@ -32,7 +32,7 @@ def test_copied_is_replace_for_the_records_a_read_hands_out() -> None:
         (ctx, {"stm": [], "pages": []}),
     ):
         twin = copied(obj, **changes)
-        assert twin is not obj and _same(twin, dataclasses.replace(obj, **changes))  # type: ignore[type-var]
+        assert twin is not obj and _same(twin, dataclasses.replace(obj, **changes))
     # copy_page: equal, nothing mutable shared
     page.candidates = [fact]
     twin = copy_page(page)

@@ -181,7 +181,7 @@ def test_a_read_makes_one_encoder_call_with_the_question_as_asked_and_as_facts_a
 
 @pytest.mark.parametrize("ranking", ["hybrid", "segments"])
 def test_the_context_is_the_callers_copy(ranking: str) -> None:
-    memory = MemoryOS(config=MemoryOSConfig(stm_capacity=1, page_ranking=ranking))  # type: ignore[arg-type]
+    memory = MemoryOS(config=MemoryOSConfig(stm_capacity=1, page_ranking=ranking))
     _feed(memory, [("I play chess every Sunday.", "Fun!"), ("Chess club tonight.", "Enjoy."), ("Bye.", "Bye.")])
     state = memory.repository.cached("u")
     assert state is not None

@@ -1,4 +1,4 @@
-"""Start-up: the package and the ``memoryos`` command load only what they use (issue 19, point 3).
+"""Start-up: the package and the ``memoryos`` command load only what they use.
 
 Each check runs in a fresh interpreter and reads ``sys.modules``: no wall-clock limit, so a
 regression (an eager import of FAISS, the encoder or LangChain's chat models) fails on any machine.

@@ -1,4 +1,4 @@
-"""Turn packing: the word budget filled turn by turn, the named speaker's turns first (issue 20)."""
+"""Turn packing: the word budget filled turn by turn, the named speaker's turns first."""
 
 from __future__ import annotations
 
@@ -130,18 +130,18 @@ def _pack_by_sorting_every_unit(
     used, days = 0, set()
     originals = {h.page.id: h for h in ranked}
     for hit in keep:
-        for side in (hit.side,) if hit.side else [s for s in ("user", "agent") if side_words(hit.page, s)]:  # type: ignore[attr-defined]
-            used += side_words(hit.page, side)  # type: ignore[arg-type]
-            taken.setdefault(hit.page.id, set()).add(side)  # type: ignore[arg-type]
+        for side in (hit.side,) if hit.side else [s for s in ("user", "agent") if side_words(hit.page, s)]:
+            used += side_words(hit.page, side)
+            taken.setdefault(hit.page.id, set()).add(side)
         days.add(hit.page.timestamp.date())
         hits[hit.page.id] = originals.get(hit.page.id, hit)
     used += len(days)
     units = []
     for rank, hit in enumerate(ranked):
-        for index, side in enumerate(("user", "agent")):
-            if not side_words(hit.page, side) or side in taken.get(hit.page.id, ()):  # type: ignore[arg-type]
+        for index, side in enumerate(("user", "agent")):  # type: ignore[assignment]
+            if not side_words(hit.page, side) or side in taken.get(hit.page.id, ()):
                 continue
-            bonus = speaker_weight if named is not None and side_speaker(hit.page, side) == named else 0.0  # type: ignore[arg-type]
+            bonus = speaker_weight if named is not None and side_speaker(hit.page, side) == named else 0.0
             units.append((-(hit.score + bonus), rank, index, side, hit))
     units.sort(key=lambda u: u[:3])
     count = sum(len(s) for s in taken.values())
@@ -149,7 +149,7 @@ def _pack_by_sorting_every_unit(
         if count >= max_units or room - used < 3:
             break
         day = hit.page.timestamp.date()
-        cost = side_words(hit.page, side) + (0 if day in days else 1)  # type: ignore[arg-type]
+        cost = side_words(hit.page, side) + (0 if day in days else 1)
         if used + cost <= room:
             used, count = used + cost, count + 1
             days.add(day)
@@ -158,11 +158,11 @@ def _pack_by_sorting_every_unit(
     order = {h.page.id: i for i, h in enumerate(ranked)}
     out = []
     for pid in sorted(hits, key=lambda key: order.get(key, -1)):
-        present = {s for s in ("user", "agent") if side_words(hits[pid].page, s)}  # type: ignore[arg-type]
-        side = None if taken.get(pid, present) >= present else next(iter(taken[pid]))
-        page = hits[pid].page if side is None else one_side(hits[pid].page, side)  # type: ignore[arg-type]
+        present = {s for s in ("user", "agent") if side_words(hits[pid].page, s)}
+        side = None if taken.get(pid, present) >= present else next(iter(taken[pid]))  # type: ignore[arg-type,assignment]
+        page = hits[pid].page if side is None else one_side(hits[pid].page, side)
         out.append((pid, side, hits[pid].score, page.user_input, page.agent_response))
-    return out
+    return out  # type: ignore[return-value]
 
 
 @pytest.mark.parametrize("seed", range(80))

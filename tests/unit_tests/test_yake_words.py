@@ -30,8 +30,9 @@ from langchain_memoryos.schema.pages import DialoguePage
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "unit_tests" / "data" / "locomo_fixture.json"
-#: the five LoCoMo dev conversations (outside the repository; the checks on it skip without it)
-LOCOMO_DEV = Path(os.environ.get("MEMORYOS_LOCOMO_DEV", "/work/shared/data/locomo_dev.json"))
+#: the five LoCoMo dev conversations (outside the repository, by default ../shared/data/locomo_dev.json as in the
+#: Makefile; the checks on it skip without it)
+LOCOMO_DEV = Path(os.environ.get("MEMORYOS_LOCOMO_DEV", ROOT.parent / "shared" / "data" / "locomo_dev.json"))
 ALL = 100_000  # a top that keeps every candidate: the whole ranking is compared
 
 
