@@ -160,7 +160,8 @@ def test_ask_shows_exactly_what_retrieve_would_inject_and_changes_no_heat(memory
 
 
 def test_lists_are_paged(memory: MemoryOS) -> None:
-    facts = ["I live in Oslo.", "I'm allergic to peanuts.", "I work as a nurse.", "I play the cello.", "I speak Spanish."]
+    facts = ["I live in Oslo.", "I'm allergic to peanuts.", "I work as a nurse.", "I play the cello."]
+    facts.append("I speak Spanish.")
     for i in range(7):
         memory.add_turn(f"hello {i}", "hi", user_id=f"user{i}", timestamp=at(i))
     for fact in facts:
@@ -314,7 +315,8 @@ def test_allow_edit_forgets_and_corrects_with_the_form_token(memory: MemoryOS) -
     assert res.status_code == 403
     assert memory.get_fact(ids["fact"], user_id="ana").fact.summary == "Ana lives in Bergen."
     # correct a fact
-    res = client.post("/user/correct", data={"u": "ana", "f": ids["fact"], "text": "Ana lives in Rome.", "token": TOKEN})
+    form = {"u": "ana", "f": ids["fact"], "text": "Ana lives in Rome.", "token": TOKEN}
+    res = client.post("/user/correct", data=form)
     assert res.status_code == 303 and res.headers["location"] == "/user?u=ana"
     found = memory.get_fact(ids["fact"], user_id="ana")
     assert found.fact.summary == "Ana lives in Rome." and found.history[-1].action == "edited"
