@@ -23,29 +23,11 @@ from langchain_memoryos import MemoryOS, MemoryOSConfig, create_inspector_app  #
 from langchain_memoryos.inspector.opening import open_sqlite_read_only  # noqa: E402
 from langchain_memoryos.store.layout import _DELETING, _TOMBSTONE  # noqa: E402
 from tests.conftest import at  # noqa: E402
+from tests.inspector_memory import build  # noqa: E402
 
 PORT = 8765
 TOKEN = "test-token-0123456789"
 CONFIG = MemoryOSConfig(stm_capacity=2)
-
-
-def build(memory: MemoryOS) -> dict[str, str]:
-    """Ana: two threads, pages moved to MTM (segments), a fact corrected (history: stored, edited), a duplicate."""
-    turns = [
-        ("I play the cello in an orchestra.", "Lovely instrument!"),
-        ("Our orchestra rehearses every Tuesday.", "A steady rhythm."),
-        ("I adopted a cat called Miso.", "Cute name!"),
-        ("Miso loves sleeping on the piano.", "Cats and music."),
-    ]
-    for i, (said, answer) in enumerate(turns):
-        memory.add_turn(said, answer, user_id="ana", thread_id="t1", timestamp=at(0, i))
-    memory.add_turn("I am planning a trip to Kyoto.", "Exciting!", user_id="ana", thread_id="t2", timestamp=at(0, 5))
-    fid = memory.add_fact("I live in Oslo.", user_id="ana")[0].record.id
-    memory.update_fact(fid, "Ana lives in Bergen.", user_id="ana")
-    memory.add_fact("I'm allergic to peanuts.", user_id="ana")
-    memory.add_fact("I'm allergic to peanuts.", user_id="ana")  # a duplicate: discarded
-    memory.add_turn("hi", "hello", user_id="bob", timestamp=at(0))
-    return {"fact": fid}
 
 
 def client_for(app: Any, host: str = f"127.0.0.1:{PORT}") -> TestClient:
@@ -329,3 +311,23 @@ def test_allow_edit_forgets_and_corrects_with_the_form_token(memory: MemoryOS) -
     assert memory.get_stm(user_id="ana", thread_id="t2") == []
     assert "Kyoto" not in client.get("/user?u=ana").text
     assert client.post("/user/forget", data={"u": "ana", "fact": "f_999999", "token": TOKEN}).status_code == 404
+
+
+# -- the command ---------------------------------------------------------------------------------------
+
+
+def test_serve_refuses_what_it_cannot_open(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from langchain_memoryos.cli import app
+
+    runner = CliRunner()
+    missing = runner.invoke(app, ["serve", "--db", str(tmp_path / "none.db")])
+    assert missing.exit_code == 2 and "no such database" in missing.output
+    assert not (tmp_path / "none.db").exists()  # nothing created
+    both = runner.invoke(app, ["serve", "--db", "x.db", "--postgres", "postgresql://x"])
+    assert both.exit_code == 2 and "either --db or --postgres" in both.output
+    (tmp_path / "not.db").write_text("not a database")
+    bad = runner.invoke(app, ["serve", "--db", str(tmp_path / "not.db")])
+    assert bad.exit_code == 2 and bad.output.startswith("error:")
+    assert (tmp_path / "not.db").read_text() == "not a database"
