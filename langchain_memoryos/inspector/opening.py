@@ -103,6 +103,10 @@ def _unlocked(store: Any, **kwargs: Any) -> MemoryOS:
 def open_postgres_read_only(url: str, **kwargs: Any) -> MemoryOS:
     """A memory in PostgreSQL for reading: no migration runs, and its loads write nothing.
 
+    (The sessions are not made ``default_transaction_read_only``: LangGraph's
+    ``PostgresStore`` reads with statements PostgreSQL refuses in a read-only
+    transaction.)
+
     Args:
         url: the connection string.
         **kwargs: as for ``MemoryOS``.
