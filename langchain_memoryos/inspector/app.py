@@ -37,6 +37,18 @@ _ENV = jinja2.Environment(
 )
 
 
+#: Every page: not cached, never framed, nothing loaded from anywhere (the CSS is inline), forms post here only.
+HEADERS = {
+    "cache-control": "no-store",
+    "x-frame-options": "DENY",
+    "referrer-policy": "no-referrer",
+    "x-content-type-options": "nosniff",
+    "content-security-policy": (
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    ),
+}
+
+
 def _when(value: Any) -> str:
     if not isinstance(value, _dt.datetime):
         return "—"
@@ -84,7 +96,7 @@ class _Inspector:
             scope_agent=agent,
             **context,
         )
-        return HTMLResponse(html, status_code=status, headers={"cache-control": "no-store"})
+        return HTMLResponse(html, status_code=status, headers=HEADERS)
 
     def _message(self, request: Request, status: int, heading: str, message: str) -> HTMLResponse:
         return self._render(request, "message.html", status, heading=heading, message=message, back="")

@@ -175,7 +175,13 @@ def test_every_request_needs_the_token(memory: MemoryOS) -> None:
     assert res.status_code == 303 and res.headers["location"] == "/user?u=ana"
     cookie = res.headers["set-cookie"]
     assert f"memoryos_inspector={TOKEN}" in cookie and "SameSite=Strict" in cookie and "HttpOnly" in cookie
-    assert anonymous.get("/user?u=ana").status_code == 200  # the cookie from now on
+    page = anonymous.get("/user?u=ana")  # the cookie from now on
+    assert page.status_code == 200
+    # never framed by another site, nothing loaded from the network, not cached
+    assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+    assert "default-src 'none'" in page.headers["content-security-policy"]
+    assert page.headers["x-frame-options"] == "DENY" and page.headers["cache-control"] == "no-store"
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", page.text)
     # a fresh token per app
     other = create_inspector_app(memory, port=PORT)
     assert other.state.token != TOKEN and len(other.state.token) >= 32
