@@ -184,12 +184,18 @@ def _sql_counts(store: BaseStore, prefixes: dict[str, tuple[str, ...]]) -> dict[
         return None
     out: dict[str, tuple[int, Any]] = {}
     mark = "?" if kind == "SqliteStore" else "%s"
-    query = f"SELECT COUNT(*), MAX(updated_at) FROM store WHERE prefix = {mark} OR substr(prefix, 1, {mark}) = {mark}"
+    # the namespace and those below it: on SQLite a range of the primary key's prefix column (byte order, "." < "/");
+    # PostgreSQL compares text by its collation, so there the prefix is compared as a string
+    if kind == "SqliteStore":
+        below = "prefix > ? AND prefix < ?"
+    else:
+        below = "left(prefix, %s) = %s"
+    query = f"SELECT COUNT(*), MAX(updated_at) FROM store WHERE prefix = {mark} OR ({below})"
     if kind == "SqliteStore":
         with store.lock:  # type: ignore[attr-defined]
             for part, ns in prefixes.items():
                 text = ".".join(ns)
-                row = store.conn.execute(query, (text, len(text) + 1, text + ".")).fetchone()  # type: ignore[attr-defined]
+                row = store.conn.execute(query, (text, text + ".", text + "/")).fetchone()  # type: ignore[attr-defined]
                 out[part] = (int(row[0]), row[1])
         return out
     with store._cursor() as cur:  # type: ignore[attr-defined]

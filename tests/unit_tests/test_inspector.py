@@ -82,8 +82,19 @@ def every_view(client: TestClient, ids: dict[str, str], memory: MemoryOS) -> dic
 # -- views ------------------------------------------------------------------------------------------
 
 
-def test_every_view_shows_what_the_memory_holds(memory: MemoryOS) -> None:
+@pytest.fixture(params=["memory", "sqlite"])
+def any_memory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryOS]:
+    mem = (
+        MemoryOS(config=CONFIG) if request.param == "memory" else MemoryOS.from_sqlite(tmp_path / "m.db", config=CONFIG)
+    )
+    yield mem
+    mem.close()
+
+
+def test_every_view_shows_what_the_memory_holds(any_memory: MemoryOS) -> None:
+    memory = any_memory
     ids = build(memory)
+    memory.add_turn("I am An, not Ana.", "Hello An.", user_id="an", timestamp=at(0))  # a label that starts another
     client = logged_in(create_inspector_app(memory, token=TOKEN, port=PORT))
     html = every_view(client, ids, memory)
     # users: both, with their counts (read from the store)
@@ -92,10 +103,19 @@ def test_every_view_shows_what_the_memory_holds(memory: MemoryOS) -> None:
     stats = memory.stats(user_id="ana")
     row = re.search(r'u=ana">ana</a></td>(.*?)</tr>', users, re.S)
     assert row is not None
-    assert [int(n) for n in re.findall(r"<td>(\d+)</td>", row.group(1))][:3] == [
+    assert [int(n) for n in re.findall(r"<td>(\d+)</td>", row.group(1))] == [
         stats.stm_pages,
         stats.mtm_pages,
         stats.segments,
+        stats.user_facts + stats.agent_facts,
+    ]
+    row = re.search(r'u=an">an</a></td>(.*?)</tr>', users, re.S)
+    an = memory.stats(user_id="an")
+    assert row is not None and [int(n) for n in re.findall(r"<td>(\d+)</td>", row.group(1))] == [
+        1,
+        0,
+        0,
+        an.user_facts,
     ]
     # a user: STM newest first per thread, segments with heat and a bar against tau, facts with their history
     user = html["user"]
