@@ -177,34 +177,54 @@ class UserCounts:
         return self.stm + self.pages + self.segments + self.facts
 
 
-def _sql_counts(store: BaseStore, prefixes: dict[str, tuple[str, ...]]) -> dict[str, tuple[int, Any]] | None:
-    """``{part: (rows, newest updated_at)}`` for namespace prefixes, by SQL where the store is SQL, else ``None``."""
+def _sql_counts(
+    store: BaseStore, prefixes: dict[str, tuple[str, ...]], stamp: tuple[str, ...]
+) -> dict[str, Any] | None:
+    """``{part: rows}`` for namespace prefixes, and ``"last"``: the newest write, by SQL (else ``None``).
+
+    The counts read the prefix index only; the newest write is the ``updated_at``
+    of the version stamp row ``stamp`` (rewritten by every flush of a shared
+    store), or the newest row of the user (``prefixes["all"]``) without one.
+    """
     kind = type(store).__name__
     if kind not in ("SqliteStore", "PostgresStore"):
         return None
-    out: dict[str, tuple[int, Any]] = {}
-    mark = "?" if kind == "SqliteStore" else "%s"
     # the namespace and those below it: on SQLite a range of the primary key's prefix column (byte order, "." < "/");
     # PostgreSQL compares text by its collation, so there the prefix is compared as a string
     if kind == "SqliteStore":
-        below = "prefix > ? AND prefix < ?"
+        where = "prefix = ? OR (prefix > ? AND prefix < ?)"
     else:
-        below = "left(prefix, %s) = %s"
-    query = f"SELECT COUNT(*), MAX(updated_at) FROM store WHERE prefix = {mark} OR ({below})"
+        where = "prefix = %s OR left(prefix, %s) = %s"
+
+    def below(ns: tuple[str, ...]) -> tuple[Any, ...]:
+        text = ".".join(ns)
+        return (text, text + ".", text + "/") if kind == "SqliteStore" else (text, len(text) + 1, text + ".")
+
+    mark = "?" if kind == "SqliteStore" else "%s"
+    queries = [(part, f"SELECT COUNT(*) FROM store WHERE {where}", below(ns)) for part, ns in prefixes.items()]
+    queries.append(("stamp", f"SELECT updated_at FROM store WHERE prefix = {mark} AND key = 'v'", (".".join(stamp),)))
+    queries.append(("newest", f"SELECT MAX(updated_at) FROM store WHERE {where}", below(prefixes["all"])))
+    out: dict[str, Any] = {}
+
+    def first(row: Any) -> Any:
+        if row is None:
+            return None
+        return next(iter(row.values())) if isinstance(row, dict) else row[0]
+
     if kind == "SqliteStore":
         with store.lock:  # type: ignore[attr-defined]
-            for part, ns in prefixes.items():
-                text = ".".join(ns)
-                row = store.conn.execute(query, (text, text + ".", text + "/")).fetchone()  # type: ignore[attr-defined]
-                out[part] = (int(row[0]), row[1])
-        return out
-    with store._cursor() as cur:  # type: ignore[attr-defined]
-        for part, ns in prefixes.items():
-            text = ".".join(ns)
-            cur.execute(query, (text, len(text) + 1, text + "."))
-            row = cur.fetchone()
-            values = list(row.values()) if isinstance(row, dict) else list(row)
-            out[part] = (int(values[0]), values[1])
+            for part, sql, params in queries:
+                if part == "newest" and out.get("stamp") is not None:
+                    break
+                out[part] = first(store.conn.execute(sql, params).fetchone())  # type: ignore[attr-defined]
+    else:
+        with store._cursor() as cur:  # type: ignore[attr-defined]
+            for part, sql, params in queries:
+                if part == "newest" and out.get("stamp") is not None:
+                    break
+                cur.execute(sql, params)
+                out[part] = first(cur.fetchone())
+    out["last"] = out.get("stamp") if out.get("stamp") is not None else out.get("newest")
     return out
 
 
@@ -235,20 +255,23 @@ def user_counts(memory: MemoryOS, user_id: str) -> UserCounts:
     repo = memory.repository
     parts = {"stm": ("stm",), "pages": ("pages",), "segments": ("segments",), "facts": ("facts",), "all": ()}
     prefixes = {part: repo.namespace(user_id, *tail) for part, tail in parts.items()}
-    found = _sql_counts(memory.store, prefixes)
+    found = _sql_counts(memory.store, prefixes, repo.namespace(user_id, "version"))
     if found is None:
         found = {}
+        newest = None
         for part, ns in prefixes.items():
             items = memory.store.search(ns, limit=10_000_000)
-            newest = max((it.updated_at for it in items), default=None)
-            found[part] = (len(items), newest)
+            found[part] = len(items)
+            if part == "all":
+                newest = max((it.updated_at for it in items), default=None)
+        found["last"] = newest
     return UserCounts(
         user_id,
-        stm=found["stm"][0],
-        pages=found["pages"][0],
-        segments=found["segments"][0],
-        facts=found["facts"][0],
-        last_write=_as_time(found["all"][1]),
+        stm=int(found["stm"]),
+        pages=int(found["pages"]),
+        segments=int(found["segments"]),
+        facts=int(found["facts"]),
+        last_write=_as_time(found["last"]),
     )
 
 
