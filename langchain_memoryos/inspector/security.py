@@ -148,7 +148,9 @@ class TokenGuard:
                 await _plain(send, 403, "Wrong token: open the URL that 'memoryos serve' printed.")
                 return
             rest = urlencode([(k, v) for k, v in query if k != "token"])
-            target = scope.get("root_path", "") + scope.get("path", "/") + (f"?{rest}" if rest else "")
+            root, path = str(scope.get("root_path", "")), str(scope.get("path", "/"))
+            full = path if path.startswith(root) else root + path  # ASGI: the path includes the mount's root path
+            target = full + (f"?{rest}" if rest else "")
             await _redirect(send, target, self.token, scope)
             return
         if not self._is_token(_cookie_token(scope)):

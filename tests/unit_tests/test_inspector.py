@@ -357,3 +357,20 @@ def test_serve_refuses_what_it_cannot_open(tmp_path: Path) -> None:
     bad = runner.invoke(app, ["serve", "--db", str(tmp_path / "not.db")])
     assert bad.exit_code == 2 and bad.output.startswith("error:")
     assert (tmp_path / "not.db").read_text() == "not a database"
+
+
+def test_mounted_in_another_app_under_a_path(memory: MemoryOS) -> None:
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+
+    build(memory)
+    outer = Starlette(routes=[Mount("/memory", app=create_inspector_app(memory, token=TOKEN))])
+    client = TestClient(outer, base_url="http://localhost:8000", follow_redirects=False)
+    res = client.get(f"/memory/user?u=ana&token={TOKEN}")
+    assert res.status_code == 303 and res.headers["location"] == "/memory/user?u=ana"
+    assert "Path=/memory" in res.headers["set-cookie"]
+    page = client.get("/memory/user?u=ana")
+    assert page.status_code == 200 and "Miso loves sleeping on the piano." in page.text
+    links = re.findall(r'(?:href|action)="([^"]+)"', page.text)
+    assert links and all(link.startswith("/memory/") for link in links)
+    assert client.get(links[0].replace("&amp;", "&")).status_code == 200
