@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 from typing import Annotated
 
@@ -55,6 +56,13 @@ def serve(
             memory = MemoryOS.from_sqlite(path) if allow_edit else open_sqlite_read_only(path)
             where = str(path)
         try:
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            try:  # bound before the URL is printed: a port in use is an error here, not after the URL
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                sock.bind((HOST, port))
+            except OSError as exc:
+                sock.close()
+                raise _fail(f"{HOST}:{port}: {exc.strerror or exc}; pass another --port", 1) from None
             token = new_token()
             app = create_inspector_app(memory, allow_edit=allow_edit, token=token, port=port)
             mode = "edits allowed" if allow_edit else "read-only"
@@ -62,6 +70,7 @@ def serve(
             typer.echo(f"open http://{HOST}:{port}/?token={token}", color=False)
             typer.echo("Ctrl+C stops it.")
             config = uvicorn.Config(app, host=HOST, port=port, log_level="warning", access_log=False, lifespan="on")
-            uvicorn.Server(config).run()
+            with sock:
+                uvicorn.Server(config).run(sockets=[sock])
         finally:
             memory.close()

@@ -357,6 +357,15 @@ def test_serve_refuses_what_it_cannot_open(tmp_path: Path) -> None:
     bad = runner.invoke(app, ["serve", "--db", str(tmp_path / "not.db")])
     assert bad.exit_code == 2 and bad.output.startswith("error:")
     assert (tmp_path / "not.db").read_text() == "not a database"
+    import socket
+
+    with MemoryOS.from_sqlite(tmp_path / "m.db"):
+        pass
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = runner.invoke(app, ["serve", "--db", str(tmp_path / "m.db"), "--port", str(taken.getsockname()[1])])
+    assert busy.exit_code == 1 and "pass another --port" in busy.output and "token=" not in busy.output
 
 
 def test_mounted_in_another_app_under_a_path(memory: MemoryOS) -> None:
