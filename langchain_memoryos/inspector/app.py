@@ -21,6 +21,7 @@ from starlette.routing import Route
 
 from langchain_memoryos.amu.corrections import FactNotFoundError
 from langchain_memoryos.inspector import data
+from langchain_memoryos.inspector.ask import ask
 from langchain_memoryos.inspector.security import HostCheck, TokenGuard
 from langchain_memoryos.memory import MemoryOS
 from langchain_memoryos.operations.forget import PageNotFoundError
@@ -208,7 +209,7 @@ class _Inspector:
         thread = request.query_params.get("t", "").strip() or "default"
         answer = None
         if question:
-            answer = await run_in_threadpool(data.ask, self._scoped(request), user, question, thread_id=thread)
+            answer = await run_in_threadpool(ask, self._scoped(request), user, question, thread_id=thread)
         return self._render(request, "ask.html", user_id=user, a=answer)
 
     # -- edits (only with allow_edit) ----------------------------------------------
