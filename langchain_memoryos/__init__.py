@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         MissingUserIdError,
         PageNotFoundError,
     )
+    from langchain_memoryos.inspector import create_inspector_app
     from langchain_memoryos.integrations.history import MemoryOSChatMessageHistory, RunnableWithMemoryOS
     from langchain_memoryos.integrations.messages import pair_messages
     from langchain_memoryos.memory import MemoryOS
@@ -99,6 +100,7 @@ _EXPORTS: dict[str, str] = {
     "Segment": "langchain_memoryos.schema",
     "WriteEvent": "langchain_memoryos.schema",
     "WriteReport": "langchain_memoryos.schema",
+    "create_inspector_app": "langchain_memoryos.inspector",
     "pair_messages": "langchain_memoryos.integrations.messages",
     "resolve_embeddings": "langchain_memoryos.embeddings.encode",
 }
@@ -202,6 +204,7 @@ __all__ = [
     "WriteEvent",
     "WriteReport",
     "__version__",
+    "create_inspector_app",
     "pair_messages",
     "resolve_embeddings",
 ]

@@ -295,7 +295,7 @@ class MemoryOSConfig:
                 f"in [0, 2], got {self.segment_threshold}."
             )
         if not (math.isfinite(self.facts_share) and 0.0 <= self.facts_share <= 1.0):
-            raise ValueError(f"MemoryOSConfig.facts_share must lie in [0, 1], got {self.facts_share}.")
+            raise ConfigError(f"MemoryOSConfig.facts_share must lie in [0, 1], got {self.facts_share}.")
         if not 0.0 <= self.gate_threshold <= 1.0:
             raise ConfigError(f"MemoryOSConfig.gate_threshold must lie in [0, 1], got {self.gate_threshold}.")
         for name in ("write_similarity", "retrieval_similarity", "duplicate_similarity", "chain_similarity"):

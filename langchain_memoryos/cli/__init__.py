@@ -11,6 +11,8 @@ Commands:
 * ``memoryos recall QUESTION --user U``: what retrieval returns (``--json``).
 * ``memoryos inspect --user U``: STM, segments with heat, persona, facts and
   the AMU write log as tables.
+* ``memoryos serve``: the memory inspector in the browser (extra ``inspector``),
+  on 127.0.0.1 only, read-only unless ``--allow-edit``.
 * ``memoryos export`` / ``import`` / ``delete``: a user's data as JSON, back,
   or gone.
 * ``memoryos bench locomo PATH``: the LoCoMo benchmark (the memory and the

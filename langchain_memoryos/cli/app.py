@@ -16,6 +16,7 @@ from langchain_memoryos.cli.chat import chat, demo
 from langchain_memoryos.cli.common import _echo_error, _message
 from langchain_memoryos.cli.ingest import ingest
 from langchain_memoryos.cli.read import inspect, recall, users
+from langchain_memoryos.cli.serve import serve
 
 __all__ = ["app", "bench_app", "main"]
 
@@ -84,6 +85,7 @@ app.command()(chat)
 app.command()(ingest)
 app.command()(recall)
 app.command()(inspect)
+app.command()(serve)
 app.command()(users)
 app.command()(export)
 app.command("import")(import_)

@@ -250,6 +250,10 @@ class MemoryRepository:
         self._from_records = self.cache.from_records
         #: segment visits reads could not write yet, applied with the user's next flush (store/visits.py)
         self.visits = self.cache.visits
+        #: a read-only repository's loads write nothing, now or later: an interrupted deletion is left as it is
+        #: (the state says ``deletion_interrupted``), records healed in memory are not buffered for a rewrite,
+        #: and neither kind of state is cached (the inspector, ``memoryos serve`` without ``--allow-edit``)
+        self.read_only = False
 
     def namespace(self, user_id: str, *parts: str) -> tuple[str, ...]:
         """The namespace ``(*root, <encoded user>, *parts)``.
@@ -475,6 +479,9 @@ class MemoryRepository:
                 head = [*(yield StoreBatch(marks)), None]
         else:
             head = yield StoreBatch(marks)
+        if head[0] is not None and self.read_only:  # shown as it is: the next access with writes finishes it
+            state.deletion_interrupted = True
+            return state
         if head[0] is not None:  # an interrupted deletion: finish it, the user starts empty
             state.completed_deletion = yield from self._finish_deletion(user_id)
             return self._keep(state, started, from_records)
@@ -536,6 +543,9 @@ class MemoryRepository:
             state.persona_stored = True
         if singles[1]:
             state.meta = dict(singles[1][0].value)
+        if self.read_only and state.load_problems:  # healed for this read only: no rewrite buffered, not cached
+            state.take_ops()
+            return state
         self._from_records.discard(user_id)
         return self._keep(state, started, from_records)
 
@@ -780,7 +790,7 @@ class MemoryRepository:
         """
         tombstone, _ = self._marks(user_id)
         found = yield StoreBatch((GetOp(tombstone, _TOMBSTONE),))
-        if found[0] is None:
+        if found[0] is None or self.read_only:  # a read-only repository leaves it to an access that may write
             return 0
         return (yield from self._finish_deletion(user_id))
 

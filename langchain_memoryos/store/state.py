@@ -81,6 +81,8 @@ class UserState:
     revision: int = field(default_factory=next_revision)
     #: rows of an interrupted deletion that loading this user deleted (0 normally)
     completed_deletion: int = 0
+    #: a read-only load found the user's deletion interrupted and left it so: the state is empty
+    deletion_interrupted: bool = False
     #: the journal rows (versions) written since the user's snapshot: a new snapshot deletes them
     journal: list[str] = field(default_factory=list)
     #: write a snapshot with the next flush (set by a load that rebuilt the user or replayed a long journal)

@@ -42,6 +42,7 @@ EXPECTED_ALL = [
     "WriteEvent",
     "WriteReport",
     "__version__",
+    "create_inspector_app",
     "pair_messages",
     "resolve_embeddings",
 ]
