@@ -242,3 +242,46 @@ def _system_text(model: object) -> str:
     prompts = model.prompts
     first = prompts[-1][0]
     return str(first.content).lower() if first.type == "system" else ""
+
+
+ASKED = [
+    "Please forget that I'm allergic to peanuts.",
+    "Forget what I said about my ex.",
+    "Can you forget that I mentioned my salary?",
+    "Please don't store my address.",
+    "Delete what you know about my health.",
+    "Oh, and don't remember my home address, please.",
+    "Forget it, never mind.",
+    "Don't forget to call me.",
+    "I forgot my keys.",
+    "Remove the onions from the recipe.",
+]
+
+
+def test_the_turn_and_its_analysis_read_a_forget_request_alike() -> None:
+    """One reading of a request: what the page's analysis marks is what the write path carries out."""
+    from langchain_memoryos.amu.forgetting import forget_request
+    from langchain_memoryos.controllers import HeuristicController
+    from langchain_memoryos.schema import DialoguePage
+
+    controller = HeuristicController()
+    for text in ASKED:
+        marked = controller.analyze_page(DialoguePage(id="p", user_input=text, agent_response="Ok."), None, None)
+        assert bool(marked.requests) == (forget_request(text) is not None), text
+    assert [forget_request(t) for t in ASKED[2:4]] == ["my salary", "my address"]
+    assert forget_request("Forget it, never mind.") is None and forget_request("Remove the onions.") is None
+
+
+def test_every_request_the_analysis_marks_is_carried_out(make_memory: MakeMemory) -> None:
+    memory = make_memory()
+    memory.add_turn(f"My salary is 90000 {CANARY} a year.", "Ok.", user_id="u", thread_id="t", timestamp=at(0))
+    memory.add_turn("My address is 12 Elm Street.", "Ok.", user_id="u", thread_id="t", timestamp=at(0, 1))
+    memory.add_turn("I mind the noise of the trains at night.", "Earplugs help.", user_id="u", thread_id="t")
+    memory.add_turn("Forget it, never mind.", "Sure.", user_id="u", thread_id="t")  # no request: nothing goes
+    assert any("mind" in f.summary for f in memory.list_facts(user_id="u"))
+    memory.add_turn("Can you forget that I mentioned my salary?", "Done.", user_id="u", thread_id="t")
+    kept = json.dumps(memory.export_user(user_id="u"), default=str).lower()
+    assert CANARY not in kept and "90000" not in kept and "elm street" in kept
+    memory.add_turn("Please don't store my address.", "Done.", user_id="u", thread_id="t")
+    kept = json.dumps(memory.export_user(user_id="u"), default=str).lower()
+    assert "elm street" not in kept and "trains" in kept
