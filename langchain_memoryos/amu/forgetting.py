@@ -533,7 +533,7 @@ def apply_forget(
 def scrub_log(repo: MemoryRepository, state: UserState, fact_ids: set[str], words: set[str]) -> Step[None]:
     """Step: scrub the text of every logged event about ``fact_ids`` or holding one of ``words`` (the event stays).
 
-    An event's record summary, entities and slot, its reason and its
+    An event's record summary, entities, slot and metadata, its reason and its
     relations' reasons become ``[deleted]``; its id, action, time and ids are kept.
     """
     log_ns = state.ns("log")
@@ -550,6 +550,7 @@ def scrub_log(repo: MemoryRepository, state: UserState, fact_ids: set[str], word
             continue
         if about or _holds(logged.record.summary, words):
             logged.record.summary, logged.record.entities, logged.record.slot = REDACTED, [], ""
+            logged.record.metadata = {}
         if about or _holds(logged.reason, words):
             logged.reason = REDACTED
         for relation in logged.relations:
