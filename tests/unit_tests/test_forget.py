@@ -246,6 +246,7 @@ def _system_text(model: object) -> str:
 
 ASKED = [
     "Please forget that I'm allergic to peanuts.",
+    "Forget: I am allergic to peanuts.",
     "Forget what I said about my ex.",
     "Can you forget that I mentioned my salary?",
     "Please don't store my address.",
@@ -268,7 +269,7 @@ def test_the_turn_and_its_analysis_read_a_forget_request_alike() -> None:
     for text in ASKED:
         marked = controller.analyze_page(DialoguePage(id="p", user_input=text, agent_response="Ok."), None, None)
         assert bool(marked.requests) == (forget_request(text) is not None), text
-    assert [forget_request(t) for t in ASKED[2:4]] == ["my salary", "my address"]
+    assert [forget_request(t) for t in ASKED[1:5]] == ["I am allergic to peanuts", "my ex", "my salary", "my address"]
     assert forget_request("Forget it, never mind.") is None and forget_request("Remove the onions.") is None
 
 
