@@ -169,6 +169,9 @@ class FactMethods(Facade):
         scrubbed), the index snapshot. A forgotten turn leaves a salted hash,
         so adding it again or resending the conversation does not bring it
         back. See :mod:`langchain_memoryos.amu.forgetting` for the exact rules.
+        On SQLite the text then leaves the file and its WAL; on PostgreSQL the
+        old row versions stay in the table as dead tuples until
+        :meth:`vacuum` (``VACUUM store``; ``full=True`` rewrites the table).
 
         Args:
             user_id: whose memory.
