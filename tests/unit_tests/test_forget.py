@@ -172,6 +172,20 @@ def test_a_resend_that_no_longer_lines_up_does_not_bring_back_what_was_forgotten
     assert CANARY not in everything(memory)
 
 
+def test_forgetting_takes_the_profile_traits_and_segment_words_a_promotion_made(make_memory: MakeMemory) -> None:
+    memory = make_memory(MemoryOSConfig(stm_capacity=1, promotion_heat=2))
+    for i in range(6):
+        memory.add_turn(
+            f"I love {CANARY} climbing, it is my hobby number {i}.", "Nice.", user_id="u", timestamp=at(0, i)
+        )
+    assert CANARY in json.dumps(memory.get_persona(user_id="u").to_dict())  # a promotion made it a trait
+    assert any(CANARY in " ".join(s.keywords) + s.summary for s in memory.list_segments(user_id="u"))
+    memory.forget(user_id="u", query=CANARY)
+    assert CANARY not in json.dumps(memory.get_persona(user_id="u").to_dict())
+    assert not any(CANARY in " ".join(s.keywords) + s.summary for s in memory.list_segments(user_id="u"))
+    assert CANARY not in everything(memory) and memory.check(user_id="u") == []
+
+
 def test_async_forget(make_memory: MakeMemory) -> None:
     memory = make_memory()
     tell(memory, fillers=3)
