@@ -197,6 +197,7 @@ def fuse(state: UserState, w: RecordWrite) -> Step[None]:
     new = fused.record
     new.kind = kind
     new.updated_at = w.now
+    new.metadata = {key: value for r in [*olds, w.record] for key, value in r.metadata.items()}  # the newest wins
     if new.summary != w.record.summary:
         w.vector = (yield Embed((new.summary,)))[0]
     # the update candidates are fused; duplicates of the new record go too

@@ -46,10 +46,12 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from langchain_memoryos.controllers.facts import side_requests
 from langchain_memoryos.pipeline.effects import Embed, Step
 from langchain_memoryos.pipeline.settings import embedding_text
 from langchain_memoryos.retrieval.lexical import tokenize
 from langchain_memoryos.schema import DialoguePage, FactKind, MemoryRecord, Segment, WriteEvent
+from langchain_memoryos.schema.pages import split_speaker
 from langchain_memoryos.store.repository import MemoryRepository, UserState
 
 __all__ = [
@@ -62,6 +64,7 @@ __all__ = [
     "plan_forget",
     "query_words",
     "redact_request",
+    "request_object",
     "turn_digest",
 ]
 
@@ -77,14 +80,14 @@ _POLITE = frozenset({"pleas", "kind", "thank", "thx", "forget", "rememb", "delet
 #: shorter has at least this many letters ("allergy" and "allergic": allergi, allerg).
 PREFIX_LETTERS = 5
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
-_REQUEST = re.compile(
-    r"^\s*(?:(?:please|pls|kindly|and|also|oh|ok|okay)[\s,]+)*"
-    r"(?:forget|unlearn|erase|delete|remove|don'?t\s+remember|do\s+not\s+remember|stop\s+remembering|"
-    r"don'?t\s+keep|do\s+not\s+keep)\b"
-    r"(?:\s+(?:that|about|the\s+fact\s+that|what\s+i\s+(?:said|told\s+you)(?:\s+about)?|everything\s+about))?"
-    r"[\s,:]*(?P<what>.*?)[\s,]*(?:please|thanks|thank\s+you)?[.!]*\s*$",
+#: What leads a request's object without being what it is about ("that", "what I told you about").
+_LEAD_IN = re.compile(
+    r"^(?:(?:the\s+fact\s+)?that|about|(?:what|anything|everything)(?:\s+(?:i|you)\s+"
+    r"(?:said|told\s+you|mentioned|know|shared|remember))?(?:\s+(?:about|of))?|"
+    r"(?:i|you)\s+(?:said|told\s+you|mentioned)(?:\s+(?:about|that))?)\s+",
     re.IGNORECASE,
 )
+_TRAIL = re.compile(r"[\s,]*(?:(?:please|thanks|thank\s+you|anymore|any\s+more)[\s,]*)*[.!?]*\s*$", re.IGNORECASE)
 
 
 def content_words(text: str) -> list[str]:
@@ -124,24 +127,44 @@ def _all_in(wanted: set[str], text: str) -> bool:
 def forget_request(text: str) -> str | None:
     """What a message asks to forget ("Forget that I'm allergic to peanuts." → "I'm allergic to peanuts"), or ``None``.
 
-    A sentence that starts with forget / don't remember / stop remembering /
-    delete / erase (after "please", "and" …) and names something with content
-    words is a request, never a fact; ``MemoryOS.add_turn`` carries it out
-    (``forget(query=...)``) and stores the turn with the forgotten words cut.
+    The request is read as the controller reads it
+    (:func:`~langchain_memoryos.controllers.facts.side_requests`, one
+    reading for both: the page's analysis marks it and makes no fact of it,
+    ``MemoryOS.add_turn`` carries it out with ``forget(query=...)`` and
+    stores the turn with the forgotten words cut); the object loses its
+    lead-in ("that", "what I said about") and a closing "please", and must
+    have content words.
 
     Example:
         >>> forget_request("Please forget that I'm allergic to peanuts.")
         "I'm allergic to peanuts"
         >>> forget_request("Forget the user's allergy please."), forget_request("Don't remember my address!")
         ("the user's allergy", 'my address')
-        >>> forget_request("I forgot my keys."), forget_request("Forget it.") is None
+        >>> forget_request("Can you forget what I told you about my divorce?")
+        'my divorce'
+        >>> forget_request("I forgot my keys."), forget_request("Forget it, never mind.") is None
         (None, True)
     """
-    for sentence in _sentences(text):
-        match = _REQUEST.match(sentence)
-        if match and query_words(match.group("what")):
-            return match.group("what").strip()
+    for about in side_requests(split_speaker(text)[1]):
+        what = request_object(about)
+        if query_words(what):
+            return what
     return None
+
+
+def request_object(about: str) -> str:
+    """A forget request's object as a query: without its lead-in and closing words.
+
+    Example:
+        >>> request_object("what I said about my ex, please."), request_object("that I'm in debt.")
+        ('my ex', "I'm in debt")
+    """
+    what = " ".join(about.split())
+    prev = None
+    while prev != what:
+        prev = what
+        what = _LEAD_IN.sub("", what, count=1)
+    return _TRAIL.sub("", what).strip()
 
 
 def _sentences(text: str) -> list[str]:
@@ -510,7 +533,7 @@ def apply_forget(
 def scrub_log(repo: MemoryRepository, state: UserState, fact_ids: set[str], words: set[str]) -> Step[None]:
     """Step: scrub the text of every logged event about ``fact_ids`` or holding one of ``words`` (the event stays).
 
-    An event's record summary, entities and slot, its reason and its
+    An event's record summary, entities, slot and metadata, its reason and its
     relations' reasons become ``[deleted]``; its id, action, time and ids are kept.
     """
     log_ns = state.ns("log")
@@ -527,6 +550,7 @@ def scrub_log(repo: MemoryRepository, state: UserState, fact_ids: set[str], word
             continue
         if about or _holds(logged.record.summary, words):
             logged.record.summary, logged.record.entities, logged.record.slot = REDACTED, [], ""
+            logged.record.metadata = {}
         if about or _holds(logged.reason, words):
             logged.reason = REDACTED
         for relation in logged.relations:
@@ -550,10 +574,12 @@ def redact_request(text: str, query: str) -> str:
     wanted = query_words(query)
     out: list[str] = []
     for sentence in _sentences(text):
-        match = _REQUEST.match(sentence)
-        if match and match.group("what").strip() and query_words(match.group("what")) == wanted:
-            start, end = match.span("what")
-            out.append(f"{sentence[:start]}[forgotten]{sentence[end:]}".strip())
+        said = " ".join(sentence.replace("\u2019", "'").split())
+        objects = [request_object(about) for about in side_requests(said)]
+        what = next((o for o in objects if o and query_words(o) == wanted), "")
+        if what:
+            start = said.rfind(what)
+            out.append(f"{said[:start]}[forgotten]{said[start + len(what) :]}" if start >= 0 else "[forgotten].")
         elif not any(_word_in(w, set(tokenize(sentence))) for w in wanted):
             out.append(sentence.strip())
     return " ".join(out)

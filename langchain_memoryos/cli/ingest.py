@@ -52,8 +52,11 @@ class TurnLine:
         line: its 1-based line number.
         timestamp: when it happened (``None``: now).
         thread_id: its thread (``None``: the ``--thread`` option).
-        metadata: kept on the page (``source_id`` defaults to ``<resolved file path>:<line>``).
+        metadata: kept on the page (``source_id`` defaults to ``<resolved file path>:<line>``, one per
+            line of a turn made of message lines).
         turn_id: the idempotency key (default ``<file name>:<line>:<digest>``, see :func:`read_turns`).
+        waiting: message lines of the user still waiting for an answer at the end of the file: not
+            stored (the turn is stored once the answer is in the file).
 
     Example:
         >>> import tempfile
@@ -75,6 +78,13 @@ class TurnLine:
     thread_id: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     turn_id: str | None = None
+    waiting: bool = False
+
+
+#: The roles of a message line, as ``add_messages`` reads role dicts (a system message is no part of a turn).
+_ROLES = {"user": "human", "human": "human", "assistant": "ai", "ai": "ai", "system": "system"}
+#: A turn line's text fields (a line has these or a message's ``role`` and ``content``, never both).
+_TURN_FIELDS = ("user_input", "user", "agent_response", "assistant")
 
 
 def _text_field(obj: dict[str, Any], *names: str) -> str:
@@ -89,29 +99,19 @@ def _text_field(obj: dict[str, Any], *names: str) -> str:
 
 
 def _turn_from(obj: Any, path: Path, number: int) -> TurnLine:
-    from langchain_memoryos.config import MemoryOSConfig
-    from langchain_memoryos.memory import clean_metadata
-    from langchain_memoryos.schema import check_timestamp
-
     if not isinstance(obj, dict):
         raise InvalidInputError(f"a JSON object expected, got {type(obj).__name__}")
     user_input = _text_field(obj, "user_input", "user")
     agent_response = _text_field(obj, "agent_response", "assistant")
     if not user_input.strip() and not agent_response.strip():
-        raise InvalidInputError("no 'user_input' (or 'user') and no 'agent_response' (or 'assistant') text")
-    metadata = obj.get("metadata") or {}
-    if not isinstance(metadata, dict):
-        raise InvalidInputError(f"'metadata' must be an object, got {type(metadata).__name__}")
-    metadata = clean_metadata(metadata)  # NaN and Infinity parse as JSON here but are refused by the memory
-    thread = obj.get("thread_id")
-    if thread is not None and (not isinstance(thread, str) or not thread):
-        raise InvalidInputError(f"'thread_id' must be a non-empty string, got {thread!r}")
+        raise InvalidInputError(
+            "no 'user_input' (or 'user') and no 'agent_response' (or 'assistant') text, "
+            "nor a message's 'role' and 'content'"
+        )
+    metadata, thread, timestamp = _line_fields(obj)
     turn_id = obj.get("turn_id")
     if turn_id is not None and not isinstance(turn_id, str | int):
         raise InvalidInputError(f"'turn_id' must be a string, got {type(turn_id).__name__}")
-    raw_time = obj.get("timestamp")
-    # the memory opened by the CLI has the default config: its clock-skew check, before anything is stored
-    timestamp = check_timestamp(raw_time, MemoryOSConfig().max_clock_skew_seconds) if raw_time is not None else None
     where = f"{path}:{number}"  # the resolved path: two files with the same name are two sources
     content = json.dumps(obj, sort_keys=True, ensure_ascii=False)
     digest = hashlib.sha256(f"{where}\x1f{content}".encode("utf-8", "surrogatepass")).hexdigest()[:16]
@@ -126,12 +126,97 @@ def _turn_from(obj: Any, path: Path, number: int) -> TurnLine:
     )
 
 
+def _line_fields(obj: dict[str, Any]) -> tuple[dict[str, Any], str | None, _dt.datetime | None]:
+    """A line's ``metadata``, ``thread_id`` and ``timestamp``, checked as the memory checks them."""
+    from langchain_memoryos.config import MemoryOSConfig
+    from langchain_memoryos.memory import clean_metadata
+    from langchain_memoryos.schema import check_timestamp
+
+    metadata = obj.get("metadata") or {}
+    if not isinstance(metadata, dict):
+        raise InvalidInputError(f"'metadata' must be an object, got {type(metadata).__name__}")
+    metadata = clean_metadata(metadata)  # NaN and Infinity parse as JSON here but are refused by the memory
+    thread = obj.get("thread_id")
+    if thread is not None and (not isinstance(thread, str) or not thread):
+        raise InvalidInputError(f"'thread_id' must be a non-empty string, got {thread!r}")
+    raw_time = obj.get("timestamp")
+    # the memory opened by the CLI has the default config: its clock-skew check, before anything is stored
+    timestamp = check_timestamp(raw_time, MemoryOSConfig().max_clock_skew_seconds) if raw_time is not None else None
+    return metadata, thread, timestamp
+
+
+@dataclass
+class _Said:
+    """A message line waiting in its thread for the turn it belongs to."""
+
+    number: int
+    obj: dict[str, Any]
+    message: Any  # a HumanMessage or an AIMessage
+    metadata: dict[str, Any]
+    timestamp: _dt.datetime | None
+
+
+def _message_from(obj: dict[str, Any], number: int) -> tuple[str | None, _Said | None]:
+    """A message line (``{"role": ..., "content": ...}``) read: its thread and message (``None``: a system message)."""
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    if any(name in obj for name in _TURN_FIELDS):
+        raise InvalidInputError(
+            "a line is either a message ('role' and 'content') or a turn ('user_input' / 'agent_response'), not both"
+        )
+    role = obj.get("role")
+    if not isinstance(role, str) or role.lower() not in _ROLES:
+        raise InvalidInputError(f"'role' must be one of {', '.join(_ROLES)}, got {role!r}")
+    content = obj.get("content")
+    if not isinstance(content, str):
+        raise InvalidInputError(f"'content' must be a string, got {type(content).__name__}")
+    metadata, thread, timestamp = _line_fields(obj)
+    kind = _ROLES[role.lower()]
+    if kind == "system":
+        return thread, None  # as add_messages: a system message is no part of a turn
+    message = HumanMessage(content) if kind == "human" else AIMessage(content)
+    return thread, _Said(number, obj, message, metadata, timestamp)
+
+
+def _turn_of_messages(said: list[_Said], path: Path, thread: str | None, *, waiting: bool) -> TurnLine:
+    """The turn ``add_messages`` makes of a thread's message lines: the user's, then the answer (unless ``waiting``)."""
+    from langchain_memoryos.integrations.messages import pair_messages, unanswered_turn
+
+    messages = [s.message for s in said]
+    turn = unanswered_turn(messages) if waiting else pair_messages([], messages)[0][0]
+    assert turn is not None  # waiting: there is a user message; else the last message answers
+    metadata: dict[str, Any] = {}
+    for s in said:
+        metadata.update(s.metadata)
+    where = [f"{path}:{s.number}" for s in said]
+    content = json.dumps([s.obj for s in said], sort_keys=True, ensure_ascii=False)
+    digest = hashlib.sha256(f"{where[0]}\x1f{content}".encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return TurnLine(
+        user_input=turn.user_input,
+        agent_response=turn.agent_response,
+        line=said[0].number,
+        timestamp=next((s.timestamp for s in said if s.timestamp is not None), None),
+        thread_id=thread,
+        metadata={"source_id": where if len(where) > 1 else where[0], **metadata},
+        turn_id=f"{path.name}:{said[0].number}:{digest}",
+        waiting=waiting,
+    )
+
+
 def read_turns(path: Path) -> list[TurnLine]:
     r"""The turns of a JSONL file: one JSON object per line, blank lines skipped.
 
-    Each object has ``user_input`` (or ``user``) and/or ``agent_response`` (or
-    ``assistant``), and optionally ``timestamp``, ``thread_id``, ``metadata``
-    and ``turn_id``. Without a ``turn_id`` the turn's id is
+    Each object is a turn — ``user_input`` (or ``user``) and/or
+    ``agent_response`` (or ``assistant``), and optionally ``timestamp``,
+    ``thread_id``, ``metadata`` and ``turn_id`` — or a message, ``{"role":
+    ..., "content": ...}`` (``user`` / ``human``, ``assistant`` / ``ai``,
+    ``system``; optionally ``timestamp``, ``thread_id``, ``metadata``), as
+    mem0 and chat exports write them. Message lines are paired into turns as
+    ``MemoryOS.add_messages`` pairs messages, per thread: the user's
+    message(s), then the assistant's answer (a turn's time is its first
+    line's, its ``source_id`` one per line); system messages are no part of a
+    turn; user messages still unanswered at the end of the file are a
+    ``waiting`` turn, not stored. Without a ``turn_id`` the turn's id is
     ``<file name>:<line>:<digest>``, the digest a hash of the file's resolved
     path, the line number and the line's content: ingesting the same file
     again adds nothing (nor do lines appended to it since), while another
@@ -146,18 +231,30 @@ def read_turns(path: Path) -> list[TurnLine]:
         The turns, in file order.
 
     Raises:
-        ValueError: for a bad line; the message starts with ``<path>:<line>:``.
+        InvalidInputError: for a bad line; the message starts with ``<path>:<line>:``.
 
     Example:
         >>> import pathlib, tempfile
         >>> f = pathlib.Path(tempfile.mkdtemp()) / "chat.jsonl"
+        >>> lines = [{"role": "user", "content": "I live in Oslo."}, {"role": "assistant", "content": "Nice!"},
+        ...          {"role": "human", "content": "I play chess."}]
+        >>> _ = f.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        >>> [(t.user_input, t.agent_response, t.line, t.waiting) for t in read_turns(f)]
+        [('I live in Oslo.', 'Nice!', 1, False), ('I play chess.', '', 3, True)]
         >>> _ = f.write_text('{"user": "I live in Oslo.", "assistant": "Nice!"}\n\n{"user": 3}\n')
         >>> read_turns(f)
         Traceback (most recent call last):
         langchain_memoryos.errors.InvalidInputError: ...chat.jsonl:3: 'user' must be a string, got int
+        >>> _ = f.write_text('{"role": "tool", "content": "42"}\n')
+        >>> read_turns(f)
+        Traceback (most recent call last):
+        langchain_memoryos.errors.InvalidInputError: ...chat.jsonl:1: 'role' must be one of user, human, assistant, ai, system, got 'tool'
     """
+    from langchain_core.messages import HumanMessage
+
     turns: list[TurnLine] = []
     source = path.resolve()
+    asked: dict[str | None, list[_Said]] = {}  # per thread: the message lines waiting for their answer
     start = 0
     for number, chunk in enumerate(path.read_bytes().splitlines(keepends=True), start=1):
         raw = _utf8(path, chunk, line=number, start=start)  # a line that is not UTF-8: its line and offset
@@ -165,10 +262,22 @@ def read_turns(path: Path) -> list[TurnLine]:
         if not raw.strip():
             continue
         try:
-            turns.append(_turn_from(json.loads(raw), source, number))
+            obj = json.loads(raw)
+            if not (isinstance(obj, dict) and "role" in obj):
+                turns.append(_turn_from(obj, source, number))
+                continue
+            thread, said = _message_from(obj, number)
+            if said is None:
+                continue
+            if isinstance(said.message, HumanMessage):
+                asked.setdefault(thread, []).append(said)
+            else:
+                turns.append(_turn_of_messages([*asked.pop(thread, []), said], source, thread, waiting=False))
         except (ValueError, TypeError) as exc:
             reason = f"invalid JSON: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else _message(exc)
             raise InvalidInputError(f"{path}:{number}: {reason}") from None
+    for thread, unanswered in asked.items():
+        turns.append(_turn_of_messages(unanswered, source, thread, waiting=True))
     return turns
 
 
@@ -181,6 +290,7 @@ def _is_jsonl(path: Path, data: bytes) -> bool:
 def _ingest_jsonl(
     memory: MemoryOS, path: Path, turns: list[TurnLine], user: str, thread: str, progress: bool
 ) -> tuple[int, int]:
+    turns = [t for t in turns if not t.waiting]  # a question still unanswered: stored once its answer is in the file
     added = 0
     with _progress(progress) as bar:
         task = bar.add_task(f"ingest {path.name}", total=len(turns))
@@ -235,7 +345,7 @@ def _check_sessions(path: Path, index: int, sample: dict[str, Any]) -> None:
     """A LoCoMo conversation's sessions checked: lists of turns, each an object with a speaker and a text.
 
     Raises:
-        ValueError: naming the file, the conversation, the session and the turn.
+        InvalidInputError: naming the file, the conversation, the session and the turn.
     """
     where = _conversation(path, index, sample)
     conv = sample["conversation"]
@@ -338,7 +448,10 @@ def ingest(
 
     A .jsonl file holds one JSON object per line: user_input (or user),
     agent_response (or assistant), optional timestamp, thread_id, metadata,
-    turn_id. Without a turn_id a line's id comes from the file's path, its line
+    turn_id; or a message, {"role": "user" | "assistant" (human, ai, system),
+    "content": ...}, paired into turns as add_messages pairs them (user
+    messages still unanswered at the end of the file wait for their answer).
+    Without a turn_id a line's id comes from the file's path, its line
     number and its content, so another file with the same name is never taken
     for a duplicate. A LoCoMo file (a JSON list of samples with a
     'conversation') goes to --user when it has one conversation or
@@ -372,6 +485,12 @@ def ingest(
                 results = _ingest_locomo(memory, file, targets, thread, progress)
             kind = "JSONL" if jsonl else "LoCoMo"
             typer.echo(f"ingested {file} ({kind}) into {_where(db, postgres)}")
+            waiting = [t.line for t in turns if t.waiting]
+            if waiting:
+                typer.echo(
+                    f"  {len(waiting)} user message(s) without an answer yet (line {', '.join(map(str, waiting))}): "
+                    "not stored; ingest the file again once the answer is in it"
+                )
             for uid, total, added in results:
                 typer.echo(
                     f"  user {uid!r}: {total} turns, {added} added, {total - added} duplicates skipped; "

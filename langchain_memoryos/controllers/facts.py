@@ -85,6 +85,7 @@ __all__ = [
     "page_requests",
     "page_speakers",
     "side_facts",
+    "side_requests",
     "split_speaker",
     "to_third_person",
 ]
@@ -475,13 +476,40 @@ def page_requests(page: DialoguePage) -> list[MemoryRequest]:
         >>> page_requests(page)
         [MemoryRequest(request='forget', about='what I said about my ex.', subject='')]
     """
-    requests: list[MemoryRequest] = []
-    for speaker, text, other in page_speakers(page):
-        for raw in split_sentences(" ".join(_PHOTO.sub(" ", text or "").split())):
-            request, about = _request(raw, _clean(raw, other))
-            if request == "forget":
-                requests.append(MemoryRequest("forget", about, "" if speaker == "the user" else speaker))
-    return requests
+    return [
+        MemoryRequest("forget", about, "" if speaker == "the user" else speaker)
+        for speaker, text, other in page_speakers(page)
+        for about in side_requests(text, other)
+    ]
+
+
+def side_requests(text: str, other: str | None = None) -> list[str]:
+    """What one side's sentences ask the memory to forget, each as said: the one reading of a forget request.
+
+    The controller marks these requests (:func:`page_requests`) and never
+    makes a fact of them; the write path carries them out
+    (:func:`~langchain_memoryos.amu.forgetting.forget_request` reads a turn
+    with this function). "Forget it" and "Don't forget to …" are no request.
+
+    Args:
+        text: one side of a page, without its ``"Name: "`` prefix.
+        other: the other speaker's name (a vocative of it is not part of the request).
+
+    Returns:
+        The object of each forget request, in order ("that I'm in debt.").
+
+    Example:
+        >>> side_requests("Hi! Please don't store my address. Can you forget that I mentioned my salary?")
+        ['my address.', 'that I mentioned my salary?']
+        >>> side_requests("Forget it, never mind. Don't forget to call me.")
+        []
+    """
+    out: list[str] = []
+    for raw in split_sentences(" ".join(_PHOTO.sub(" ", text or "").split())):
+        request, about = _request(raw, _clean(raw, other))
+        if request == "forget":
+            out.append(about)
+    return out
 
 
 def page_fact_records(

@@ -5,6 +5,7 @@ Each sync/async pair runs one operation of :mod:`langchain_memoryos.operations.f
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from langchain_memoryos.facade import Facade
@@ -30,7 +31,14 @@ class FactMethods(Facade):
     """
 
     def add_fact(
-        self, text: str, *, user_id: str, kind: FactKindArg = "user", timestamp: Any = None, source: str = "add_fact"
+        self,
+        text: str,
+        *,
+        user_id: str,
+        kind: FactKindArg = "user",
+        timestamp: Any = None,
+        source: str = "add_fact",
+        metadata: Mapping[str, Any] | None = None,
     ) -> list[WriteEvent]:
         """Send facts straight into the AMU write path.
 
@@ -51,6 +59,12 @@ class FactMethods(Facade):
             timestamp: decision time (default: the user's conversation clock;
                 refused beyond ``max_clock_skew_seconds`` ahead of the wall clock).
             source: recorded on the write events.
+            metadata: JSON values kept with the fact (``MemoryRecord.metadata``):
+                returned by ``get_fact``, ``list_facts``, ``search`` (``filter=``
+                matches them) and ``export_user``, imported back. Checked before
+                anything is written, as ``add_turn``'s (string keys, finite
+                numbers; a ``datetime`` becomes its ISO string). A fact fused
+                with older ones carries their metadata too, this one's winning a key.
 
         Returns:
             One write event per record (stored, discarded, updated or filtered,
@@ -58,34 +72,46 @@ class FactMethods(Facade):
             with no fact yields one ``filtered`` event.
 
         Raises:
-            ValueError: on an empty text, a bad ``kind`` or a bad ``timestamp``.
+            ValueError: on an empty text, a bad ``kind``, a bad ``timestamp`` or metadata that is not JSON.
+            TypeError: metadata that is not a mapping.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> m = MemoryOS()
-            >>> [e.action for e in m.add_fact("I live in Oslo.", user_id="u")]
+            >>> [e.action for e in m.add_fact("I live in Oslo.", user_id="u", metadata={"source": "crm"})]
             ['stored']
+            >>> m.list_facts(user_id="u")[0].metadata
+            {'source': 'crm'}
             >>> [e.action for e in m.add_fact("I live in Oslo.", user_id="u")]
             ['discarded']
-            >>> [e.action for e in m.add_fact("I moved to Bergen.", user_id="u")]
-            ['updated']
+            >>> events = m.add_fact("I moved to Bergen.", user_id="u", metadata={"n": 2})
+            >>> [(e.action, e.record.metadata) for e in events]  # fused: both metadata
+            [('updated', {'source': 'crm', 'n': 2})]
             >>> [(e.action, e.record.subject) for e in m.add_fact("Joanna adopted a dog named Max.", user_id="u")]
             [('stored', 'Joanna')]
         """
-        return self._sync(ops.add_fact(self._runtime, text, user_id, kind, timestamp, source))
+        return self._sync(ops.add_fact(self._runtime, text, user_id, kind, timestamp, source, metadata))
 
     async def aadd_fact(
-        self, text: str, *, user_id: str, kind: FactKindArg = "user", timestamp: Any = None, source: str = "add_fact"
+        self,
+        text: str,
+        *,
+        user_id: str,
+        kind: FactKindArg = "user",
+        timestamp: Any = None,
+        source: str = "add_fact",
+        metadata: Mapping[str, Any] | None = None,
     ) -> list[WriteEvent]:
         """Async twin of :meth:`add_fact`.
 
         Example:
             >>> from langchain_memoryos import MemoryOS
             >>> import asyncio
-            >>> [e.action for e in asyncio.run(MemoryOS().aadd_fact("I'm vegan.", user_id="u"))]
-            ['stored']
+            >>> events = asyncio.run(MemoryOS().aadd_fact("I'm vegan.", user_id="u", metadata={"n": 1}))
+            >>> [(e.action, e.record.metadata) for e in events]
+            [('stored', {'n': 1})]
         """
-        return await self._async(ops.add_fact(self._runtime, text, user_id, kind, timestamp, source))
+        return await self._async(ops.add_fact(self._runtime, text, user_id, kind, timestamp, source, metadata))
 
     def update_fact(self, fact_id: str, summary: str, *, user_id: str) -> WriteEvent:
         """Correct a user fact or agent trait: new summary, re-embedded.
@@ -143,6 +169,9 @@ class FactMethods(Facade):
         scrubbed), the index snapshot. A forgotten turn leaves a salted hash,
         so adding it again or resending the conversation does not bring it
         back. See :mod:`langchain_memoryos.amu.forgetting` for the exact rules.
+        On SQLite the text then leaves the file and its WAL; on PostgreSQL the
+        old row versions stay in the table as dead tuples until
+        :meth:`vacuum` (``VACUUM store``; ``full=True`` rewrites the table).
 
         Args:
             user_id: whose memory.

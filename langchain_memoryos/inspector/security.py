@@ -28,6 +28,8 @@ from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
+from langchain_memoryos.errors import InvalidInputError
+
 __all__ = ["COOKIE", "HostCheck", "TokenGuard", "new_token"]
 
 #: The cookie the token is kept in.
@@ -176,7 +178,7 @@ async def _body(receive: Receive) -> bytes:
         chunk = bytes(message.get("body", b""))
         total += len(chunk)
         if total > 1_000_000:
-            raise ValueError("inspector: a form of more than 1 MB")
+            raise InvalidInputError("inspector: a form of more than 1 MB")
         chunks.append(chunk)
         if not message.get("more_body", False):
             break

@@ -8,15 +8,23 @@ skips the gate and the judge and runs under the user's lock.
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Mapping
 from typing import Any
 
 from langchain_memoryos.amu import write_record
 from langchain_memoryos.amu.corrections import edit_fact
 from langchain_memoryos.amu.explicit import as_user, explicit_records, named_subject
 from langchain_memoryos.controllers.base import ParsedRecords
-from langchain_memoryos.errors import InvalidInputError
+from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
 from langchain_memoryos.operations.runtime import Locked, Runtime, Unlocked
-from langchain_memoryos.operations.validation import check_fact_id, check_kind, check_text, check_user
+from langchain_memoryos.operations.validation import (
+    check_fact_id,
+    check_kind,
+    check_text,
+    check_user,
+    clean_metadata,
+)
 from langchain_memoryos.pipeline.effects import Step
 from langchain_memoryos.pipeline.judgements import ParseRecords
 from langchain_memoryos.schema import MemoryRecord, WriteEvent, ensure_utc
@@ -27,12 +35,13 @@ __all__ = ["add_fact", "correct_fact", "set_agent_profile"]
 
 
 def add_fact(
-    runtime: Runtime, text: Any, user_id: Any, kind: Any, timestamp: Any, source: str
+    runtime: Runtime, text: Any, user_id: Any, kind: Any, timestamp: Any, source: str, metadata: Any = None
 ) -> Unlocked[list[WriteEvent]]:
     """Operation: ``MemoryOS.add_fact`` (the arguments checked now).
 
     Raises:
-        ValueError: on an empty text, a bad ``kind`` or a bad ``timestamp``.
+        langchain_memoryos.errors.InvalidInputError: on an empty text, a bad ``kind``, a bad ``timestamp`` or metadata that is not JSON.
+        InvalidTypeError: metadata that is not a mapping.
 
     Example:
         >>> from langchain_memoryos import MemoryOS
@@ -42,6 +51,9 @@ def add_fact(
         >>> add_fact(memory._runtime, " ", "u", "user", None, "test")
         Traceback (most recent call last):
         langchain_memoryos.errors.InvalidInputError: add_fact needs a non-empty fact text.
+        >>> add_fact(memory._runtime, "I'm vegan.", "u", "user", None, "test", metadata="crm")
+        Traceback (most recent call last):
+        langchain_memoryos.errors.InvalidTypeError: add_fact's metadata must be a mapping of JSON values (e.g. {'source': 'crm'}), got str.
     """
     user = check_user(user_id)
     fact_kind = check_kind(kind)
@@ -49,6 +61,12 @@ def add_fact(
     if not body.strip():
         raise InvalidInputError("add_fact needs a non-empty fact text.")
     when = runtime.timestamp(timestamp) if timestamp is not None else None
+    if metadata is not None and not isinstance(metadata, Mapping):
+        raise InvalidTypeError(
+            "add_fact's metadata must be a mapping of JSON values (e.g. {'source': 'crm'}), "
+            f"got {type(metadata).__name__}."
+        )
+    meta = clean_metadata(metadata) if metadata else {}
     amu = runtime.settings.amu
 
     def work(state: UserState) -> Step[list[WriteEvent]]:
@@ -67,6 +85,7 @@ def add_fact(
         events: list[WriteEvent] = []
         for record in records:
             record.kind = fact_kind
+            record.metadata = copy.deepcopy(meta)
             events += yield from write_record(
                 state, record, amu, now=now, source=source, fallback=parsed.usage.fallback
             )
@@ -79,7 +98,7 @@ def correct_fact(runtime: Runtime, user_id: Any, fact_id: Any, summary: str) -> 
     """Operation: ``MemoryOS.update_fact`` (a new ``summary``; ``delete_fact`` is ``forget``).
 
     Raises:
-        ValueError: a bad fact id or an empty summary (checked now).
+        langchain_memoryos.errors.InvalidInputError: a bad fact id or an empty summary (checked now).
         FactNotFoundError: when the user has no such fact (when run).
 
     Example:

@@ -136,6 +136,7 @@ class _RecordSchema(_Row):
     source_page_ids: list[str] = []
     slot: str = ""
     subject: str = ""
+    metadata: dict[str, Any] = {}
 
 
 class _FactSchema(_RecordSchema, _Vectored):

@@ -21,6 +21,8 @@ from langchain_memoryos.operations.imports import (
 from langchain_memoryos.operations.runtime import Locked, Runtime
 from langchain_memoryos.operations.validation import check_thread, check_user
 from langchain_memoryos.pipeline.effects import Step
+from langchain_memoryos.schema import DialoguePage
+from langchain_memoryos.schema.context import fact_ref, page_ref
 from langchain_memoryos.schema.pages import stored_thread
 from langchain_memoryos.store.layout import is_hash_label
 from langchain_memoryos.store.repository import decode_label, flush
@@ -83,11 +85,18 @@ def clear_stm(runtime: Runtime, user_id: Any, thread_id: Any) -> Locked[int]:
 def export_user(runtime: Runtime, user_id: Any) -> Locked[dict[str, Any]]:
     """Operation: ``MemoryOS.export_user`` (everything stored for the user, as JSON-compatible data).
 
+    A fact's and a page's item carries ``ref``, the id the context and the
+    tools show (``f:12``, ``p:40``), which every method takes as well as the key.
+
     Example:
         >>> from langchain_memoryos import MemoryOS
         >>> memory = MemoryOS(); _ = memory.set_agent_profile("A coach.", user_id="u")
         >>> [row["namespace"] for row in memory._sync(export_user(memory._runtime, "u"))["items"]]
         [['persona']]
+        >>> _ = memory.add_fact("I'm vegan.", user_id="u")
+        >>> rows = memory._sync(export_user(memory._runtime, "u"))["items"]
+        >>> [(row["key"], row["ref"]) for row in rows if "ref" in row]
+        [('f_000000000001', 'f:1')]
     """
     user = check_user(user_id)
     repository = runtime.repository
@@ -96,15 +105,27 @@ def export_user(runtime: Runtime, user_id: Any) -> Locked[dict[str, Any]]:
         yield from repository.finish_deletion(user)
         items = yield from repository.all_items(user)
         depth = len(repository.namespace(user))  # rows are exported relative to the user's namespace
-        rows = [
-            {"namespace": _ids(it.namespace[depth:], it.value), "key": it.key, "value": it.value}
-            for it in sorted(items, key=lambda it: (it.namespace, it.key))
+        rows: list[dict[str, Any]] = []
+        for it in sorted(items, key=lambda it: (it.namespace, it.key)):
             # derived or bookkeeping (version stamp, index snapshot, journal, a hash label's id row): never exported
-            if not it.namespace[depth : depth + 1] or it.namespace[depth] not in DERIVED_PARTS
-        ]
+            if it.namespace[depth : depth + 1] and it.namespace[depth] in DERIVED_PARTS:
+                continue
+            namespace = _ids(it.namespace[depth:], it.value)
+            ref = _ref(namespace, it.key, it.value)
+            rows.append({"namespace": namespace, "key": it.key, "value": it.value} | ({"ref": ref} if ref else {}))
         return {"format": EXPORT_FORMAT, "user_id": user, "items": rows}
 
     return Locked(user, step())
+
+
+def _ref(namespace: list[str], key: str, value: Any) -> str | None:
+    """The id the context and the tools show for an exported fact or page (``None`` for another item)."""
+    if namespace[:1] == ["facts"]:
+        return fact_ref(key)
+    if namespace[:1] in (["pages"], ["stm"]) and isinstance(value, dict):
+        meta = value.get("metadata")
+        return page_ref(DialoguePage(id=key, user_input="", agent_response="", metadata=dict(meta or {})))
+    return None
 
 
 def _ids(labels: tuple[str, ...], value: Any) -> list[str]:

@@ -15,6 +15,13 @@ each new turn once (the page key derives from the turn id).
 A call whose first turn has no human side (the caller trimmed the front in
 the middle of an exchange) matches a stored turn by its answer alone.
 
+A turn of the call that is a forgotten turn of the thread (its salted text
+digests are a tombstone of the thread, or those of a page stored with
+forgotten words cut: :mod:`~langchain_memoryos.amu.forgetting`) is never
+written again, wherever it sits in the call: a resend whose turns
+no longer line up with the stored ones (a reply the caller changed) does not
+bring back what was forgotten.
+
 What this cannot tell: an exchange repeated word for word (``"Thanks!"`` →
 ``"You're welcome."`` twice in a row) sent alone, without ids, after the
 same exchange was stored is taken as a resend; give message ids (LangGraph's
@@ -126,8 +133,11 @@ def _stored_digests(state: UserState, pages: list[DialoguePage], thread_id: str)
 
 def _aligned(
     runtime: Runtime, user: str, thread: str, turns: tuple[TurnWrite, ...]
-) -> Step[tuple[list[str], tuple[TurnWrite, ...]]]:
-    """Step: the stored pages the call's first turns are, and the turns after them with chained turn ids."""
+) -> Step[tuple[list[str], tuple[TurnWrite | None, ...]]]:
+    """Step: the stored pages the call's first turns are, and the turns after them with chained turn ids.
+
+    A turn after them that is a forgotten turn of the thread is ``None``: it is not written.
+    """
     pages = yield from thread_turns(runtime.repository, user, thread)
     state = yield from runtime.repository.load(user)
     stored = _stored_digests(state, pages, thread)
@@ -136,9 +146,17 @@ def _aligned(
     call = [turn_digest(state, user_input, agent_response) for user_input, agent_response in said]
     k = overlap([digest for digest, _ in stored], call, empty=empty)
     matched = [page_id for _, page_id in stored[len(stored) - k :]] if k else []  # "" for a forgotten turn
+    # what was forgotten, in whole (a tombstone) or in part (a page stored cut keeps the digest of what was said)
+    forgotten = {digest for _, digest in thread_tombstones(state, thread)}
+    forgotten |= {
+        (str(d[0]), str(d[1])) for p in pages if isinstance(d := p.metadata.get("_digest"), list) and len(d) == 2
+    }
     previous = pages[-1].id if pages else ""
-    out: list[TurnWrite] = []
-    for t in turns[k:]:
+    out: list[TurnWrite | None] = []
+    for t, digest in zip(turns[k:], call[k:], strict=True):
+        if digest in forgotten:
+            out.append(None)
+            continue
         turn_id = chained_turn_id(previous, (t.user_input, t.agent_response))
         aligned = TurnWrite(
             t.user_id,
@@ -184,14 +202,18 @@ class AlignedTurns:
     def run(self, runtime: Runtime) -> list[WriteReport]:
         """Run with blocking IO."""
         matched, new = Locked(self.user_id, _aligned(runtime, self.user_id, self.thread_id, self.turns)).run(runtime)
-        return [*_stored(matched), *self.write(new).run(runtime)]
+        return _reports(matched, new, self.write(tuple(t for t in new if t is not None)).run(runtime))
 
     async def arun(self, runtime: Runtime) -> list[WriteReport]:
         """Run with async IO."""
         step = _aligned(runtime, self.user_id, self.thread_id, self.turns)
         matched, new = await Locked(self.user_id, step).arun(runtime)
-        return [*_stored(matched), *(await self.write(new).arun(runtime))]
+        return _reports(matched, new, await self.write(tuple(t for t in new if t is not None)).arun(runtime))
 
 
-def _stored(page_ids: list[str]) -> list[WriteReport]:
-    return [WriteReport(page_id=page_id, added=False) for page_id in page_ids]
+def _reports(matched: list[str], new: tuple[TurnWrite | None, ...], written: list[WriteReport]) -> list[WriteReport]:
+    """One report per turn of the call, in order: those found stored, then the new ones (a forgotten one not added)."""
+    out = [WriteReport(page_id=page_id, added=False) for page_id in matched]
+    reports = iter(written)
+    out += [WriteReport(page_id="", added=False) if t is None else next(reports) for t in new]
+    return out

@@ -380,7 +380,12 @@ def _recall_facts(
 
 def _copy_record(record: MemoryRecord) -> MemoryRecord:
     """A copy of a stored fact for the caller: its lists copied (every other field is immutable)."""
-    return copied(record, entities=list(record.entities), source_page_ids=list(record.source_page_ids))
+    return copied(
+        record,
+        entities=list(record.entities),
+        source_page_ids=list(record.source_page_ids),
+        metadata=_copy_json(record.metadata),
+    )
 
 
 def _dense(

@@ -292,9 +292,11 @@ class Segment:
         )
 
 
-#: A speaker prefix: "Ana:" or "Ana Lee:" at the start of a side's text ("Note:", "Remember:" … are no speaker).
+#: A speaker prefix: "Ana:" or "Ana Lee:" at the start of a side's text ("Note:", "Remember:", "Forget:" … are no
+#: speaker).
 _SPEAKER_PREFIX = re.compile(
-    r"^\s*(?!(?:Note|Notes|Remember|Reminder|Update|Correction|Important|Fyi|FYI|PS|Ps|Edit|Btw|BTW|Also|Anyway|"
+    r"^\s*(?!(?:Note|Notes|Remember|Reminder|Forget|Delete|Erase|Unlearn|Update|Correction|Important|Fyi|FYI|PS|Ps|"
+    r"Edit|Btw|BTW|Also|Anyway|"
     r"Question|Answer|Fact|Warning|Tip|Summary|Context|Background|Info|Reason|Problem|Goal|Plan|Todo|TODO|News)"
     r"(?:\s[A-Z][\w'’-]{1,30})?:)"
     r"([A-Z][\w'’-]{1,30}(?:\s[A-Z][\w'’-]{1,30})?):\s+"
@@ -307,8 +309,8 @@ def split_speaker(text: str) -> tuple[str | None, str]:
     Example:
         >>> split_speaker("Caroline: I went to a support group."), split_speaker("I'm vegan.")
         (('Caroline', 'I went to a support group.'), (None, "I'm vegan."))
-        >>> split_speaker("Remember: my flight is on Friday.")
-        (None, 'Remember: my flight is on Friday.')
+        >>> split_speaker("Remember: my flight is on Friday."), split_speaker("Forget: I'm in debt.")
+        ((None, 'Remember: my flight is on Friday.'), (None, "Forget: I'm in debt."))
     """
     m = _SPEAKER_PREFIX.match(text or "")
     if not m:

@@ -5,6 +5,7 @@ The vocabularies of a record's fields are ``Literal`` types with their values as
 
 from __future__ import annotations
 
+import copy
 import datetime as _dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -67,6 +68,9 @@ class MemoryRecord:
         valid_at: when the fact was said: the timestamp of the turn it was read off
             (``None``: not known, e.g. an ``add_fact`` or a record stored before
             facts were dated). A fused record carries its newest statement's.
+        metadata: the caller's JSON metadata (``add_fact(..., metadata=...)``;
+            ``{}`` for a fact read off a page). A fused record carries the
+            metadata of the records it fuses, the newest statement's winning a key.
 
     Example:
         >>> import datetime as dt
@@ -77,6 +81,8 @@ class MemoryRecord:
         ('The user lives in Denver.', True)
         >>> MemoryRecord.from_dict({"summary": "x"}).valid_at is None  # a record stored without it
         True
+        >>> MemoryRecord.from_dict(MemoryRecord(summary="x", metadata={"source": "crm"}).to_dict()).metadata
+        {'source': 'crm'}
     """
 
     id: str = ""
@@ -94,9 +100,10 @@ class MemoryRecord:
     slot: str = ""
     subject: str = ""
     valid_at: _dt.datetime | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """Serialise to JSON-compatible values.
+        """Serialise to JSON-compatible values (``metadata`` only when there is some).
 
         Returns:
             A dict that :meth:`from_dict` reads back.
@@ -123,7 +130,7 @@ class MemoryRecord:
             "slot": self.slot,
             "subject": self.subject,
             "valid_at": _iso(self.valid_at) if self.valid_at is not None else None,
-        }
+        } | ({"metadata": copy.deepcopy(self.metadata)} if self.metadata else {})
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> MemoryRecord:
@@ -155,6 +162,7 @@ class MemoryRecord:
             slot=str(data.get("slot", "")),
             subject=str(data.get("subject", "")),
             valid_at=_ts(data["valid_at"]) if data.get("valid_at") is not None else None,
+            metadata=copy.deepcopy(dict(data.get("metadata") or {})),
         )
 
 

@@ -164,6 +164,66 @@ def test_ingest_bad_line_is_one_error_with_its_line_number(tmp_path: Path) -> No
     assert not db.exists()
 
 
+MESSAGES: list[dict[str, Any]] = [
+    {"role": "system", "content": "You are a helpful assistant."},
+    {"role": "user", "content": "Hi, I'm Ana and I live in Lisbon.", "timestamp": "2024-02-03T10:00:00"},
+    {"role": "assistant", "content": "Nice to meet you, Ana!"},
+    {"role": "human", "content": "I teach chemistry."},
+    {"role": "user", "content": "At a high school.", "thread_id": "work"},
+    {"role": "human", "content": "Mostly to teenagers."},
+    {"role": "ai", "content": "A great job.", "metadata": {"channel": "web"}},
+    {"role": "assistant", "content": "Noted: a high school.", "thread_id": "work"},
+    {"role": "user", "content": "My cat is called Miso."},
+]
+
+
+def test_ingest_takes_role_and_content_lines_paired_as_add_messages_pairs_them(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    path = write_jsonl(tmp_path / "chat.jsonl", MESSAGES)
+    first = run("ingest", path, "--user", "ana", "--db", db, "--no-progress")
+    assert first.exit_code == 0, first.output
+    assert "user 'ana': 3 turns, 3 added, 0 duplicates skipped" in first.output
+    assert "1 user message(s) without an answer yet (line 9)" in first.output
+    expected = MemoryOS()  # the same messages through add_messages, per thread
+    for thread in ("default", "work"):
+        said = [{k: m[k] for k in ("role", "content")} for m in MESSAGES if m.get("thread_id", "default") == thread]
+        expected.add_messages(said, user_id="ana", thread_id=thread)
+    with MemoryOS.from_sqlite(db) as memory:
+        for thread in ("default", "work"):
+            pages = memory.get_stm(user_id="ana", thread_id=thread)
+            want = expected.get_stm(user_id="ana", thread_id=thread)
+            assert [(p.user_input, p.agent_response) for p in pages] == [(p.user_input, p.agent_response) for p in want]
+        home = memory.get_stm(user_id="ana")
+    assert home[0].timestamp.isoformat() == "2024-02-03T10:00:00+00:00"
+    assert home[0].source_ids() == [f"{path.resolve()}:2", f"{path.resolve()}:3"]
+    assert home[1].metadata["channel"] == "web" and home[1].source_ids() == [f"{path.resolve()}:{n}" for n in (4, 6, 7)]
+    again = run("ingest", path, "--user", "ana", "--db", db, "--no-progress")
+    assert "3 turns, 0 added, 3 duplicates skipped" in again.output, again.output
+    # the answer comes: the waiting question is stored with it, nothing else again
+    answered = write_jsonl(path, [*MESSAGES, {"role": "assistant", "content": "Cute name!"}])
+    later = run("ingest", answered, "--user", "ana", "--db", db, "--no-progress")
+    assert "4 turns, 1 added, 3 duplicates skipped" in later.output, later.output
+    with MemoryOS.from_sqlite(db) as memory:
+        assert [p.agent_response for p in memory.get_stm(user_id="ana")][-1] == "Cute name!"
+
+
+def test_ingest_bad_message_line_names_the_file_and_line(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    cases = [
+        ({"role": "tool", "content": "42"}, "'role' must be one of user, human, assistant, ai, system, got 'tool'"),
+        ({"role": 3, "content": "hi"}, "'role' must be one of"),
+        ({"role": "user", "content": None}, "'content' must be a string, got NoneType"),
+        ({"role": "user", "content": [{"type": "text"}]}, "'content' must be a string, got list"),
+        ({"role": "user", "content": "hi", "user": "hi"}, "either a message ('role' and 'content') or a turn"),
+        ({"role": "user", "content": "hi", "metadata": {"x": float("inf")}}, "metadata['x'] is inf"),
+        ({"role": "user", "content": "hi", "timestamp": "9999-12-31T23:59:59"}, "max_clock_skew_seconds"),
+    ]
+    for row, needle in cases:
+        path = write_jsonl(tmp_path / "bad.jsonl", [MESSAGES[1], row])  # json.dumps writes inf as Infinity
+        assert_one_error(run("ingest", path, "--user", "ana", "--db", db), 2, f"{path}:2:", needle)
+    assert not db.exists()  # the file is checked before anything is stored
+
+
 def test_read_turns_reads_both_field_names(tmp_path: Path) -> None:
     turns = read_turns(write_jsonl(tmp_path / "t.jsonl", SMALL))
     assert [(t.user_input, t.agent_response, t.line) for t in turns][1] == (

@@ -117,3 +117,13 @@ def test_import_modes_on_the_command_line(tmp_path: Path) -> None:
     assert replaced.exit_code == 0 and f"imported {len(data['items'])} items" in replaced.output
     with MemoryOS.from_sqlite(db) as memory:
         assert memory.export_user(user_id="ana") == data and memory.check(user_id="ana") == []
+
+
+def test_import_of_a_file_that_is_no_export_names_the_file(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    turns = write_jsonl(tmp_path / "chat.jsonl", SMALL)  # JSONL turns given to import: JSON with extra data
+    assert_one_error(run("import", turns, "--db", db), 2, f"{turns}:2:1: invalid JSON: Extra data")
+    listed = tmp_path / "list.json"
+    listed.write_text("[1, 2]", encoding="utf-8")
+    assert_one_error(run("import", listed, "--db", db), 2, f"{listed}: not a memoryos export")
+    assert not db.exists()

@@ -444,3 +444,18 @@ def test_a_run_that_names_an_agent_uses_that_agents_scope() -> None:
 class AgentCtx:
     user_id: str
     agent_id: str
+
+
+def test_the_tools_parameters_are_described_and_manage_memory_forgets() -> None:
+    memory = MemoryOS()
+    search, manage = create_search_memory_tool(memory), create_manage_memory_tool(memory)
+    for one in (search, manage):
+        schema = one.tool_call_schema.model_json_schema()
+        assert schema["description"] and all(p.get("description") for p in schema["properties"].values()), one.name
+    assert search.response_format == "content_and_artifact"
+    assert "forget" in manage.tool_call_schema.model_json_schema()["properties"]["action"]["enum"]
+    config = cfg("t", user="ana")
+    memory.add_turn("My locker code is 4417. I also play chess.", "Noted!", user_id="ana", thread_id="t")
+    said = manage.invoke({"action": "forget", "content": "locker code"}, config)
+    assert "4417" not in str(memory.export_user(user_id="ana")) and "chess" in str(memory.export_user(user_id="ana"))
+    assert said and "needs what to forget" in manage.invoke({"action": "forget"}, config)

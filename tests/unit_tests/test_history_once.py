@@ -170,3 +170,32 @@ def test_retrieve_and_search_leave_out_the_given_messages_on_every_tier() -> Non
     hits = memory.search("pet named", user_id="ana", thread_id="t", messages=seen[:4])
     assert hits and not [h for h in hits if PETS[0] in h.text or PETS[1] in h.text]
     assert any(PETS[2] in h.text for h in hits)  # in MTM, not in the messages: found
+
+
+def test_async_prebuilt_agent_and_search_tool_leave_out_the_messages_turns() -> None:
+    """The prebuilt agent (its recall and remember nodes) and the search tool, through ``ainvoke``."""
+    memory = MemoryOS()
+    search = create_search_memory_tool(memory)
+
+    def search_then_answer(messages: list[Any]) -> AIMessage:
+        if isinstance(messages[-1], ToolMessage):
+            return AIMessage("Here is what I found.")
+        call = {"name": "search_memory", "args": {"query": "pet named"}, "id": f"s{len(messages)}", "type": "tool_call"}
+        return AIMessage("", tool_calls=[call])
+
+    model = ScriptedToolModel(script={"search_memory": [search_then_answer]})
+    agent = create_memoryos_agent(model, [search], memory=memory, checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t", "user_id": "ana"}}
+
+    async def main() -> list[Any]:
+        for text in PETS:
+            await agent.ainvoke({"messages": [HumanMessage(text)]}, config)
+        out = await agent.ainvoke({"messages": [HumanMessage("What pets did I mention?")]}, config)
+        return list(out["messages"])
+
+    messages = asyncio.run(main())
+    assert len(memory.get_stm(user_id="ana", thread_id="t")) == 7 and memory.list_pages(user_id="ana")
+    last = [m for m in messages if isinstance(m, ToolMessage)][-1]
+    assert not [pet for pet in PETS if pet in str(last.content)] and "Recent conversation" not in str(last.content)
+    assert not [pet for pet in PETS if pet in _system(model)]
+    assert max(sum(pet in str(m.content) for m in model.prompts[-1]) for pet in PETS) == 1

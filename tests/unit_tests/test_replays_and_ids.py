@@ -129,3 +129,29 @@ def test_the_fact_id_the_context_shows_is_the_id_every_method_takes(make_memory:
     assert memory.update_fact(ref, "The user is allergic to peanuts and cashews.", user_id="u").action == "edited"
     assert memory.delete_fact(ref, user_id="u").action == "deleted"
     assert memory.list_facts(user_id="u") == []
+
+
+def test_the_export_shows_the_ids_the_context_and_tools_show(make_memory: MakeMemory) -> None:
+    from langchain_memoryos.graph import create_search_memory_tool
+
+    memory = make_memory(MemoryOSConfig(stm_capacity=1))
+    memory.add_turn("I keep bees on my roof.", "Lovely.", user_id="u", thread_id="t")
+    memory.add_turn("I play the cello.", "Nice.", user_id="u", thread_id="t")  # the bees page leaves STM
+    memory.add_fact("I'm allergic to peanuts.", user_id="u")
+    shown = memory.retrieve("What am I allergic to?", user_id="u", thread_id="other").to_prompt()
+    data = memory.export_user(user_id="u")
+    refs = {row["ref"]: row for row in data["items"] if "ref" in row}
+    facts = [ref for ref, row in refs.items() if row["namespace"][0] == "facts"]
+    pages = [ref for ref, row in refs.items() if row["namespace"][0] in ("pages", "stm")]
+    assert facts and all(ref.startswith("f:") for ref in facts) and any(f"[{ref}]" in shown for ref in facts)
+    assert len(pages) == 2 and all(ref.startswith("p:") for ref in pages)
+    config = {"configurable": {"user_id": "u", "thread_id": "other"}}
+    tool_text = create_search_memory_tool(memory).invoke({"query": "bees on my roof"}, config)
+    assert any(f"[{ref}]" in tool_text for ref in pages)  # the search tool shows a page by the same id
+    for ref in facts:
+        assert memory.get_fact(ref, user_id="u").fact.id == refs[ref]["key"]
+    bees = next(ref for ref in pages if "bees" in refs[ref]["value"]["user_input"])
+    assert memory.forget(user_id="u", page_id=bees, dry_run=True).pages == [refs[bees]["key"]]
+    memory.delete_user(user_id="u")
+    memory.import_user(data)  # the refs are shown, not imported: the export imports as before
+    assert memory.export_user(user_id="u") == data
