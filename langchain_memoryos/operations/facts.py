@@ -40,7 +40,7 @@ def add_fact(
     """Operation: ``MemoryOS.add_fact`` (the arguments checked now).
 
     Raises:
-        langchain_memoryos.errors.InvalidInputError: on an empty text, a bad ``kind``, a bad ``timestamp`` or metadata that is not JSON.
+        InvalidInputError: on an empty text, a bad ``kind``, a bad ``timestamp`` or metadata that is not JSON.
         InvalidTypeError: metadata that is not a mapping.
 
     Example:
@@ -51,9 +51,9 @@ def add_fact(
         >>> add_fact(memory._runtime, " ", "u", "user", None, "test")
         Traceback (most recent call last):
         langchain_memoryos.errors.InvalidInputError: add_fact needs a non-empty fact text.
-        >>> add_fact(memory._runtime, "I'm vegan.", "u", "user", None, "test", metadata="crm")
+        >>> add_fact(memory._runtime, "I'm vegan.", "u", "user", None, "test", metadata="crm")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        langchain_memoryos.errors.InvalidTypeError: add_fact's metadata must be a mapping of JSON values (e.g. {'source': 'crm'}), got str.
+        langchain_memoryos.errors.InvalidTypeError: add_fact's metadata must be a mapping of JSON values ..., got str.
     """
     user = check_user(user_id)
     fact_kind = check_kind(kind)
