@@ -60,11 +60,12 @@ from typing import Any
 
 from langchain_memoryos.controllers.base import MemoryRequest
 from langchain_memoryos.controllers.dates import has_relative_time, resolve_relative_time
-from langchain_memoryos.controllers.lexicon import PARTNERS, words
+from langchain_memoryos.controllers.lexicon import CALLED_NAME, PARTNERS, words
 from langchain_memoryos.controllers.rewrite import split_sentences, third_person
 from langchain_memoryos.controllers.rules import (
     _CHAT_REPLY,
     ASPECT_LEXICON,
+    BY_OTHERS,
     GROUP_PERSON,
     SentenceFacts,
     analyze_sentence,
@@ -99,9 +100,72 @@ _LEAD_NOISE = re.compile(
     r"^(?:(?:hey|hi|hello|thanks|thank you|thanks a lot|thx|wow|woah|whoa|oh|ooh|yeah|yep|yes|yup|aw+|omg|"
     r"congrats|congratulations|haha+|lol|so|well|ok|okay|sure|right|totally|great|cool|nice|awesome|ah|hmm+|"
     r"definitely|absolutely|exactly|indeed|true|good|sounds good|no way|gosh|dang|man|dude|hey there|"
+    r"unfortunately|sadly|luckily|thankfully|fortunately|honestly|basically|never mind|nevermind|no worries|"
     r"correction|update|wait|scratch that|to be clear|actually|in fact|sorry|oops|my bad)\b[\s,!.:;—-]*)+",
     re.I,
 )
+#: A discourse preamble before the statement ("Oh and I almost forgot,", "Did I tell you that", "I meant"):
+#: it frames the fact and is dropped from it.
+_PREAMBLE = re.compile(
+    r"^(?:(?:and|also|plus|anyway|anyways|by the way|btw|guess what|fun fact|side note|on another note|"
+    r"speaking of which|one more thing|(?:just a |quick |a quick )?heads up|quick update|small update|"
+    r"before I forget|I (?:almost|nearly) forgot|I forgot to (?:mention|tell you|say)(?: this)?|"
+    r"I (?:should|must|have to|need to|wanted to|want to|meant to|forgot to) (?:mention|tell you|say|"
+    r"let you know)(?: this)?(?=\s+that\b|\s*[,:—-]|\s+(?:I|I'm|I've|my|we|our)\b)|"
+    r"did I (?:ever )?(?:tell you|mention)|not sure if I (?:told you|mentioned)(?: it| this)?"
+    r"(?: but)?|I don't know if I (?:told you|mentioned)(?: it| this)?(?: but)?|what I meant (?:was|is)|"
+    r"I meant(?: to say)?|I mean|I got that wrong|I got it wrong|I was wrong|I misspoke|I mixed (?:that|it) up|"
+    r"let me correct (?:that|myself)|to correct myself|I said (?:that|it) wrong)\b(?:\s+that\b)?[\s,!.:;—-]*)+",
+    re.I,
+)
+#: A preamble that tells the listener something to keep ("Just a heads up, …", "I forgot to mention that …"):
+#: the statement after it is a fact the speaker chose to share, as after "Remember that …".
+_TOLD = re.compile(
+    r"^(?:(?:oh|and|also|so|ok|okay|btw|by the way)[\s,]+)*(?:(?:just a |quick |a quick )?heads up|"
+    r"I (?:almost|nearly) forgot|before I forget|I forgot to (?:mention|tell you)|"
+    r"I (?:should|must|have to|need to|wanted to|want to|meant to) (?:mention|tell you|let you know)|"
+    r"did I (?:ever )?(?:tell you|mention)|not sure if I (?:told you|mentioned)|"
+    r"I don't know if I (?:told you|mentioned))\b",
+    re.I,
+)
+#: A preamble that asks ("Did I tell you …?", "Guess what, …!"): the statement after it is no question.
+_ASKING_PREAMBLE = re.compile(r"^(?:did I (?:ever )?(?:tell you|mention)|guess what)\b", re.I)
+#: A reaction before the statement ("That sounds amazing, …", "Sounds fun!"): not part of it.
+_LEAD_REACTION = re.compile(
+    r"^(?:(?:that|this|it)(?:'s| is| was| sounds| looks| seems)|sounds|looks)\s+"
+    r"(?:(?:so|really|very|pretty|super|just|such an?|an?)\s+)*(?:amazing|great|awesome|cool|nice|wonderful|"
+    r"fantastic|lovely|fun|exciting|interesting|sweet|good|beautiful|incredible|brilliant|perfect|terrible|awful|"
+    r"sad|tough|crazy|wild|hilarious|funny|impressive|neat|rough|scary)(?:\s+(?:news|idea|question|point|to hear))?"
+    r"\s*[,!;—-]+\s*(?=\S)(?!(?:but|and|so|though|although|yet)\b)",
+    re.I,
+)
+#: A correction's cue at the start ("Actually, …", "Sorry, I meant …").
+_CORRECTION_CUE = re.compile(
+    r"^(?:(?:oh|ah|um+|uh+|hmm+|well|ok|okay|no)[\s,!.]+)*(?:actually|correction|sorry|wait|oops|my bad|"
+    r"my mistake|to be clear|I meant|I mean|I got (?:that|it) wrong|I was wrong|I misspoke|let me correct|"
+    r"to correct myself|scratch that)\b",
+    re.I,
+)
+#: The value a correction replaces (", not Oslo", "rather than 33"): the old value is no part of the fact.
+_REPLACED_TAIL = re.compile(
+    r"(?:,|\s)\s*(?:and\s+)?(?:not|rather than|instead of)\s+([^,.;!?]{1,30}?)\s*([.!?]?)$", re.I
+)
+
+
+def _drop_replaced(s: str, correcting: bool) -> str:
+    """A correction's ", not <old value>" dropped after a correction cue, or when the old value is a number or name.
+
+    "I'm 34, not 33" and "I live in Bergen, not Oslo" keep the new value; "I like tea, not coffee" is kept whole.
+    """
+    m = _REPLACED_TAIL.search(s)
+    if not m or len(words(s[: m.start()])) < 2:
+        return s
+    old = m.group(1).strip()
+    if correcting or re.search(r"\d", old) or re.match(r"(?:on |in |at )?[A-Z]", old):
+        return s[: m.start()].rstrip(" ,") + (m.group(2) or ".")
+    return s
+
+
 _IMPLIED_SUBJECT = re.compile(
     r"^(?:just|finally|recently|also|still|actually)?\s*(?:got|went|started|finished|joined|made|took|had|bought|"
     r"visited|moved|signed|tried|saw|met|adopted|found|won|lost|learned|picked|spent|booked|ran|attended|"
@@ -113,6 +177,7 @@ _COLLOQUIAL = (
     (re.compile(r"\bwanna\b", re.I), "want to"),
     (re.compile(r"\bgotta\b", re.I), "have to"),
     (re.compile(r"\bI going to\b"), "I am going to"),
+    (re.compile(r"\b([Nn]ame)'s\b"), r"\1 is"),  # "My name's Daniel"
     (re.compile(r"\bI been\b"), "I have been"),
     (re.compile(r",\s*you know\b,?|\byou know,\s*|,?\s*\byou know\s*(?=[.!?]?$)", re.I), ""),
     (re.compile(r"\s*-\s*$"), ""),
@@ -134,7 +199,9 @@ _PRONOUNS_3 = re.compile(r"\b(?:it|this|that|these|those|they|them|their|he|she|
 _AFFECT = re.compile(
     r"\b(?:feel|feels|felt|feeling|happy|glad|excited|thrilled|grateful|thankful|proud|sad|upset|stressed|"
     r"nervous|anxious|blessed|lucky|love it|loved it|amazing|awesome|great|wonderful|fun|special|means a lot|"
-    r"inspiring|inspired|rewarding|fulfilling|beautiful|incredible|fantastic|cool|sweet)\b",
+    r"inspiring|inspired|rewarding|fulfilling|beautiful|incredible|fantastic|cool|sweet|tired|exhausted|bored|lonely|"
+    r"frustrated|overwhelmed|annoyed|worried|scared|afraid|miserable|hilarious|relieved|heartbroken|devastated|"
+    r"stoked|delighted|feeling down)\b",
     re.I,
 )
 _EMBEDDED_FACT = re.compile(
@@ -164,7 +231,11 @@ _EVALUATIVE_TAIL = re.compile(
     re.IGNORECASE,
 )
 #: "Call me Sam" / "You can call me Sam": the user's name, as well as how the assistant addresses them.
-_CALL_ME = re.compile(r"(?i:\bcall me)\s+([A-Z][\w'’-]+)")
+_CALL_ME = re.compile(r"(?i:\bcalls? me)\s+" + CALLED_NAME)
+#: What a "call me" sentence says before it ("My name is Daniel, but please call me Dan"): a fact of its own.
+_BEFORE_CALL = re.compile(
+    r"[\s,;]*(?:\b(?:but|and|so)\b[\s,]*)?(?:\b(?:please|pls|just|you can|you may|feel free to)\b[\s,]*)*$", re.I
+)
 _RELATIONS = PARTNERS | frozenset(
     """friend bestie buddy mom mum mother dad father sister brother son daughter cousin aunt uncle grandma
     grandmother grandpa grandfather granddaughter grandson niece nephew colleague coworker co-worker boss
@@ -173,7 +244,7 @@ _RELATIONS = PARTNERS | frozenset(
 )
 _REL = "|".join(sorted(_RELATIONS, key=len, reverse=True))
 _REL_ADJ = r"(?:(?:best|old|older|younger|little|big|baby|new|dear|twin|late|oldest|youngest|closest|eldest)\s+)*"
-_NAME = r"([A-Z][a-z]+(?:-[A-Z][a-z]+)?)"
+_NAME = r"((?:(?:Mr|Mrs|Ms|Dr|Prof)\.?\s+)?[A-Z][a-z]+(?:-[A-Z][a-z]+)?)"
 #: "My sister Ana lives in Rome", "My mom, Helen, works …", "Helen, my mom, works …": the named person is the subject.
 _NAMED_SUBJECT = (
     re.compile(rf"^(?:[Mm]y|[Oo]ur)\s+{_REL_ADJ}(?:{_REL})\s*,?\s+{_NAME}\b(?!['’]s)(?:\s*,)?\s+(?!and\b)[a-z]"),
@@ -221,6 +292,26 @@ _SELF_DESCRIPTION = re.compile(
 )
 
 
+#: What the speaker is (a nationality, a faith, an orientation, a condition): "I'm Jewish", "I'm deaf".
+_IDENTITY = frozenset(
+    """american canadian mexican british english irish scottish welsh french german italian spanish portuguese
+    dutch belgian swiss austrian swedish norwegian danish finnish polish russian ukrainian greek turkish chinese
+    japanese korean indian pakistani australian brazilian argentinian nigerian kenyan egyptian israeli iranian
+    vietnamese thai filipino christian catholic protestant jewish muslim hindu buddhist sikh mormon atheist agnostic
+    religious spiritual gay lesbian bisexual bi straight queer trans transgender nonbinary non-binary asexual deaf
+    blind colorblind colourblind autistic dyslexic epileptic disabled introvert introverted extrovert extroverted
+    shy left-handed right-handed ambidextrous adopted pregnant retired unemployed single married divorced widowed
+    engaged""".split()
+)
+#: A past event on something of the speaker's ("I sold my car", "We lost our dog"): a fact even when short.
+_PAST_OWN = re.compile(
+    r"^(?:I|we)\s+(?:just\s+|finally\s+|recently\s+|also\s+)?(?!(?:did|had|made|was|were|got|missed|loved|liked|"
+    r"needed|wanted|used)\b)(?:[a-z]+ed|sold|broke|lost|bought|found|won|built|wrote|hurt|cut|shut|sold|gave|"
+    r"left|drove|flew|threw|quit|spent|paid|fixed)\s+(?:my|our)\s+[a-z]",
+    re.IGNORECASE,
+)
+
+
 #: A time written out: a clock time, a day and month, a year ("at 8 am", "on 3 July", "in 2021").
 _WHEN = re.compile(
     r"\b\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)|\b\d{1,2}:\d\d\b|\b(?:19|20)\d\d\b|"
@@ -255,12 +346,13 @@ def _is_feeling(sentence: str) -> bool:
     return bool(_AFFECT.search(sentence)) and len(_content_words(_AFFECT.sub(" ", sentence))) < 3
 
 
-def is_chatter(sentence: str, facts: SentenceFacts | None = None) -> bool:
+def is_chatter(sentence: str, facts: SentenceFacts | None = None, *, asked: bool = False) -> bool:
     """Whether a (first-person) sentence is small talk that never becomes a fact.
 
     A question, a feeling, a chat reply, the second person only, or fewer than 3
     content words without a property slot ("I'm vegan" has one) unless two of
-    them include an aspect word or a name ("I work at a bakery").
+    them include an aspect word or a name ("I work at a bakery"). A statement the speaker
+    ``asked`` to be remembered ("Don't forget that I'm colorblind") needs only one content word.
 
     Example:
         >>> [is_chatter(s) for s in ("That's so cool!", "Did you go?", "I'm vegan.", "I adopted a dog named Rex.")]
@@ -273,19 +365,25 @@ def is_chatter(sentence: str, facts: SentenceFacts | None = None) -> bool:
     if tokens & _SECOND and not tokens & (_FIRST | GROUP_PERSON):
         return True
     content = _content_words(sentence)
-    if len(content) >= 3 or (facts.summary and slot_of(facts.summary)):
+    if len(content) >= 3 or (facts.summary and slot_of(facts.summary)) or (asked and content):
         return False
     described = _SELF_DESCRIPTION.match(sentence)
-    if content and described and (described.group(1) or tokens & _LEXICON):
+    if content and described and (described.group(1) or tokens & (_LEXICON | _IDENTITY)):
         return False  # "I'm not a morning person", "I'm diabetic", "I don't have a car": what the speaker is
     # two content words make a fact when one is an aspect word, a name or a date ("I work at a bakery")
     anchored = (
-        tokens & _LEXICON or _PROPER_MID.search(" " + sentence) or has_relative_time(sentence) or _WHEN.search(sentence)
+        tokens & _LEXICON
+        or _PROPER_MID.search(" " + sentence)
+        or has_relative_time(sentence)
+        or _WHEN.search(sentence)
+        or _PAST_OWN.match(sentence)
     )
     return len(content) < 2 or not anchored
 
 
-def fact_score(sentence: str, facts: SentenceFacts | None = None, *, dangling: bool = False) -> float:
+def fact_score(
+    sentence: str, facts: SentenceFacts | None = None, *, dangling: bool = False, asked: bool = False
+) -> float:
     """The write-gate score of one sentence as a fact (no fitted constant).
 
     ``g · (0.5 + 0.5·min(1, 0.5·c/15 + 0.2·p/3 + 0.1·n + 0.2·l/3)) · (1 − 0.3·r/3)``, halved when the
@@ -304,7 +402,7 @@ def fact_score(sentence: str, facts: SentenceFacts | None = None, *, dangling: b
     ok = facts.personal and facts.aspect != "other" and facts.intent not in ("other", "request") and facts.entities
     g = facts.confidence if ok else 0.0
     head = sentence.split("; ")[0]  # a joined dangling follower ("; it was fun") does not make a fact chatter
-    if g < 0.5 or is_chatter(head, facts if head == sentence else None):
+    if g < 0.5 or is_chatter(head, facts if head == sentence else None, asked=asked):
         return 0.0
     tokens = set(words(sentence))
     content = (
@@ -321,12 +419,18 @@ def fact_score(sentence: str, facts: SentenceFacts | None = None, *, dangling: b
 def _clean(sentence: str, other: str | None) -> str:
     """Interjections, vocatives (the other speaker's name or nickname), fillers removed; a dropped subject restored."""
     s = " ".join(sentence.replace("’", "'").split())
+    correcting = bool(_CORRECTION_CUE.match(s))
     prev = None
     while prev != s:
         prev = s
         s = _LEAD_NOISE.sub("", s).strip()
+        asking = _ASKING_PREAMBLE.match(s)
+        s = _LEAD_REACTION.sub("", _PREAMBLE.sub("", s)).strip()
+        if asking and s.endswith("?"):
+            s = s[:-1].rstrip() + "."  # "Did I tell you I got a puppy?": a statement
         if other:
             s = re.sub(rf"^{re.escape(other)}\b[\s,!.:;—-]*", "", s).strip()
+    s = _drop_replaced(s, correcting)
     if other:
         nick = rf"(?:{re.escape(other)}|{re.escape(other[:3])}\w{{0,3}})"
         s = re.sub(rf"^{nick}[,!]\s*", "", s)
@@ -388,33 +492,40 @@ def _request(raw: str, cleaned: str) -> tuple[str, str]:
     return found if found[0] else memory_request(cleaned)
 
 
-def _units(text: str, other: str | None) -> list[tuple[int, str, bool]]:
-    """(index, cleaned sentence, dangling) of a side, a dangling follower joined to the sentence before it."""
+def _units(text: str, other: str | None) -> list[tuple[int, str, bool, bool]]:
+    """(index, cleaned sentence, dangling, asked to be remembered) of a side's sentences.
+
+    A dangling follower is joined to the sentence before it.
+    """
     body = _PHOTO.sub(" ", text or "")
-    units: list[tuple[int, str, bool]] = []
+    units: list[tuple[int, str, bool, bool]] = []
     for i, raw in enumerate(split_sentences(" ".join(body.split()))):
         s = _clean(raw, other)
         request, rest = _request(raw, s)
         if request == "forget":
             continue  # a request about the memory, never a fact (see page_requests)
-        if request == "remember":
+        asked = request == "remember" or bool(_TOLD.match(_LEAD_NOISE.sub("", " ".join(raw.split()))))
+        if asked:
             s = _clean(rest, other)  # "Please remember that I'm vegan": the statement is the fact
         if not s or not words(s):
             continue
         dangling = bool(_DANGLING_START.match(s)) and not set(words(s)) & (_FIRST | GROUP_PERSON)
         if dangling and units and units[-1][0] == i - 1 and not units[-1][1].rstrip().endswith("?"):
-            j, prev, _ = units[-1]
-            units[-1] = (i, prev.rstrip(" .!") + "; " + s[0].lower() + s[1:], False)
+            j, prev, _, was_asked = units[-1]
+            units[-1] = (i, prev.rstrip(" .!") + "; " + s[0].lower() + s[1:], False, was_asked)
             continue
         called = _CALL_ME.search(s)
         if called:  # "Call me Sam": how the assistant addresses them (a trait) and the name they go by (a fact)
-            units.append((i, f"I go by {called.group(1)}.", False))
+            before = _BEFORE_CALL.sub("", s[: called.start()])
+            if len(words(before)) >= 2 and not BY_OTHERS.search(before + " call me"):
+                units.append((i, before.rstrip(" ,;") + ".", False, asked))  # "My name is Daniel, but …"
+            units.append((i, f"I go by {called.group(1)}.", False, True))
             continue
         if analyze_sentence(s).intent == "request":
             # a request may state a fact ("book a vegan place, I'm vegan"): the stated facts are the units
-            units.extend((i, clause.strip() + ".", False) for clause in _EMBEDDED_FACT.findall(s))
+            units.extend((i, clause.strip() + ".", False, False) for clause in _EMBEDDED_FACT.findall(s))
             continue
-        units.append((i, s, dangling))
+        units.append((i, s, dangling, asked))
     return units
 
 
@@ -428,13 +539,14 @@ def side_facts(text: str, speaker: str, other: str | None) -> list[FactSentence]
         [0.0]
     """
     out: list[FactSentence] = []
-    for i, sentence, dangling in _units(text, other):
+    for i, sentence, dangling, asked in _units(text, other):
         facts = analyze_sentence(sentence)
         if facts.agent_directed:
             continue  # an instruction to the assistant is an agent trait (see records_from_text)
         fact = to_third_person(sentence, speaker, other, facts)
         if fact:
-            out.append(FactSentence(fact, sentence, i, facts, fact_score(sentence, facts, dangling=dangling)))
+            score = fact_score(sentence, facts, dangling=dangling, asked=asked)
+            out.append(FactSentence(fact, sentence, i, facts, score))
     return out
 
 

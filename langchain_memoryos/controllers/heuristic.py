@@ -43,6 +43,7 @@ from langchain_memoryos.controllers.rules import (
 )
 from langchain_memoryos.controllers.slots import agent_slot, find_slot
 from langchain_memoryos.retrieval.keywords import extract_keywords, merge_keywords
+from langchain_memoryos.retrieval.lexical import STOPWORDS
 from langchain_memoryos.schema import PROFILE_KEYS, DialoguePage, FactKind, MemoryRecord, Persona, Relation, Segment
 
 __all__ = ["HeuristicController", "PageContent", "PageReading"]
@@ -384,6 +385,8 @@ class HeuristicController(BaseController):
                 if key in _PROFILE_SLOTS:
                     original = _original_case(sentence, value)
                     profile[key] = original
+                elif key == "nickname" and not profile.get("name"):
+                    profile["name"] = _original_case(sentence, value)  # "I go by Rafa": the name they use
                 elif key.startswith("favorite_"):
                     _add_trait(traits, "favorites", [f"{key[9:]}: {_original_case(sentence, value)}"])
                 elif key.startswith("preference:"):
@@ -481,6 +484,9 @@ class HeuristicController(BaseController):
                 continue
             if _STRONG_CHANGE.search(record.summary) and _shared_entities(record, cand):
                 relations.append(Relation(cand.id, "update", sim, "a stated change on a shared entity"))
+                continue
+            if _STATED_END.search(record.summary) and _shared_content(record, cand):
+                relations.append(Relation(cand.id, "update", sim, "a stated end of what the fact says"))
                 continue
             relations.append(Relation(cand.id, "separate", sim, "different fact that can coexist"))
         return RelationJudgement(relations)
@@ -608,9 +614,32 @@ _INTERJECTION_ONLY = re.compile(r"^(?:(?:oh|ok|okay|hey|hi|so|well|and|also|than
 #: Softer cues ("just", "started", "new", "recently") only tell a story and update nothing (issue 20).
 _STRONG_CHANGE = re.compile(
     r"\b(?:no longer|any ?more|not anymore|moved|switched|instead|used to|quit|stopped|"
-    r"i meant|correction)\b",
+    r"i meant|correction|(?-i:left(?= (?:the )?[A-Z])))\b",
     re.IGNORECASE,
 )
+
+
+#: An end stated outright ("doesn't go to the gym anymore", "stopped playing the violin"): it updates the
+#: fact about the same thing even when no named entity is shared.
+_STATED_END = re.compile(r"\b(?:no longer|any ?more|stopped|quit|gave up)\b", re.IGNORECASE)
+_TIME_WORDS = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays
+    saturdays sundays morning evening night week weekend month year day every daily weekly january february march
+    april may june july august september october november december anymore longer""".split()
+)
+
+
+def _shared_content(a: MemoryRecord, b: MemoryRecord) -> bool:
+    """Whether two facts share a content word (not a time word): what the ending one is about."""
+
+    def content(record: MemoryRecord) -> set[str]:
+        tokens = [t for t in words(record.summary) if t not in STOPWORDS and t not in _TIME_WORDS and len(t) > 2]
+        return {t[:-1] if t.endswith("s") and not t.endswith("ss") else t for t in tokens} - _LIGHT_WORDS
+
+    return bool(content(a) & content(b))
+
+
+_LIGHT_WORDS = frozenset({"user", "user'", "go", "goe", "doe", "get", "make", "take", "doesn't", "don't", "not", "now"})
 
 
 def _subject(record: MemoryRecord) -> str:

@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from langchain_memoryos.controllers.lexicon import PARTNERS, PERIODS, words
+from langchain_memoryos.controllers.dates import has_relative_time
+from langchain_memoryos.controllers.lexicon import CALLED_NAME, PARTNERS, PERIODS, words
 
 __all__ = ["SlotFact", "agent_slot", "canonical_summary", "find_slot", "slot_of"]
 
@@ -140,7 +141,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
     ("employer", re.compile(rf"(?i:\bis\s+(?:now\s+)?at\s+)(?:the\s+)?{_PROPER}(?i:\s+now)\b"), None),
     (
         "diet",
-        re.compile(rf"(?i:\b(?:{_EATING})\s+(?:fish|seafood)\s+again)"),
+        re.compile(rf"(?i:\b(?:{_EATING})\s+(?:fish|seafood)\s+(?:again|now|these days))"),
         "pescatarian",
     ),
     ("diet", re.compile(rf"(?i:\b(?:{_EATING})\s+meat\s+again)"), "omnivore"),
@@ -190,12 +191,11 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
     ),
     (
         "name",
-        re.compile(
-            r"(?i:(?:^the user's name is|^the user's \w+ is named|\bis called|\bis named|\bgoes by|"
-            r"\bprefers to be called)\s+)([A-Z][\w'’-]+)"
-        ),
+        re.compile(r"(?i:(?:^the user's name is|^the user's \w+ is named|\bis called|\bis named)\s+)" + CALLED_NAME),
         None,
     ),
+    # "I go by Rafa", "Call me Liz": the name they go by, beside the name they have
+    ("nickname", re.compile(r"(?i:\b(?:goes by|prefers to be called|wants to be called)\s+)" + CALLED_NAME), None),
     ("age", re.compile(r"(?i:\bis\s+)(\d{1,3})(?i:\s+(?:years?\s+old|yo)\b)"), None),
     ("age", re.compile(r"(?i:\b(?:just turned|turned|is turning)\s+)(\d{1,3})\b"), None),
     (
@@ -212,6 +212,16 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
         re.compile(
             rf"(?i:\b(?:is from|comes from|grew up in|was born in|was raised in|is originally from)\s+)"
             rf"(?:the\s+)?{_PROPER}"
+        ),
+        None,
+    ),
+    # "left Google and joined Spotify", "quit Acme to start at Initech": the new employer
+    (
+        "employer",
+        re.compile(
+            rf"(?i:\b(?:left|quit|leaves|quits)\s+){_CAP}(?:\s+{_CAP})*(?i:\s+(?:and|to)\s+(?:the user\s+)?"
+            rf"(?:joined|joins|join|started at|starts at|start at|started working at|start working at|"
+            rf"works at|work at|is now at|went to work at|go to work at)\s+)(?:the\s+)?{_PROPER}"
         ),
         None,
     ),
@@ -306,6 +316,8 @@ _PREFERENCE = re.compile(
     r"now eats|drinks|eats)\s+([^,.;!?]+)",
     _I,
 )
+#: "The user has switched from coffee to tea": the old habit ends (a place is a move: see the location slot).
+_SWITCHED = re.compile(r"\b(?:switched|changed|swapped|gone over) from ([a-z][\w' -]*?) to [a-z]", _I)
 _NOT_MY_THING = re.compile(r"^([\w' -]+?)(?:'s| is| are)\s+(?:not|never)\s+the user's (?:thing|cup of tea|jam)", _I)
 _NEGATIVE_PREF = (
     "does not",
@@ -353,7 +365,7 @@ def _pref_key(obj: str) -> str:
 
 def _norm(value: str) -> str:
     v = value.strip().lower()
-    v = re.sub(rf"\b(?:now|last (?:{PERIODS})|recently|this year)\b", "", v)
+    v = re.sub(rf"\b(?:now|last (?:{PERIODS})|recently|this year|anymore|any more|after all|either)\b", "", v)
     v = re.sub(r"^(?:the|a|an)\s+", "", v.strip())
     return " ".join(v.split())
 
@@ -394,6 +406,9 @@ def find_slot(summary: str) -> SlotFact | None:
 def _found_slot(summary: str) -> SlotFact | None:
     """:func:`find_slot`, remembered by statement (a pure function of it; a :class:`SlotFact` is immutable)."""
     text = " ".join(summary.replace("’", "'").split())
+    named = _NAMED_THING.match(text)
+    if named:  # "The user's landlord is called Victor": the landlord's name, not the user's
+        return SlotFact(named.group(1).lower(), "name", named.group(2).lower(), named.group(2))
     subject, rest = _subject(text)
     joint = subject != "user" and bool(re.match(r"(?i:\s*and the user\b)", rest))
     if joint:  # "The user's girlfriend and the user broke up": about the user
@@ -401,6 +416,44 @@ def _found_slot(summary: str) -> SlotFact | None:
     fav = _FAVORITE.search(rest)
     if fav:
         return SlotFact(subject, f"favorite_{fav.group(1).lower().strip()}", _norm(fav.group(2)), fav.group(2).strip())
+    count = _COUNTED.search(rest)
+    if count and not _negated(rest[: count.start()]):  # "The user has two kids": a count that a later one updates
+        noun = _singular(count.group(2).lower())
+        return SlotFact(subject, f"count:{noun}", str(_number(count.group(1))), count.group(1))
+    found = _pattern_slot(subject, rest, text, joint)
+    if found is None:
+        # "The user is not a student anymore", "… doesn't live in Paris": the slot, negated
+        positive = _affirmed(rest)
+        if positive != rest:
+            plain = _pattern_slot(subject, positive, positive, joint)
+            if plain is not None and not plain.value.startswith(("not ", "no ")) and plain.value != "none":
+                found = SlotFact(plain.subject, plain.slot, f"not {plain.value}", plain.display)
+    if found is not None:
+        return found
+    nope = _NOT_MY_THING.search(rest)
+    if nope and _head(nope.group(1)):
+        return SlotFact(subject, f"preference:{_pref_key(_head(nope.group(1)))}", "-", _head(nope.group(1)))
+    switched = _SWITCHED.search(rest)
+    if switched and _head(switched.group(1)):  # "switched from coffee to tea": coffee no longer
+        return SlotFact(subject, f"preference:{_pref_key(_head(switched.group(1)))}", "-", _head(switched.group(1)))
+    pref = _PREFERENCE.search(rest)
+    if pref:
+        verb = pref.group(1).lower()
+        obj = _head(pref.group(2))
+        if obj:
+            key = _pref_key(obj)
+            return SlotFact(subject, f"preference:{key}", "-" if verb.startswith(_NEGATIVE_PREF) else "+", obj)
+    attribute = _ATTRIBUTE.match(text)
+    if attribute and _specific(attribute.group(2)):
+        noun = " ".join(words(attribute.group(1)))
+        if noun.split()[-1] not in _SOCIAL and noun.split()[-1] not in _NOT_ATTRIBUTES:
+            # "The user's flight is on Monday": the flight's day, which a correction updates
+            return SlotFact("user", f"attribute:{noun}", _norm(attribute.group(2)), attribute.group(2).strip())
+    return None
+
+
+def _pattern_slot(subject: str, rest: str, text: str, joint: bool) -> SlotFact | None:
+    """The first :data:`_PATTERNS` slot of ``rest``; a value negated in its own clause reads ``not …``."""
     for slot, pattern, constant in _PATTERNS:
         m = pattern.search(rest)
         if not m:
@@ -415,21 +468,106 @@ def _found_slot(summary: str) -> SlotFact | None:
         ):
             continue  # "Their dog is called Rocky" names someone else
         captured = m.group(1) if m.groups() and m.group(1) else ""
+        negated = _negated(rest[: m.start()])  # "The user no longer works at Deloitte"
         if constant is None:
-            return SlotFact(subject, slot, _norm(captured), captured.strip())
+            value = _norm(captured)
+            return SlotFact(subject, slot, f"not {value}" if negated else value, captured.strip())
+        if negated:
+            continue  # "The user didn't quit the job": no state read
         value = constant.format(captured.lower()) if "{0}" in constant else constant
         return SlotFact(subject, slot, value, captured.strip() or value)
-    nope = _NOT_MY_THING.search(rest)
-    if nope and _head(nope.group(1)):
-        return SlotFact(subject, f"preference:{_pref_key(_head(nope.group(1)))}", "-", _head(nope.group(1)))
-    pref = _PREFERENCE.search(rest)
-    if pref:
-        verb = pref.group(1).lower()
-        obj = _head(pref.group(2))
-        if obj:
-            key = _pref_key(obj)
-            return SlotFact(subject, f"preference:{key}", "-" if verb.startswith(_NEGATIVE_PREF) else "+", obj)
     return None
+
+
+#: A negation in the clause that holds a slot's verb ("is not", "no longer", "doesn't", "never").
+_NEGATION = re.compile(r"(?i:\b(?:not|no longer|never)\b|n't\b)")
+#: Where a clause starts: a negation before it belongs to another clause.
+_CLAUSE_START = re.compile(r"(?i:[,;]|\b(?:but|and|so|because|although|though|while|now)\b)")
+
+
+def _negated(prefix: str) -> bool:
+    """Whether the last clause of ``prefix`` (the text before a slot's verb) is negated."""
+    parts = _CLAUSE_START.split(prefix)
+    return bool(_NEGATION.search(parts[-1] if parts else prefix))
+
+
+_NEGATED_VERB = re.compile(
+    r"(?i:\b(?:(is|are|was|were)(?:n't|\s+not|\s+no longer)|(?:doesn't|does not|no longer|never)\s+([a-z]+))\b)"
+)
+
+
+def _affirmed(rest: str) -> str:
+    """``rest`` with its first negated verb affirmed ("is not a student" → "is a student")."""
+
+    def affirm(m: re.Match[str]) -> str:
+        if m.group(1):
+            return m.group(1)
+        verb = m.group(2)
+        return verb if verb.endswith("s") and not verb.endswith("ss") else _third_person(verb)
+
+    return _NEGATED_VERB.sub(affirm, rest, count=1)
+
+
+def _third_person(verb: str) -> str:
+    if verb in ("have", "do", "go"):
+        return {"have": "has", "do": "does", "go": "goes"}[verb]
+    if verb.endswith(("sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if len(verb) > 2 and verb.endswith("y") and verb[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+_NUMBER_WORDS = {
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+}
+#: "The user has two kids", "… owns 3 bikes": how many of a thing (a later count updates it).
+_COUNTED = re.compile(
+    r"(?i:\b(?:has|have|owns|has got)\s+(?:now\s+)?)(\d{1,3}|"
+    + "|".join(_NUMBER_WORDS)
+    + r")(?i:\s+(?:[a-z-]+\s+)?)([a-z]+s)\b(?!\s+(?:ago|old|of)\b)"
+)
+
+
+def _number(text: str) -> int:
+    return int(text) if text.isdigit() else _NUMBER_WORDS[text.lower()]
+
+
+def _singular(noun: str) -> str:
+    if noun.endswith("ies") and len(noun) > 4:
+        return noun[:-3] + "y"
+    if noun.endswith(("ches", "shes", "sses", "xes")):
+        return noun[:-2]
+    return noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
+
+
+#: "The user's landlord is called Victor", "The user's dog's name is Pepper": that one's name.
+_NAMED_THING = re.compile(
+    r"^(?i:the user's|their)\s+(?:[a-z-]+\s+){0,2}?([a-z-]+)(?:'s name is|\s+is (?:called|named))\s+"
+    r"([A-Z][\w'-]+)"
+)
+#: "The user's flight is on Monday", "The user's locker code is 4471": an attribute with a value.
+_ATTRIBUTE = re.compile(r"^(?i:the user's)\s+((?:[a-z-]+\s+){0,2}?[a-z-]+)\s+(?:is|are)\s+(?!not\b|no\b)(.+?)\.?$")
+_NOT_ATTRIBUTES = frozenset(
+    {"name", "favorite", "favourite", "job", "age", "birthday", "life", "thing", "plan", "goal"}
+)
+
+
+def _specific(value: str) -> bool:
+    """Whether an attribute's value is one that can be replaced: a number, a date or a name, not a description."""
+    return bool(re.search(r"\d|\b[A-Z][a-z]+", value.strip())) or bool(
+        re.match(r"(?i:on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b)", value.strip())
+    )
 
 
 def slot_of(summary: str) -> tuple[str, str] | None:
@@ -475,8 +613,10 @@ def canonical_summary(summary: str) -> str:
         'The user works as a nurse in Oslo.'
     """
     found = find_slot(summary)
-    if found is None:
-        return summary
+    if found is None or found.value.startswith("not "):
+        return summary  # a negated state ("is not a student anymore") is kept as said
+    if _TIMED.search(summary) or has_relative_time(summary) or _PLANNED.search(summary):
+        return summary  # "moved to Canada in 2018", "married for 20 years", "is moving to Austin": the time kept
     if found.slot == "employer" and re.search(r"(?i:\bis an? [\w -]+? at\b)", summary):
         return summary  # "is an engineer at Google": the role would be lost
     if found.slot in ("employer", "work_location") and re.search(r"(?i:\bas an? [\w -]+? (?:at|for|by|in)\b)", summary):
@@ -489,6 +629,16 @@ def canonical_summary(summary: str) -> str:
 
 
 _NOT_NAMES = frozenset({"I", "The", "User"})
+#: A time written out or a duration: a canonical statement would drop it.
+_TIMED = re.compile(
+    r"(?i:\b(?:for (?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|many|several|a few|"
+    r"a couple of|over|almost|nearly|about) (?:\w+ )?(?:days?|weeks?|months?|years?|decades?)|(?:19|20)\d\d)\b)|"
+    r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b"
+)
+#: A change still to come ("is moving to Austin"): not yet the current state.
+_PLANNED = re.compile(
+    r"(?i:\b(?:is|are) (?:moving|relocating|going to move|planning to move)|will (?:move|relocate)|plans? to move)\b"
+)
 
 
 def _canonical(found: SlotFact, summary: str) -> str:
@@ -544,7 +694,7 @@ _LANGUAGE = re.compile(
     r"Arabic|Russian|Hindi|Polish|Swedish|Norwegian|Danish|Finnish|Greek|Turkish)\b",
     _I,
 )
-_ADDRESS = re.compile(r"\bcall (?:the user|me)\s+([A-Z][\w'’-]+)")
+_ADDRESS = re.compile(r"\bcall (?:the user|me)\s+" + CALLED_NAME)
 
 
 def agent_slot(summary: str) -> tuple[str, str] | None:
