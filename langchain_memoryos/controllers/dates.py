@@ -21,6 +21,7 @@ last Friday, on Monday  on 2 June 2023, on 12 June 2023 (past or coming, by the 
 last weekend            on the weekend of 3 June 2023
 last summer             in summer 2022
 a few days ago          a few days before 9 June 2023
+in a few weeks          a few weeks after 9 June 2023
 ======================  ===========================================
 
 After a preposition of time ("since last year", "until next month") the date stands alone ("since
@@ -34,7 +35,7 @@ import datetime as _dt
 import re
 from collections.abc import Callable
 
-__all__ = ["format_date", "has_relative_time", "resolve_relative_time"]
+__all__ = ["format_date", "has_relative_time", "relative_time", "resolve_relative_time"]
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUMBERS = {
@@ -222,6 +223,11 @@ def _ago(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | No
 def _ahead(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
     if _is_past(sentence):
         return None  # "I learned it in two weeks": a duration, not a date
+    if m.group("few"):  # "in a few weeks": a few weeks after the day
+        unit = m.group("unit").lower().rstrip("s") + "s"
+        when = format_date(day) if unit in ("days", "weeks") else _month(day, 0) if unit == "months" else day.year
+        text = f"{m.group('few').lower()} {unit} after {when}"
+        return text, text
     return _shift(day, m.group("unit"), _count(m.group("n")))
 
 
@@ -250,7 +256,10 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
         _period,
     ),
     (re.compile(rf"(?i:\b(?:(?P<few>{_FEW})|(?P<n>{_COUNT}))\s+(?P<unit>{_UNIT})\s+ago\b)"), _ago),
-    (re.compile(rf"(?i:\bin\s+(?P<n>{_COUNT})\s+(?P<unit>{_UNIT})(?!\s+(?:ago|old|time))\b)"), _ahead),
+    (
+        re.compile(rf"(?i:\bin\s+(?:(?P<few>{_FEW})|(?P<n>{_COUNT}))\s+(?P<unit>{_UNIT})(?!\s+(?:ago|old|time))\b)"),
+        _ahead,
+    ),
     (re.compile(rf"(?i:\bon\s+(?P<day>{_DAY})\b(?!s))"), _bare_weekday),
     (re.compile(r"(?i:\bthe other day\b)"), _other_day),
 )
@@ -265,6 +274,17 @@ def has_relative_time(text: str) -> bool:
         (True, False)
     """
     return bool(_ANY.search(text or ""))
+
+
+def relative_time(text: str) -> str:
+    """The first relative time expression of a text, as written ("" when there is none).
+
+    Example:
+        >>> relative_time("I moved to Denver last month for work."), relative_time("I moved in May.")
+        ('last month', '')
+    """
+    found = _ANY.search(text or "")
+    return found.group(0) if found else ""
 
 
 def resolve_relative_time(text: str, when: _dt.datetime | _dt.date) -> str:

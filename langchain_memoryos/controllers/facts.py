@@ -71,7 +71,7 @@ from langchain_memoryos.controllers.rules import (
     analyze_sentence,
     memory_request,
 )
-from langchain_memoryos.controllers.slots import slot_of
+from langchain_memoryos.controllers.slots import as_the_user, slot_of
 from langchain_memoryos.retrieval.lexical import STOPWORDS
 from langchain_memoryos.schema import DialoguePage, MemoryRecord
 from langchain_memoryos.schema.pages import split_speaker
@@ -85,6 +85,7 @@ __all__ = [
     "page_fact_records",
     "page_requests",
     "page_speakers",
+    "answer_in_full",
     "side_facts",
     "split_speaker",
     "to_third_person",
@@ -596,6 +597,60 @@ def page_requests(page: DialoguePage) -> list[MemoryRequest]:
     return requests
 
 
+#: A yes/no question about the listener ("Do you have any pets?", "Did you ever play chess?").
+_YES_NO = re.compile(
+    r"^(?:(?:so|and|hey|oh|also|btw)[\s,]+)*(do|did) you\s+(?:still\s+|ever\s+|also\s+|even\s+|currently\s+)?"
+    r"(have|own|play|speak|like|love|know|watch|read|cook|drive|run|paint|draw|sing|dance|collect|do|keep|grow|"
+    r"use|take|practice|eat|drink|get|go to|work at|work for|live in|listen to)\s+([^?]{2,60})\?$",
+    re.IGNORECASE,
+)
+#: A short answer to it: "Yes, a dog named Biscuit.", "Yes, I do.", "No, I don't."
+_YES_NP = re.compile(
+    r"^(?:yes|yeah|yep|yup|sure|of course|i do|definitely)\b[,!.]?\s*(?:i do\b[,!.]?\s*)?"
+    r"((?:a|an|the|one|two|three|four|five|six|\d+|some|my|lots of|a lot of)\b[^.!?]*)([.!?]|$)",
+    re.IGNORECASE,
+)
+_YES = re.compile(r"^(?:yes|yeah|yep|yup|sure|of course|definitely)?[,!.]?\s*(?:I do|I did)\s*[.!]", re.IGNORECASE)
+_NO = re.compile(r"^(?:no|nope|nah)[,!.]?\s*(?:I don't|I do not|I didn't|I did not)\s*[.!]", re.IGNORECASE)
+
+
+#: Words that make an answer a clause rather than a noun phrase ("Yes, my brother and I went").
+_VERB_WORDS = frozenset(
+    "is are was were am be been has have had do does did went got made took go goes going can will would".split()
+)
+
+
+def answer_in_full(question_side: str, answer: str) -> str:
+    """An elliptical answer to the other side's yes/no question, in full ("Yes, a dog." → "I have a dog.").
+
+    Example:
+        >>> answer_in_full("Do you have any pets?", "Yes, a dog named Biscuit. He's 3.")
+        "I have a dog named Biscuit. He's 3."
+        >>> answer_in_full("Did you ever play chess?", "No, I didn't. Too slow for me.")
+        "I didn't play chess. Too slow for me."
+        >>> answer_in_full("How are you?", "Yes, a lot.")
+        'Yes, a lot.'
+    """
+    sentences = split_sentences(" ".join(_PHOTO.sub(" ", question_side or "").split()))
+    question = _YES_NO.match(sentences[-1]) if sentences else None
+    if question is None or not answer:
+        return answer
+    did, verb, obj = question.group(1).lower() == "did", question.group(2), question.group(3).strip()
+    body = " ".join(answer.split())
+    noun_phrase = _YES_NP.match(body)
+    if noun_phrase and not set(words(noun_phrase.group(1))) & (_FIRST | GROUP_PERSON | _VERB_WORDS):
+        stated = f"I {verb} {noun_phrase.group(1).strip()}."
+        return stated + body[noun_phrase.end() :]
+    plain = re.sub(r"(?i)^(?:any|some)\s+", "", obj)
+    yes = _YES.match(body)
+    if yes:
+        return (f"I did {verb} {plain}." if did else f"I {verb} {plain}.") + body[yes.end() :]
+    no = _NO.match(body)
+    if no:
+        return (f"I didn't {verb} {obj}." if did else f"I don't {verb} {obj}.") + body[no.end() :]
+    return answer
+
+
 def page_fact_records(
     page: DialoguePage, *, per_side: int = SENTENCES_PER_SIDE, threshold: float = SELECT_THRESHOLD
 ) -> list[MemoryRecord]:
@@ -621,8 +676,10 @@ def page_fact_records(
     """
     when = page.timestamp if page.timestamp != _EPOCH else None
     records: list[MemoryRecord] = []
+    asked = ""
     for speaker, text, other in page_speakers(page):
-        candidates = side_facts(text, speaker, other)
+        said, asked = answer_in_full(asked, text), text  # "Do you have pets?" "Yes, a dog." → "I have a dog."
+        candidates = side_facts(said, speaker, other)
         admitted = sorted((c for c in candidates if c.score >= threshold), key=lambda c: -c.score)[:per_side]
         if not admitted:
             personal = [c for c in candidates if c.facts.personal and c.facts.summary]
@@ -647,11 +704,12 @@ def _record(chosen: list[FactSentence], speaker: str, when: _dt.datetime | None 
     entities = list(dict.fromkeys(e for c in chosen for e in c.facts.entities))
     aspect = next((c.facts.aspect for c in chosen if c.facts.aspect != "other"), first.facts.aspect)
     intent = next((c.facts.intent for c in chosen if c.facts.intent not in ("other", "request")), first.facts.intent)
-    slot = slot_of(first.facts.summary) if first.facts.summary else None
+    named = named_subject(first.sentence) if len(chosen) == 1 else ""
+    # a named person's slot is their own ("My sister Ana lives in Rome": Ana's location, which "Ana moved" updates)
+    slot = slot_of(as_the_user(first.fact, named) if named else first.facts.summary) if first.facts.summary else None
     summary = " ".join(c.fact for c in chosen)
     if when is not None:
         summary = resolve_relative_time(summary, when)
-    named = named_subject(first.sentence) if len(chosen) == 1 else ""
     return MemoryRecord(
         kind="user",
         aspect=aspect,  # type: ignore[arg-type]

@@ -41,7 +41,7 @@ from langchain_memoryos.controllers.rules import (
     query_aspects,
     slot_of,
 )
-from langchain_memoryos.controllers.slots import agent_slot, find_slot
+from langchain_memoryos.controllers.slots import agent_slot, as_the_user, find_slot
 from langchain_memoryos.retrieval.keywords import extract_keywords, merge_keywords
 from langchain_memoryos.retrieval.lexical import STOPWORDS
 from langchain_memoryos.schema import PROFILE_KEYS, DialoguePage, FactKind, MemoryRecord, Persona, Relation, Segment
@@ -453,6 +453,9 @@ class HeuristicController(BaseController):
         new_slot = _fact_slot(record)
         relations: list[Relation] = []
         for cand, sim in candidates:
+            if _ended_with(record, new_slot, cand):
+                relations.append(Relation(cand.id, "update", sim, f"the relationship with {cand.subject} ended"))
+                continue
             if _subject(cand) != _subject(record):
                 relations.append(Relation(cand.id, "separate", sim, "facts about different people"))
                 continue
@@ -642,6 +645,23 @@ def _shared_content(a: MemoryRecord, b: MemoryRecord) -> bool:
 _LIGHT_WORDS = frozenset({"user", "user'", "go", "goe", "doe", "get", "make", "take", "doesn't", "don't", "not", "now"})
 
 
+def _ended_with(record: MemoryRecord, new_slot: tuple[str, str] | None, cand: MemoryRecord) -> bool:
+    """Whether the user's new fact ends a relationship with the person a candidate fact names as a partner.
+
+    "Felix and the user called it quits" ends "The user's boyfriend Felix is a session musician" (a fact
+    about Felix, whose partner word no longer holds).
+    """
+    return (
+        not record.subject
+        and new_slot is not None
+        and new_slot[0] == "relationship_status"
+        and new_slot[1] in _ENDED
+        and bool(cand.subject)
+        and bool(re.search(rf"\b{re.escape(cand.subject)}\b", record.summary))
+        and bool(_PARTNER_WORDS.search(cand.summary))
+    )
+
+
 def _subject(record: MemoryRecord) -> str:
     """Who a fact is about ("" for the user unnamed), compared case-blind."""
     return record.subject.strip().lower()
@@ -649,11 +669,7 @@ def _subject(record: MemoryRecord) -> str:
 
 def _neutral(record: MemoryRecord) -> str:
     """The summary with its subject's name as "the user" (the form the slot rules read)."""
-    text = record.summary
-    if record.subject:
-        text = re.sub(rf"\b{re.escape(record.subject)}\b", "the user", text)
-        text = text[:1].upper() + text[1:]
-    return text
+    return as_the_user(record.summary, record.subject)
 
 
 def _fact_slot(record: MemoryRecord) -> tuple[str, str] | None:

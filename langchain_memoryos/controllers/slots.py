@@ -6,7 +6,10 @@ controller answers with slots: "The user lives in Denver" fills ``location``
 with ``denver``; "The user's sister lives in Paris" fills ``sister.location``
 — a different slot, so the two facts can coexist. Slot facts are also
 rewritten to one canonical, self-contained statement of the current state
-("I moved to Denver last month for work" → "The user lives in Denver.").
+("I moved to Denver" → "The user lives in Denver."), keeping its time ("I moved to Denver
+last month" → "The user lives in Denver, having moved there last month.", which the page's
+date then resolves); a negated state ("is not working at Amazon anymore") or one with a time
+or duration that is not a move ("married for 20 years") is kept as said.
 """
 
 from __future__ import annotations
@@ -15,10 +18,10 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from langchain_memoryos.controllers.dates import has_relative_time
+from langchain_memoryos.controllers.dates import relative_time
 from langchain_memoryos.controllers.lexicon import CALLED_NAME, PARTNERS, PERIODS, words
 
-__all__ = ["SlotFact", "agent_slot", "canonical_summary", "find_slot", "slot_of"]
+__all__ = ["SlotFact", "agent_slot", "as_the_user", "canonical_summary", "find_slot", "slot_of"]
 
 _CAP = r"(?:[A-Z][\w&'’-]*)"
 #: a proper-noun phrase: capitalised words, with "of"/"de"/"the" inside ("Bank of America")
@@ -570,6 +573,25 @@ def _specific(value: str) -> bool:
     )
 
 
+def as_the_user(summary: str, subject: str) -> str:
+    """A fact about a named ``subject`` as the slot rules read it: the subject as "the user".
+
+    Example:
+        >>> as_the_user("The user's sister Ana lives in Rome.", "Ana")
+        'The user lives in Rome.'
+        >>> slot_of(as_the_user("Ana moved to Paris in April 2023.", "Ana"))
+        ('location', 'paris')
+    """
+    if not subject:
+        return summary
+    name = re.escape(subject)
+    # "The user's sister Ana lives in Rome" is about Ana: "Ana lives in Rome"
+    text = re.sub(rf"(?i:\bthe user's|\b[A-Z][\w-]*'s)\s+(?:[a-z-]+,?\s+){{0,2}}?(?-i:{name})\b,?", subject, summary)
+    text = re.sub(rf"^{name},\s+(?:the user's|[A-Z][\w-]*'s)\s+(?:[a-z-]+\s+){{0,2}}?[a-z-]+,\s+", subject + " ", text)
+    text = re.sub(rf"\b{name}\b", "the user", text)
+    return text[:1].upper() + text[1:]
+
+
 def slot_of(summary: str) -> tuple[str, str] | None:
     """``(slot key, value)`` of a third-person statement, or ``None``.
 
@@ -592,9 +614,11 @@ def _article(noun: str) -> str:
 def canonical_summary(summary: str) -> str:
     """One self-contained statement of the current state of a profile slot.
 
-    Events and timelines become states ("The user moved to Denver last month"
-    → "The user lives in Denver."), so that an update replaces a statement of
-    the same shape. Statements without a profile slot come back unchanged.
+    Events become states ("The user moved to Denver" → "The user lives in
+    Denver."), so that an update replaces a statement of the same shape; a move's
+    time is kept ("…, having moved there last month."). A negated state, a
+    planned move, a time or duration on another slot, and statements without a
+    profile slot come back unchanged.
 
     Args:
         summary: a third-person statement.
@@ -607,6 +631,10 @@ def canonical_summary(summary: str) -> str:
         'The user lives in Chicago.'
         >>> canonical_summary("The user quits the user's job at Deloitte.")
         'The user no longer works at Deloitte.'
+        >>> canonical_summary("The user moved to Canada four years ago.")
+        'The user lives in Canada, having moved there four years ago.'
+        >>> canonical_summary("The user is not working at Amazon anymore.")
+        'The user is not working at Amazon anymore.'
         >>> canonical_summary("The user loves hiking.")
         'The user loves hiking.'
         >>> canonical_summary("The user works as a nurse in Oslo.")
@@ -615,13 +643,19 @@ def canonical_summary(summary: str) -> str:
     found = find_slot(summary)
     if found is None or found.value.startswith("not "):
         return summary  # a negated state ("is not a student anymore") is kept as said
-    if _TIMED.search(summary) or has_relative_time(summary) or _PLANNED.search(summary):
-        return summary  # "moved to Canada in 2018", "married for 20 years", "is moving to Austin": the time kept
+    if _PLANNED.search(summary):
+        return summary  # "is moving to Austin": not yet where the user lives
+    when = relative_time(summary) or (_WRITTEN_TIME.search(summary) or [""])[0]
+    moved = found.slot == "location" and _MOVED.search(summary) and when
+    if not moved and (when or _TIMED.search(summary)):
+        return summary  # "got divorced in 2021", "married for 20 years": the time kept as said
     if found.slot == "employer" and re.search(r"(?i:\bis an? [\w -]+? at\b)", summary):
         return summary  # "is an engineer at Google": the role would be lost
     if found.slot in ("employer", "work_location") and re.search(r"(?i:\bas an? [\w -]+? (?:at|for|by|in)\b)", summary):
         return summary  # "works as a nurse in Oslo": the occupation would be lost
     canonical = _canonical(found, summary)
+    if moved:  # "moved to Canada four years ago": where the user lives, and since when
+        canonical = f"{canonical.rstrip('.')}, having moved there {when}."
     current = re.split(r"(?i:\b(?:used to|previously|formerly|no longer)\b[^.]*?\bbut\b)", summary)[-1]
     kept = {m.group(0) for m in re.finditer(_PROPER, canonical)}
     dropped = [m.group(0) for m in re.finditer(_PROPER, current[1:]) if m.group(0) not in kept]
@@ -635,6 +669,14 @@ _TIMED = re.compile(
     r"a couple of|over|almost|nearly|about) (?:\w+ )?(?:days?|weeks?|months?|years?|decades?)|(?:19|20)\d\d)\b)|"
     r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b"
 )
+#: A time written out after a preposition ("in 2018", "on 3 May", "back in March 2020").
+_WRITTEN_TIME = re.compile(
+    r"(?i:\b(?:back\s+)?(?:in|on|since|during)\s+(?:the\s+)?(?:(?:\d{1,2}(?:st|nd|rd|th)?\s+)?(?-i:January|February|"
+    r"March|April|May|June|July|August|September|October|November|December)(?:\s+\d{4})?|(?:19|20)\d\d|"
+    r"(?:spring|summer|fall|autumn|winter)(?:\s+(?:of\s+)?(?:19|20)\d\d)?)\b)"
+)
+#: A move ("moved to", "relocated to"): the location slot's event.
+_MOVED = re.compile(r"(?i:\b(?:moved|relocated|moves|has moved|just moved|recently moved|settled)\b)")
 #: A change still to come ("is moving to Austin"): not yet the current state.
 _PLANNED = re.compile(
     r"(?i:\b(?:is|are) (?:moving|relocating|going to move|planning to move)|will (?:move|relocate)|plans? to move)\b"
