@@ -81,6 +81,7 @@ __all__ = [
     "FactSentence",
     "fact_score",
     "is_chatter",
+    "kept_statement",
     "named_subject",
     "page_fact_records",
     "page_requests",
@@ -109,7 +110,8 @@ _LEAD_NOISE = re.compile(
 #: it frames the fact and is dropped from it.
 _PREAMBLE = re.compile(
     r"^(?:(?:and|also|plus|anyway|anyways|by the way|btw|guess what|fun fact|side note|on another note|"
-    r"speaking of which|one more thing|(?:just a |quick |a quick )?heads up|quick update|small update|"
+    r"speaking of which|one more thing|(?:small|quick|one|a|just a|minor) (?:correction|update|fix)|"
+    r"(?:just a |quick |a quick )?heads up|quick update|small update|"
     r"before I forget|I (?:almost|nearly) forgot|I forgot to (?:mention|tell you|say)(?: this)?|"
     r"I (?:should|must|have to|need to|wanted to|want to|meant to|forgot to) (?:mention|tell you|say|"
     r"let you know)(?: this)?(?=\s+that\b|\s*[,:—-]|\s+(?:I|I'm|I've|my|we|our)\b)|"
@@ -241,7 +243,9 @@ _RELATIONS = PARTNERS | frozenset(
     """friend bestie buddy mom mum mother dad father sister brother son daughter cousin aunt uncle grandma
     grandmother grandpa grandfather granddaughter grandson niece nephew colleague coworker co-worker boss
     neighbor neighbour roommate flatmate housemate mentor teacher coach stepmom stepdad stepson stepdaughter
-    dog cat puppy kitten""".split()
+    dog cat puppy kitten ex ex-wife ex-husband ex-boyfriend ex-girlfriend ex-partner landlord landlady classmate
+    teammate bandmate godmother godfather goddaughter godson stepbrother stepsister grandparents twin therapist
+    doctor dentist tutor nanny babysitter mother-in-law father-in-law sister-in-law brother-in-law""".split()
 )
 _REL = "|".join(sorted(_RELATIONS, key=len, reverse=True))
 _REL_ADJ = r"(?:(?:best|old|older|younger|little|big|baby|new|dear|twin|late|oldest|youngest|closest|eldest)\s+)*"
@@ -285,12 +289,56 @@ def _content_words(text: str) -> list[str]:
 #: "I'm (not) a night owl", "I'm left-handed": a self-description (a feeling is caught before).
 _SELF_DESCRIPTION = re.compile(
     r"^(?:I'm|I am|I've always been|I have always been|I don't have|I do not have|I have no|I have|I own|"
-    r"I don't own|I can't|I cannot|I've never|I have never)\s+(?:not\s+|never\s+|always\s+)?"
+    r"I don't own|I can't|I cannot|I've never|I have never|we're|we are|we don't have|we do not have|we have no|"
+    r"we have|we own|we don't own)\s+(?:not\s+|never\s+|always\s+)?"
     r"(?:((?:an?|no|any)\s+(?!(?:question|idea|clue|suggestion|doubt|feeling|minute|moment|second|sec|"
     r"point|problem|favou?r)s?\b)[\w -]+|[a-z]+-[a-z]+|(?:swim|drive|cook|ride|read|sing|dance|ski|skate|"
     r"speak \w+|eat \w+|drink \w+)|been to [\w ]+)|[a-z]+)\s*[.!]?$",
     re.IGNORECASE,
 )
+
+
+#: A negated habit ("I've never smoked", "I don't drink", "We never fly"): a fact even when short.
+_NEGATED_HABIT = re.compile(
+    r"^(?:I|we)(?:'ve|\s+have)?\s+(?:don't|do not|never|can't|cannot|no longer)\s+(?:ever\s+)?([a-z]+)\b",
+    re.IGNORECASE,
+)
+#: What a negated verb says of a conversation, not of a habit ("I don't know", "I can't wait").
+_NOT_HABITS = frozenset(
+    """know care mind remember recall think believe understand wait say tell see get hear heard thought imagine
+    agree mean want like need feel do go have be been see seen worry blame stop help expect even really""".split()
+)
+#: The speaker asks that what they say is not kept ("Don't save this, but …", "Off the record, …"): no fact.
+_PRIVATE = re.compile(
+    r"^(?:(?:please|and|but|ok|okay|so|oh)[\s,]+)*(?:(?:please\s+)?(?:don't|do not|dont|no need to|never)\s+"
+    r"(?:save|store|remember|record|note|write down|keep|log)\s+(?:this|that|it)\b|(?:this is\s+|strictly\s+|just\s+)?"
+    r"off the record\b|(?:just\s+|this is\s+)?between (?:you and me|us)\b)",
+    re.IGNORECASE,
+)
+#: Asking the assistant to keep a statement, beyond :func:`~.rules.memory_request`'s forms ("Make sure you
+#: remember …", "Note to self: …", "From now on, remember …"): the statement is the fact.
+_KEEP_THIS = re.compile(
+    r"^(?:(?:please|pls|and|also|oh|ok|okay|so)[\s,]+)*(?:(?:from now on|going forward|in the future)[\s,]+)?"
+    r"(?:make sure (?:you|to) (?:remember|know|note)|note to self|remember for (?:next time|later|the future)|"
+    r"for next time|just remember|try to remember|remember|I need you to (?:remember|know)|you need to know|"
+    r"you should remember|please keep this in mind|keep this in mind)(?:\s+that\b)?[\s,:;—-]*",
+    re.IGNORECASE,
+)
+
+
+def kept_statement(sentence: str) -> str:
+    """The statement a "keep this" request asks to keep ("Make sure you remember my wife's birthday is …").
+
+    Example:
+        >>> kept_statement("From now on, remember I'm vegetarian."), kept_statement("I'm vegetarian.")
+        ("I'm vegetarian.", '')
+    """
+    text = " ".join(sentence.replace("’", "'").split())
+    m = _KEEP_THIS.match(text)
+    rest = text[m.end() :] if m else ""
+    if not m or len(words(rest)) < 2 or rest.rstrip().endswith("?"):
+        return ""
+    return rest[0].upper() + rest[1:]
 
 
 #: What the speaker is (a nationality, a faith, an orientation, a condition): "I'm Jewish", "I'm deaf".
@@ -369,7 +417,7 @@ def is_chatter(sentence: str, facts: SentenceFacts | None = None, *, asked: bool
     if len(content) >= 3 or (facts.summary and slot_of(facts.summary)) or (asked and content):
         return False
     described = _SELF_DESCRIPTION.match(sentence)
-    if content and described and (described.group(1) or tokens & (_LEXICON | _IDENTITY)):
+    if described and (described.group(1) or (content and tokens & (_LEXICON | _IDENTITY))):
         return False  # "I'm not a morning person", "I'm diabetic", "I don't have a car": what the speaker is
     # two content words make a fact when one is an aspect word, a name or a date ("I work at a bakery")
     anchored = (
@@ -379,6 +427,9 @@ def is_chatter(sentence: str, facts: SentenceFacts | None = None, *, asked: bool
         or _WHEN.search(sentence)
         or _PAST_OWN.match(sentence)
     )
+    habit = _NEGATED_HABIT.match(sentence)
+    if habit and habit.group(1).lower() not in _NOT_HABITS:
+        return False  # "I've never smoked", "I don't drink": what the speaker does not do
     return len(content) < 2 or not anchored
 
 
@@ -500,11 +551,19 @@ def _units(text: str, other: str | None) -> list[tuple[int, str, bool, bool]]:
     """
     body = _PHOTO.sub(" ", text or "")
     units: list[tuple[int, str, bool, bool]] = []
+    private = False
     for i, raw in enumerate(split_sentences(" ".join(body.split()))):
+        opted_out = _PRIVATE.match(_LEAD_NOISE.sub("", " ".join(raw.split())))
+        if opted_out or private:
+            # "Don't save this, but I'm job hunting": the speaker asked that it is not kept (the clause after too)
+            private = opted_out is not None and len(words(raw)) <= len(words(opted_out.group(0))) + 1
+            continue
         s = _clean(raw, other)
         request, rest = _request(raw, s)
         if request == "forget":
             continue  # a request about the memory, never a fact (see page_requests)
+        if not request and kept_statement(s):
+            request, rest = "remember", kept_statement(s)  # "Make sure you remember …", "Note to self: …"
         asked = request == "remember" or bool(_TOLD.match(_LEAD_NOISE.sub("", " ".join(raw.split()))))
         if asked:
             s = _clean(rest, other)  # "Please remember that I'm vegan": the statement is the fact

@@ -29,7 +29,7 @@ from langchain_memoryos.controllers.base import (
     QueryPlan,
     RelationJudgement,
 )
-from langchain_memoryos.controllers.facts import page_fact_records, page_requests, split_speaker
+from langchain_memoryos.controllers.facts import kept_statement, page_fact_records, page_requests, split_speaker
 from langchain_memoryos.controllers.lexicon import PARTNERS, words
 from langchain_memoryos.controllers.rewrite import agent_summary, gist, split_sentences, third_person
 from langchain_memoryos.controllers.rules import (
@@ -253,6 +253,8 @@ class HeuristicController(BaseController):
         out: list[MemoryRecord] = []
         for sentence in split_sentences(text):
             request, rest = memory_request(sentence)
+            if not request and kept_statement(sentence):
+                request, rest = "remember", kept_statement(sentence)  # "From now on, remember I'm vegetarian"
             if request == "forget":
                 continue  # a request about the memory: never a record (see facts.page_requests)
             if request == "remember":

@@ -234,8 +234,9 @@ def third_person(sentence: str) -> str:
     if not text:
         return ""
     tokens = text.split(" ")
-    # "Our neighbour plays the trumpet" (no "we" in it): the user's neighbour, not "their"
-    ours = "the user's" if not {"we", "we're", "we've", "we'll", "we'd", "us"} & set(words(text)) else ""
+    # "Our neighbour plays the trumpet" (opening on "our", no "we" in it): the user's neighbour, not "their"
+    group = {"we", "we're", "we've", "we'll", "we'd", "us"} & set(words(text))
+    ours = "the user's" if not group and tokens[0].lower() == "our" else ""
     out: list[str] = []
     i = 0
     while i < len(tokens):
@@ -266,7 +267,7 @@ def third_person(sentence: str) -> str:
                 continue
             i += 1
             continue
-        if low in ("our", "ours") and ours:
+        if low == "our" and ours and i == 0:
             out.append(ours + trail)
         elif low in _PRONOUN_MAP:
             out.append(_PRONOUN_MAP[low] + trail)

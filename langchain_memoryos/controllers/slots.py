@@ -31,7 +31,10 @@ _SOCIAL = PARTNERS | frozenset(
     """friend bestie mom mother dad father
     sister brother son daughter kid kids child children cousin aunt uncle grandma grandmother grandpa
     grandfather colleague coworker boss neighbor neighbour roommate parents niece nephew stepmom stepdad
-    stepson stepdaughter flatmate housemate dog cat puppy kitten pet parrot rabbit hamster horse""".split()
+    stepson stepdaughter flatmate housemate dog cat puppy kitten pet parrot rabbit hamster horse ex ex-wife
+    ex-husband ex-boyfriend ex-girlfriend ex-partner landlord landlady classmate teammate bandmate godmother
+    godfather stepbrother stepsister grandparents twin mother-in-law father-in-law sister-in-law
+    brother-in-law""".split()
 )
 _OCCUPATIONS = (
     r"engineer|developer|teacher|nurse|doctor|physician|surgeon|designer|lawyer|attorney|manager|student|"
