@@ -99,7 +99,8 @@ SELECT_THRESHOLD = 0.5
 
 _PHOTO = re.compile(r"\s*\[shares (?:a photo|an image)[^\]]*\]\s*", re.I)
 _LEAD_NOISE = re.compile(
-    r"^(?:(?:hey|hi|hello|thanks|thank you|thanks a lot|thx|wow|woah|whoa|oh|ooh|yeah|yep|yes|yup|aw+|omg|"
+    r"^(?:(?:hey|hi|hello|thanks|thank you|thanks a lot|thx|wow|woah|whoa|oh|ooh|yeah|yep|yes|yup|aw+|omg|ugh|"
+    r"argh|meh|phew|whew|yikes|oof|dude|"
     r"congrats|congratulations|haha+|lol|so|well|ok|okay|sure|right|totally|great|cool|nice|awesome|ah|hmm+|"
     r"definitely|absolutely|exactly|indeed|true|good|sounds good|no way|gosh|dang|man|dude|hey there|"
     r"unfortunately|sadly|luckily|thankfully|fortunately|honestly|basically|never mind|nevermind|no worries|"
@@ -110,7 +111,8 @@ _LEAD_NOISE = re.compile(
 #: it frames the fact and is dropped from it.
 _PREAMBLE = re.compile(
     r"^(?:(?:and|also|plus|anyway|anyways|by the way|btw|guess what|fun fact|side note|on another note|"
-    r"speaking of which|one more thing|(?:small|quick|one|a|just a|minor) (?:correction|update|fix)|"
+    r"speaking of which|one more thing|you won't believe it|you'll never guess what|long story short|"
+    r"believe it or not|not gonna lie|to be honest|tbh|(?:small|quick|one|a|just a|minor) (?:correction|update|fix)|"
     r"(?:just a |quick |a quick )?heads up|quick update|small update|"
     r"before I forget|I (?:almost|nearly) forgot|I forgot to (?:mention|tell you|say)(?: this)?|"
     r"I (?:should|must|have to|need to|wanted to|want to|meant to|forgot to) (?:mention|tell you|say|"
@@ -231,6 +233,13 @@ _EVALUATIVE_TAIL = re.compile(
     r"(?:relief|great|nice|fun|amazing|awesome|cool|exciting|good|wonderful|lovely|huge|big deal|crazy|wild|"
     r"insane|fantastic|incredible|special|stressful|scary|sad|tough|hard|weird|funny|much fun|lot of fun)\b"
     r"[^.!?;]*(?=[.!?]*$)|,?\s*\b(?:sadly|unfortunately|luckily|thankfully|honestly|lol|haha+)\s*(?=[.!?]*$)",
+    re.IGNORECASE,
+)
+#: A request to keep what was just said, at the end (", so please keep that in mind", "— remember that!").
+_KEEP_TAIL = re.compile(
+    r"[,;—–-]?\s*(?:(?:so|and|just)\s+)?(?:please\s+)?(?:keep (?:that|this|it) in mind|remember (?:that|this|it)|"
+    r"note (?:that|this|it)(?: down)?|don't forget (?:that|this|it)|make a note of (?:that|this|it))"
+    r"\s*(?:please\s*)?[.!]*$",
     re.IGNORECASE,
 )
 #: "Call me Sam" / "You can call me Sam": the user's name, as well as how the assistant addresses them.
@@ -490,6 +499,9 @@ def _clean(sentence: str, other: str | None) -> str:
         s = re.sub(rf"^{nick}\s*[.!]?$", "", s)
     if s and _IMPLIED_SUBJECT.match(s):
         s = "I " + s[0].lower() + s[1:]
+    keep = _KEEP_TAIL.search(s)
+    if keep and len(words(s[: keep.start()])) >= 2:  # "…, so please keep that in mind": the statement alone
+        s = s[: keep.start()].rstrip(" ,;") + "."
     tail = _EVALUATIVE_TAIL.search(s)
     if tail and len(words(s[: tail.start()])) >= 3:
         s = s[: tail.start()].rstrip(" ,;") + (s[-1] if s[-1:] in ".!" else ".")
@@ -564,7 +576,11 @@ def _units(text: str, other: str | None) -> list[tuple[int, str, bool, bool]]:
             continue  # a request about the memory, never a fact (see page_requests)
         if not request and kept_statement(s):
             request, rest = "remember", kept_statement(s)  # "Make sure you remember …", "Note to self: …"
-        asked = request == "remember" or bool(_TOLD.match(_LEAD_NOISE.sub("", " ".join(raw.split()))))
+        asked = (
+            request == "remember"
+            or bool(_TOLD.match(_LEAD_NOISE.sub("", " ".join(raw.split()))))
+            or bool(_KEEP_TAIL.search(" ".join(raw.split())))
+        )
         if asked:
             s = _clean(rest, other)  # "Please remember that I'm vegan": the statement is the fact
         if not s or not words(s):
@@ -679,6 +695,37 @@ _VERB_WORDS = frozenset(
 )
 
 
+#: A question about someone or something of the listener's ("How's your mom?", "How is the new puppy?").
+_HOW_IS = re.compile(
+    r"\b(?:how's|how is|how was|how are|how were|what about|and)\s+(?:your|the)\s+((?:[a-z-]+\s+){0,2}?)([a-z-]+)"
+    r"(?=\s*\?|\s+(?:coming|going|doing|getting|holding|treating|working|been|now|these days|lately|today|so far)\b)"
+    r"[^?]*\?\s*$",
+    re.IGNORECASE,
+)
+_PRONOUN_START = re.compile(
+    r"^(?:he|she|it|they)(?:'s|'re|\s+is|\s+are|\s+was|\s+were|\s+has|\s+have|\s+had|(?=\s+[a-z]+s?\b))",
+    re.IGNORECASE,
+)
+
+
+def _named_by_question(question: str, answer: str) -> str:
+    """An answer that opens on "he/she/it" about what the question asked of ("How's your mom?" "She's better.")."""
+    asked = _HOW_IS.search(question)
+    opening = _PRONOUN_START.match(answer)
+    if not asked or not opening:
+        return answer
+    noun = f"my {(asked.group(1) or '').lower()}{asked.group(2).lower()}"
+    verb = opening.group(0)[opening.group(0).lower().find(" ") + 1 :] if " " in opening.group(0) else ""
+    if opening.group(0).endswith(("'s", "'re")):
+        verb = "is" if opening.group(0).endswith("'s") else "are"
+    if verb in ("is", "are") and re.match(r"\s+been\b", answer[opening.end() :]):
+        verb = "has" if verb == "is" else "have"  # "It's been going well"
+    if verb.lower() in ("is", "was", "has", "had") and opening.group(0).lower().startswith("they"):
+        verb = {"is": "are", "was": "were", "has": "have", "had": "had"}[verb.lower()]
+    rest = answer[opening.end() :]
+    return f"{noun[0].upper()}{noun[1:]}{' ' + verb if verb else ''}{rest}"
+
+
 def answer_in_full(question_side: str, answer: str) -> str:
     """An elliptical answer to the other side's yes/no question, in full ("Yes, a dog." → "I have a dog.").
 
@@ -692,6 +739,8 @@ def answer_in_full(question_side: str, answer: str) -> str:
     """
     sentences = split_sentences(" ".join(_PHOTO.sub(" ", question_side or "").split()))
     question = _YES_NO.match(sentences[-1]) if sentences else None
+    if question is None and sentences and answer:
+        return _named_by_question(sentences[-1], " ".join(answer.split()))
     if question is None or not answer:
         return answer
     did, verb, obj = question.group(1).lower() == "did", question.group(2), question.group(3).strip()

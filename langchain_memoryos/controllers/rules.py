@@ -333,7 +333,8 @@ _CHAT_REPLY = re.compile(
     r"^(?:i agree|i'm sorry|i am sorry|i'm sure|i can't wait|i cant wait|i'm glad|i hope|i bet|i know what you mean|"
     r"i understand|let me know|i appreciate|i'm happy for you|i'm so happy for you|i'm proud of you|"
     r"i'm excited for you|i love that|i love it|i'd love to see|i totally agree|i feel you|i see|i can't believe|"
-    r"i cannot believe|i'm not sure|i am not sure|i think so|i don't think so|i hope so|i guess so|i know,? right)\b|"
+    r"i cannot believe|i'm not sure|i am not sure|i think so|i don't think so|i hope so|i guess so|i know,? right|"
+    r"don't (?:even )?get me started)\b|"
     r"^(?:i love this|i like it|i like that|i like this)\b(?!\s+(?:when|because|how|to)\b)",
     re.IGNORECASE,
 )
