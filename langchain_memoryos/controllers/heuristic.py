@@ -626,7 +626,9 @@ _STRONG_CHANGE = re.compile(
 
 #: An end stated outright ("doesn't go to the gym anymore", "stopped playing the violin"): it updates the
 #: fact about the same thing even when no named entity is shared.
-_STATED_END = re.compile(r"\b(?:no longer|any ?more|stopped|quit|gave up)\b", re.IGNORECASE)
+_STATED_END = re.compile(
+    r"\b(?:no longer|any ?more|stopped|quit|gave up|sold|got rid of|gave away|moved out|called off)\b", re.IGNORECASE
+)
 _TIME_WORDS = frozenset(
     """monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays
     saturdays sundays morning evening night week weekend month year day every daily weekly january february march

@@ -172,6 +172,14 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
     ),
     ("diet", re.compile(rf"(?i:\beats\s+(?:fully\s+|strictly\s+|mostly\s+|only\s+)?)({_DIETS})\b"), None),
     ("relationship_status", re.compile(r"(?i:\b(?:broke|broken|split|splits|breaks)\s+up\b)"), "single"),
+    (
+        "relationship_status",
+        re.compile(r"(?i:\b(?:called|call|calls|broke|broken)\s+off\s+(?:the|their|our)\s+(?:engagement|wedding))"),
+        "single",
+    ),
+    # "The user's son is in fourth grade": the school year, which the next one updates
+    ("grade", re.compile(r"(?i:\bis\s+(?:now\s+)?in\s+(?:the\s+)?)(\w+)(?i:\s+grade\b)"), None),
+    ("grade", re.compile(r"(?i:\bis\s+(?:now\s+)?in\s+)((?i:year|grade)\s+\d{1,2})\b"), None),
     ("relationship_status", re.compile(r"(?i:\b(?:ended things with|is no longer (?:with|dating)|dumped))"), "single"),
     (
         "relationship_status",
@@ -525,6 +533,7 @@ def _third_person(verb: str) -> str:
 
 
 _NUMBER_WORDS = {
+    "one": 1,
     "two": 2,
     "three": 3,
     "four": 4,
@@ -541,7 +550,7 @@ _NUMBER_WORDS = {
 _COUNTED = re.compile(
     r"(?i:\b(?:has|have|owns|has got)\s+(?:now\s+)?)(\d{1,3}|"
     + "|".join(_NUMBER_WORDS)
-    + r")(?i:\s+(?:[a-z-]+\s+)?)([a-z]+s)\b(?!\s+(?:ago|old|of)\b)"
+    + r")(?i:\s+(?:[a-z-]+\s+)?)([a-z]+)\b(?!\s+(?:ago|old|of)\b)"
 )
 
 
