@@ -335,6 +335,9 @@ _CHAT_REPLY = re.compile(
     r"i'm excited for you|i love that|i love it|i'd love to see|i totally agree|i feel you|i see|i can't believe|"
     r"i cannot believe|i'm not sure|i am not sure|i think so|i don't think so|i hope so|i guess so|i know,? right|"
     r"don't (?:even )?get me started)\b|"
+    r"^(?:i can't remember|i don't remember|i don't mind|i don't care|i don't know|i have no idea|i forgot)\b"
+    r"(?:\s+(?:either way|about (?:it|that)|that|it|this|what to say|what to do|yet|really|anymore|honestly))?"
+    r"[\s,]*(?:lol|haha|tbh)?[\s.!?]*$|"
     r"^(?:i love this|i like it|i like that|i like this)\b(?!\s+(?:when|because|how|to)\b)",
     re.IGNORECASE,
 )
