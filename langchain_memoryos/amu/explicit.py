@@ -9,10 +9,15 @@ fact, :func:`explicit_records` makes sure what reaches the write path is what th
   write-gate does not refuse it for that, and its content words stand in for missing entities;
 * **a named person is the subject**: "Joanna adopted a dog named Max in May 2022." is parsed as
   "The user adopted …" (:func:`as_user`), then stored with Joanna's name back and ``subject="Joanna"``;
+  "My sister Ana lives in Rome." is stored about Ana (``subject="Ana"``);
 * **every content word kept**: when the records' summaries together miss a content word of the
   statement (:func:`content_words`), the statement itself is stored instead (in the third person),
   with the first record's aspect, intent, slot and entities, so the judge and fuse still merge
   duplicates and updates.
+* **relative time as dates**: "yesterday", "last month", "two years ago" in a user fact are
+  resolved against the time the fact was stated (``add_fact``'s ``timestamp``, else the user's
+  conversation clock, else now) before it is parsed (:func:`dated`), so the stored fact says "on 7
+  May 2023" and still holds every content word of what was said.
 
 A text in which the controller finds no fact and no named person ("haha thanks!") still yields no
 fact (a ``filtered`` event), and the controller's confidence still gates a hedged statement ("maybe
@@ -27,15 +32,19 @@ Example:
 
 from __future__ import annotations
 
+import datetime as _dt
 import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from langchain_memoryos.controllers.dates import resolve_relative_time
+from langchain_memoryos.controllers.facts import named_subject as relative_named
 from langchain_memoryos.controllers.rewrite import FIRST_PERSON, third_person
+from langchain_memoryos.controllers.slots import as_the_user, slot_of
 from langchain_memoryos.retrieval.lexical import STOPWORDS
 from langchain_memoryos.schema import MemoryRecord
 
-__all__ = ["as_user", "content_words", "explicit_records", "lost_words", "named_subject"]
+__all__ = ["as_user", "content_words", "dated", "explicit_records", "lost_words", "named_subject"]
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 #: Words that name the user or the speaker: a rewrite to the third person may add or drop them.
@@ -48,6 +57,19 @@ _NOT_NAMES = frozenset(
     hi hey yes no maybe big great good sorry well so also just still never always sometimes anyway""".split()
 )
 _LEAD_NAME = re.compile(r"^([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?='s\b|\s)")
+
+
+def dated(statement: str, when: _dt.datetime) -> str:
+    """The statement with its relative time as dates, against ``when`` (the time it was stated).
+
+    Example:
+        >>> import datetime as dt
+        >>> dated("I ran my first marathon yesterday.", dt.datetime(2023, 5, 8, 10, tzinfo=dt.UTC))
+        'I ran my first marathon on 7 May 2023.'
+        >>> dated("Joanna adopted a dog two years ago.", dt.datetime(2023, 5, 8, tzinfo=dt.UTC))
+        'Joanna adopted a dog in 2021.'
+    """
+    return resolve_relative_time(statement, when)
 
 
 def _fold(word: str) -> str:
@@ -169,6 +191,9 @@ def explicit_records(
     if not given:
         return list(records)  # no fact in the text ("haha thanks!"): the controller's records, gated as they are
     typed = [_typed(r, statement) for r in given]
+    person = relative_named(" ".join(statement.split()))  # "My sister Ana lives in Rome": about Ana
+    if person:
+        typed = [_about(r, person) if not r.subject and person in r.summary else r for r in typed]
     said = _said(statement)
     if not lost_words(said, [r.summary for r in typed]):
         return typed
@@ -176,6 +201,12 @@ def explicit_records(
     first = typed[0]
     entities = list(dict.fromkeys(e for r in typed for e in r.entities))
     return [replace(first, summary=whole, entities=entities)]
+
+
+def _about(record: MemoryRecord, person: str) -> MemoryRecord:
+    """The record about ``person``, with that person's own slot ("Ana's location", not "the sister's")."""
+    slot = slot_of(as_the_user(record.summary, person))
+    return replace(record, subject=person, slot=slot[0] if slot else record.slot)
 
 
 def _said(statement: str) -> str:

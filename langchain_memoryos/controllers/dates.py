@@ -21,6 +21,8 @@ last Friday, on Monday  on 2 June 2023, on 12 June 2023 (past or coming, by the 
 last weekend            on the weekend of 3 June 2023
 last summer             in summer 2022
 a few days ago          a few days before 9 June 2023
+in a few weeks          a few weeks after 9 June 2023
+last Christmas          at Christmas 2022
 ======================  ===========================================
 
 After a preposition of time ("since last year", "until next month") the date stands alone ("since
@@ -34,7 +36,7 @@ import datetime as _dt
 import re
 from collections.abc import Callable
 
-__all__ = ["format_date", "has_relative_time", "resolve_relative_time"]
+__all__ = ["format_date", "has_relative_time", "relative_time", "resolve_relative_time"]
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUMBERS = {
@@ -222,11 +224,60 @@ def _ago(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | No
 def _ahead(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
     if _is_past(sentence):
         return None  # "I learned it in two weeks": a duration, not a date
+    if m.group("few"):  # "in a few weeks": a few weeks after the day
+        unit = m.group("unit").lower().rstrip("s") + "s"
+        when = format_date(day) if unit in ("days", "weeks") else _month(day, 0) if unit == "months" else day.year
+        text = f"{m.group('few').lower()} {unit} after {when}"
+        return text, text
     return _shift(day, m.group("unit"), _count(m.group("n")))
 
 
 def _bare_weekday(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
     return _on(_weekday(day, m.group("day"), -1 if _is_past(sentence) else 1))
+
+
+def _easter(year: int) -> _dt.date:
+    """Easter Sunday (the Gregorian computus)."""
+    a, b, c = year % 19, year // 100, year % 100
+    d, e = b // 4, b % 4
+    g = (8 * b + 13) // 25
+    h = (19 * a + b - d - g + 15) % 30
+    j, k = c // 4, c % 4
+    m = (a + 11 * h) // 319
+    r = (2 * e + 2 * j - k - h + m + 32) % 7
+    month = (h - m + r + 90) // 25
+    return _dt.date(year, month, (h - m + r + month + 19) % 32)
+
+
+def _holiday_date(name: str, year: int) -> _dt.date:
+    if name.startswith("christmas eve"):
+        return _dt.date(year, 12, 24)
+    if name.startswith("christmas"):
+        return _dt.date(year, 12, 25)
+    if name == "easter":
+        return _easter(year)
+    if name == "thanksgiving":  # the fourth Thursday of November
+        first = _dt.date(year, 11, 1)
+        return first + _dt.timedelta(days=(3 - first.weekday()) % 7 + 21)
+    if name == "halloween":
+        return _dt.date(year, 10, 31)
+    if name.startswith("new year's eve"):
+        return _dt.date(year, 12, 31)
+    return _dt.date(year, 1, 1)  # new year, new year's day
+
+
+def _holiday(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
+    which, name = m.group("which").lower(), " ".join(m.group("holiday").lower().split())
+    if which == "last":
+        year = day.year if _holiday_date(name, day.year) < day else day.year - 1
+    elif which == "next":
+        year = day.year if _holiday_date(name, day.year) > day else day.year + 1
+    else:
+        year = day.year
+    label = m.group("holiday")
+    label = " ".join(w if w[:1].isupper() else w.capitalize() for w in label.split())
+    preposition = "on" if name.startswith(("new year", "halloween", "christmas eve", "christmas day")) else "at"
+    return f"{preposition} {label} {year}", f"{label} {year}"
 
 
 def _other_day(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
@@ -250,9 +301,19 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
         _period,
     ),
     (re.compile(rf"(?i:\b(?:(?P<few>{_FEW})|(?P<n>{_COUNT}))\s+(?P<unit>{_UNIT})\s+ago\b)"), _ago),
-    (re.compile(rf"(?i:\bin\s+(?P<n>{_COUNT})\s+(?P<unit>{_UNIT})(?!\s+(?:ago|old|time))\b)"), _ahead),
+    (
+        re.compile(rf"(?i:\bin\s+(?:(?P<few>{_FEW})|(?P<n>{_COUNT}))\s+(?P<unit>{_UNIT})(?!\s+(?:ago|old|time))\b)"),
+        _ahead,
+    ),
     (re.compile(rf"(?i:\bon\s+(?P<day>{_DAY})\b(?!s))"), _bare_weekday),
     (re.compile(r"(?i:\bthe other day\b)"), _other_day),
+    (
+        re.compile(
+            r"(?i:\b(?P<which>last|this|next)\s+(?P<holiday>christmas(?:\s+eve|\s+day)?|easter|thanksgiving|halloween|"
+            r"new year's(?:\s+eve|\s+day)?|new year)\b)"
+        ),
+        _holiday,
+    ),
 )
 _ANY = re.compile("|".join(f"(?:{re.sub(r'[?]P<[a-z]+>', '', p.pattern)})" for p, _ in _RULES))
 
@@ -265,6 +326,17 @@ def has_relative_time(text: str) -> bool:
         (True, False)
     """
     return bool(_ANY.search(text or ""))
+
+
+def relative_time(text: str) -> str:
+    """The first relative time expression of a text, as written ("" when there is none).
+
+    Example:
+        >>> relative_time("I moved to Denver last month for work."), relative_time("I moved in May.")
+        ('last month', '')
+    """
+    found = _ANY.search(text or "")
+    return found.group(0) if found else ""
 
 
 def resolve_relative_time(text: str, when: _dt.datetime | _dt.date) -> str:

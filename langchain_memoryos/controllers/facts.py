@@ -60,17 +60,18 @@ from typing import Any
 
 from langchain_memoryos.controllers.base import MemoryRequest
 from langchain_memoryos.controllers.dates import has_relative_time, resolve_relative_time
-from langchain_memoryos.controllers.lexicon import PARTNERS, words
+from langchain_memoryos.controllers.lexicon import CALLED_NAME, PARTNERS, words
 from langchain_memoryos.controllers.rewrite import split_sentences, third_person
 from langchain_memoryos.controllers.rules import (
     _CHAT_REPLY,
     ASPECT_LEXICON,
+    BY_OTHERS,
     GROUP_PERSON,
     SentenceFacts,
     analyze_sentence,
     memory_request,
 )
-from langchain_memoryos.controllers.slots import slot_of
+from langchain_memoryos.controllers.slots import as_the_user, slot_of
 from langchain_memoryos.retrieval.lexical import STOPWORDS
 from langchain_memoryos.schema import DialoguePage, MemoryRecord
 from langchain_memoryos.schema.pages import split_speaker
@@ -80,10 +81,12 @@ __all__ = [
     "FactSentence",
     "fact_score",
     "is_chatter",
+    "kept_statement",
     "named_subject",
     "page_fact_records",
     "page_requests",
     "page_speakers",
+    "answer_in_full",
     "side_facts",
     "side_requests",
     "split_speaker",
@@ -97,12 +100,78 @@ SELECT_THRESHOLD = 0.5
 
 _PHOTO = re.compile(r"\s*\[shares (?:a photo|an image)[^\]]*\]\s*", re.I)
 _LEAD_NOISE = re.compile(
-    r"^(?:(?:hey|hi|hello|thanks|thank you|thanks a lot|thx|wow|woah|whoa|oh|ooh|yeah|yep|yes|yup|aw+|omg|"
+    r"^(?:(?:hey|hi|hello|thanks|thank you|thanks a lot|thx|wow|woah|whoa|oh|ooh|yeah|yep|yes|yup|aw+|omg|ugh|"
+    r"argh|meh|phew|whew|yikes|oof|dude|"
     r"congrats|congratulations|haha+|lol|so|well|ok|okay|sure|right|totally|great|cool|nice|awesome|ah|hmm+|"
     r"definitely|absolutely|exactly|indeed|true|good|sounds good|no way|gosh|dang|man|dude|hey there|"
+    r"unfortunately|sadly|luckily|thankfully|fortunately|honestly|basically|never mind|nevermind|no worries|"
     r"correction|update|wait|scratch that|to be clear|actually|in fact|sorry|oops|my bad)\b[\s,!.:;—-]*)+",
     re.I,
 )
+#: A discourse preamble before the statement ("Oh and I almost forgot,", "Did I tell you that", "I meant"):
+#: it frames the fact and is dropped from it.
+_PREAMBLE = re.compile(
+    r"^(?:(?:and|also|plus|anyway|anyways|by the way|btw|guess what|fun fact|side note|on another note|"
+    r"speaking of which|one more thing|you won't believe it|you'll never guess what|long story short|"
+    r"believe it or not|not gonna lie|to be honest|tbh|(?:small|quick|one|a|just a|minor) (?:correction|update|fix)|"
+    r"(?:just a |quick |a quick )?heads up|quick update|small update|"
+    r"before I forget|I (?:almost|nearly) forgot|I forgot to (?:mention|tell you|say)(?: this)?|"
+    r"I (?:should|must|have to|need to|wanted to|want to|meant to|forgot to) (?:mention|tell you|say|"
+    r"let you know)(?: this)?(?=\s+that\b|\s*[,:—-]|\s+(?:I|I'm|I've|my|we|our)\b)|"
+    r"did I (?:ever )?(?:tell you|mention)|not sure if I (?:told you|mentioned)(?: it| this)?"
+    r"(?: but)?|I don't know if I (?:told you|mentioned)(?: it| this)?(?: but)?|what I meant (?:was|is)|"
+    r"I meant(?: to say)?|I mean|I got that wrong|I got it wrong|I was wrong|I misspoke|I mixed (?:that|it) up|"
+    r"let me correct (?:that|myself)|to correct myself|I said (?:that|it) wrong)\b(?:\s+that\b)?[\s,!.:;—-]*)+",
+    re.I,
+)
+#: A preamble that tells the listener something to keep ("Just a heads up, …", "I forgot to mention that …"):
+#: the statement after it is a fact the speaker chose to share, as after "Remember that …".
+_TOLD = re.compile(
+    r"^(?:(?:oh|and|also|so|ok|okay|btw|by the way)[\s,]+)*(?:(?:just a |quick |a quick )?heads up|"
+    r"I (?:almost|nearly) forgot|before I forget|I forgot to (?:mention|tell you)|"
+    r"I (?:should|must|have to|need to|wanted to|want to|meant to) (?:mention|tell you|let you know)|"
+    r"did I (?:ever )?(?:tell you|mention)|not sure if I (?:told you|mentioned)|"
+    r"I don't know if I (?:told you|mentioned))\b",
+    re.I,
+)
+#: A preamble that asks ("Did I tell you …?", "Guess what, …!"): the statement after it is no question.
+_ASKING_PREAMBLE = re.compile(r"^(?:did I (?:ever )?(?:tell you|mention)|guess what)\b", re.I)
+#: A reaction before the statement ("That sounds amazing, …", "Sounds fun!"): not part of it.
+_LEAD_REACTION = re.compile(
+    r"^(?:(?:that|this|it)(?:'s| is| was| sounds| looks| seems)|sounds|looks)\s+"
+    r"(?:(?:so|really|very|pretty|super|just|such an?|an?)\s+)*(?:amazing|great|awesome|cool|nice|wonderful|"
+    r"fantastic|lovely|fun|exciting|interesting|sweet|good|beautiful|incredible|brilliant|perfect|terrible|awful|"
+    r"sad|tough|crazy|wild|hilarious|funny|impressive|neat|rough|scary)(?:\s+(?:news|idea|question|point|to hear))?"
+    r"\s*[,!;—-]+\s*(?=\S)(?!(?:but|and|so|though|although|yet)\b)",
+    re.I,
+)
+#: A correction's cue at the start ("Actually, …", "Sorry, I meant …").
+_CORRECTION_CUE = re.compile(
+    r"^(?:(?:oh|ah|um+|uh+|hmm+|well|ok|okay|no)[\s,!.]+)*(?:actually|correction|sorry|wait|oops|my bad|"
+    r"my mistake|to be clear|I meant|I mean|I got (?:that|it) wrong|I was wrong|I misspoke|let me correct|"
+    r"to correct myself|scratch that)\b",
+    re.I,
+)
+#: The value a correction replaces (", not Oslo", "rather than 33"): the old value is no part of the fact.
+_REPLACED_TAIL = re.compile(
+    r"(?:,|\s)\s*(?:and\s+)?(?:not|rather than|instead of)\s+([^,.;!?]{1,30}?)\s*([.!?]?)$", re.I
+)
+
+
+def _drop_replaced(s: str, correcting: bool) -> str:
+    """A correction's ", not <old value>" dropped after a correction cue, or when the old value is a number or name.
+
+    "I'm 34, not 33" and "I live in Bergen, not Oslo" keep the new value; "I like tea, not coffee" is kept whole.
+    """
+    m = _REPLACED_TAIL.search(s)
+    if not m or len(words(s[: m.start()])) < 2:
+        return s
+    old = m.group(1).strip()
+    if correcting or re.search(r"\d", old) or re.match(r"(?:on |in |at )?[A-Z]", old):
+        return s[: m.start()].rstrip(" ,") + (m.group(2) or ".")
+    return s
+
+
 _IMPLIED_SUBJECT = re.compile(
     r"^(?:just|finally|recently|also|still|actually)?\s*(?:got|went|started|finished|joined|made|took|had|bought|"
     r"visited|moved|signed|tried|saw|met|adopted|found|won|lost|learned|picked|spent|booked|ran|attended|"
@@ -114,6 +183,7 @@ _COLLOQUIAL = (
     (re.compile(r"\bwanna\b", re.I), "want to"),
     (re.compile(r"\bgotta\b", re.I), "have to"),
     (re.compile(r"\bI going to\b"), "I am going to"),
+    (re.compile(r"\b([Nn]ame)'s\b"), r"\1 is"),  # "My name's Daniel"
     (re.compile(r"\bI been\b"), "I have been"),
     (re.compile(r",\s*you know\b,?|\byou know,\s*|,?\s*\byou know\s*(?=[.!?]?$)", re.I), ""),
     (re.compile(r"\s*-\s*$"), ""),
@@ -135,7 +205,9 @@ _PRONOUNS_3 = re.compile(r"\b(?:it|this|that|these|those|they|them|their|he|she|
 _AFFECT = re.compile(
     r"\b(?:feel|feels|felt|feeling|happy|glad|excited|thrilled|grateful|thankful|proud|sad|upset|stressed|"
     r"nervous|anxious|blessed|lucky|love it|loved it|amazing|awesome|great|wonderful|fun|special|means a lot|"
-    r"inspiring|inspired|rewarding|fulfilling|beautiful|incredible|fantastic|cool|sweet)\b",
+    r"inspiring|inspired|rewarding|fulfilling|beautiful|incredible|fantastic|cool|sweet|tired|exhausted|bored|lonely|"
+    r"frustrated|overwhelmed|annoyed|worried|scared|afraid|miserable|hilarious|relieved|heartbroken|devastated|"
+    r"stoked|delighted|feeling down)\b",
     re.I,
 )
 _EMBEDDED_FACT = re.compile(
@@ -164,17 +236,30 @@ _EVALUATIVE_TAIL = re.compile(
     r"[^.!?;]*(?=[.!?]*$)|,?\s*\b(?:sadly|unfortunately|luckily|thankfully|honestly|lol|haha+)\s*(?=[.!?]*$)",
     re.IGNORECASE,
 )
+#: A request to keep what was just said, at the end (", so please keep that in mind", "— remember that!").
+_KEEP_TAIL = re.compile(
+    r"[,;—–-]?\s*(?:(?:so|and|just)\s+)?(?:please\s+)?(?:keep (?:that|this|it) in mind|remember (?:that|this|it)|"
+    r"note (?:that|this|it)(?: down)?|don't forget (?:that|this|it)|make a note of (?:that|this|it))"
+    r"\s*(?:please\s*)?[.!]*$",
+    re.IGNORECASE,
+)
 #: "Call me Sam" / "You can call me Sam": the user's name, as well as how the assistant addresses them.
-_CALL_ME = re.compile(r"(?i:\bcall me)\s+([A-Z][\w'’-]+)")
+_CALL_ME = re.compile(r"(?i:\bcalls? me)\s+" + CALLED_NAME)
+#: What a "call me" sentence says before it ("My name is Daniel, but please call me Dan"): a fact of its own.
+_BEFORE_CALL = re.compile(
+    r"[\s,;]*(?:\b(?:but|and|so)\b[\s,]*)?(?:\b(?:please|pls|just|you can|you may|feel free to)\b[\s,]*)*$", re.I
+)
 _RELATIONS = PARTNERS | frozenset(
     """friend bestie buddy mom mum mother dad father sister brother son daughter cousin aunt uncle grandma
     grandmother grandpa grandfather granddaughter grandson niece nephew colleague coworker co-worker boss
     neighbor neighbour roommate flatmate housemate mentor teacher coach stepmom stepdad stepson stepdaughter
-    dog cat puppy kitten""".split()
+    dog cat puppy kitten ex ex-wife ex-husband ex-boyfriend ex-girlfriend ex-partner landlord landlady classmate
+    teammate bandmate godmother godfather goddaughter godson stepbrother stepsister grandparents twin therapist
+    doctor dentist tutor nanny babysitter mother-in-law father-in-law sister-in-law brother-in-law""".split()
 )
 _REL = "|".join(sorted(_RELATIONS, key=len, reverse=True))
 _REL_ADJ = r"(?:(?:best|old|older|younger|little|big|baby|new|dear|twin|late|oldest|youngest|closest|eldest)\s+)*"
-_NAME = r"([A-Z][a-z]+(?:-[A-Z][a-z]+)?)"
+_NAME = r"((?:(?:Mr|Mrs|Ms|Dr|Prof)\.?\s+)?[A-Z][a-z]+(?:-[A-Z][a-z]+)?)"
 #: "My sister Ana lives in Rome", "My mom, Helen, works …", "Helen, my mom, works …": the named person is the subject.
 _NAMED_SUBJECT = (
     re.compile(rf"^(?:[Mm]y|[Oo]ur)\s+{_REL_ADJ}(?:{_REL})\s*,?\s+{_NAME}\b(?!['’]s)(?:\s*,)?\s+(?!and\b)[a-z]"),
@@ -214,10 +299,74 @@ def _content_words(text: str) -> list[str]:
 #: "I'm (not) a night owl", "I'm left-handed": a self-description (a feeling is caught before).
 _SELF_DESCRIPTION = re.compile(
     r"^(?:I'm|I am|I've always been|I have always been|I don't have|I do not have|I have no|I have|I own|"
-    r"I don't own|I can't|I cannot|I've never|I have never)\s+(?:not\s+|never\s+|always\s+)?"
+    r"I don't own|I can't|I cannot|I've never|I have never|we're|we are|we don't have|we do not have|we have no|"
+    r"we have|we own|we don't own)\s+(?:not\s+|never\s+|always\s+)?"
     r"(?:((?:an?|no|any)\s+(?!(?:question|idea|clue|suggestion|doubt|feeling|minute|moment|second|sec|"
     r"point|problem|favou?r)s?\b)[\w -]+|[a-z]+-[a-z]+|(?:swim|drive|cook|ride|read|sing|dance|ski|skate|"
     r"speak \w+|eat \w+|drink \w+)|been to [\w ]+)|[a-z]+)\s*[.!]?$",
+    re.IGNORECASE,
+)
+
+
+#: A negated habit ("I've never smoked", "I don't drink", "We never fly"): a fact even when short.
+_NEGATED_HABIT = re.compile(
+    r"^(?:I|we)(?:'ve|\s+have)?\s+(?:don't|do not|never|can't|cannot|no longer)\s+(?:ever\s+)?([a-z]+)\b",
+    re.IGNORECASE,
+)
+#: What a negated verb says of a conversation, not of a habit ("I don't know", "I can't wait").
+_NOT_HABITS = frozenset(
+    """know care mind remember recall think believe understand wait say tell see get hear heard thought imagine
+    agree mean want like need feel do go have be been see seen worry blame stop help expect even really""".split()
+)
+#: The speaker asks that what they say is not kept ("Don't save this, but …", "Off the record, …"): no fact.
+_PRIVATE = re.compile(
+    r"^(?:(?:please|and|but|ok|okay|so|oh)[\s,]+)*(?:(?:please\s+)?(?:don't|do not|dont|no need to|never)\s+"
+    r"(?:save|store|remember|record|note|write down|keep|log)\s+(?:this|that|it)\b|(?:this is\s+|strictly\s+|just\s+)?"
+    r"off the record\b|(?:just\s+|this is\s+)?between (?:you and me|us)\b)",
+    re.IGNORECASE,
+)
+#: Asking the assistant to keep a statement, beyond :func:`~.rules.memory_request`'s forms ("Make sure you
+#: remember …", "Note to self: …", "From now on, remember …"): the statement is the fact.
+_KEEP_THIS = re.compile(
+    r"^(?:(?:please|pls|and|also|oh|ok|okay|so)[\s,]+)*(?:(?:from now on|going forward|in the future)[\s,]+)?"
+    r"(?:make sure (?:you|to) (?:remember|know|note)|note to self|remember for (?:next time|later|the future)|"
+    r"for next time|just remember|try to remember|remember|I need you to (?:remember|know)|you need to know|"
+    r"you should remember|please keep this in mind|keep this in mind)(?:\s+that\b)?[\s,:;—-]*",
+    re.IGNORECASE,
+)
+
+
+def kept_statement(sentence: str) -> str:
+    """The statement a "keep this" request asks to keep ("Make sure you remember my wife's birthday is …").
+
+    Example:
+        >>> kept_statement("From now on, remember I'm vegetarian."), kept_statement("I'm vegetarian.")
+        ("I'm vegetarian.", '')
+    """
+    text = " ".join(sentence.replace("’", "'").split())
+    m = _KEEP_THIS.match(text)
+    rest = text[m.end() :] if m else ""
+    if not m or len(words(rest)) < 2 or rest.rstrip().endswith("?"):
+        return ""
+    return rest[0].upper() + rest[1:]
+
+
+#: What the speaker is (a nationality, a faith, an orientation, a condition): "I'm Jewish", "I'm deaf".
+_IDENTITY = frozenset(
+    """american canadian mexican british english irish scottish welsh french german italian spanish portuguese
+    dutch belgian swiss austrian swedish norwegian danish finnish polish russian ukrainian greek turkish chinese
+    japanese korean indian pakistani australian brazilian argentinian nigerian kenyan egyptian israeli iranian
+    vietnamese thai filipino christian catholic protestant jewish muslim hindu buddhist sikh mormon atheist agnostic
+    religious spiritual gay lesbian bisexual bi straight queer trans transgender nonbinary non-binary asexual deaf
+    blind colorblind colourblind autistic dyslexic epileptic disabled introvert introverted extrovert extroverted
+    shy left-handed right-handed ambidextrous adopted pregnant retired unemployed single married divorced widowed
+    engaged""".split()
+)
+#: A past event on something of the speaker's ("I sold my car", "We lost our dog"): a fact even when short.
+_PAST_OWN = re.compile(
+    r"^(?:I|we)\s+(?:just\s+|finally\s+|recently\s+|also\s+)?(?!(?:did|had|made|was|were|got|missed|loved|liked|"
+    r"needed|wanted|used)\b)(?:[a-z]+ed|sold|broke|lost|bought|found|won|built|wrote|hurt|cut|shut|sold|gave|"
+    r"left|drove|flew|threw|quit|spent|paid|fixed)\s+(?:my|our)\s+[a-z]",
     re.IGNORECASE,
 )
 
@@ -256,12 +405,13 @@ def _is_feeling(sentence: str) -> bool:
     return bool(_AFFECT.search(sentence)) and len(_content_words(_AFFECT.sub(" ", sentence))) < 3
 
 
-def is_chatter(sentence: str, facts: SentenceFacts | None = None) -> bool:
+def is_chatter(sentence: str, facts: SentenceFacts | None = None, *, asked: bool = False) -> bool:
     """Whether a (first-person) sentence is small talk that never becomes a fact.
 
     A question, a feeling, a chat reply, the second person only, or fewer than 3
     content words without a property slot ("I'm vegan" has one) unless two of
-    them include an aspect word or a name ("I work at a bakery").
+    them include an aspect word or a name ("I work at a bakery"). A statement the speaker
+    ``asked`` to be remembered ("Don't forget that I'm colorblind") needs only one content word.
 
     Example:
         >>> [is_chatter(s) for s in ("That's so cool!", "Did you go?", "I'm vegan.", "I adopted a dog named Rex.")]
@@ -274,19 +424,28 @@ def is_chatter(sentence: str, facts: SentenceFacts | None = None) -> bool:
     if tokens & _SECOND and not tokens & (_FIRST | GROUP_PERSON):
         return True
     content = _content_words(sentence)
-    if len(content) >= 3 or (facts.summary and slot_of(facts.summary)):
+    if len(content) >= 3 or (facts.summary and slot_of(facts.summary)) or (asked and content):
         return False
     described = _SELF_DESCRIPTION.match(sentence)
-    if content and described and (described.group(1) or tokens & _LEXICON):
+    if described and (described.group(1) or (content and tokens & (_LEXICON | _IDENTITY))):
         return False  # "I'm not a morning person", "I'm diabetic", "I don't have a car": what the speaker is
     # two content words make a fact when one is an aspect word, a name or a date ("I work at a bakery")
     anchored = (
-        tokens & _LEXICON or _PROPER_MID.search(" " + sentence) or has_relative_time(sentence) or _WHEN.search(sentence)
+        tokens & _LEXICON
+        or _PROPER_MID.search(" " + sentence)
+        or has_relative_time(sentence)
+        or _WHEN.search(sentence)
+        or _PAST_OWN.match(sentence)
     )
+    habit = _NEGATED_HABIT.match(sentence)
+    if habit and habit.group(1).lower() not in _NOT_HABITS:
+        return False  # "I've never smoked", "I don't drink": what the speaker does not do
     return len(content) < 2 or not anchored
 
 
-def fact_score(sentence: str, facts: SentenceFacts | None = None, *, dangling: bool = False) -> float:
+def fact_score(
+    sentence: str, facts: SentenceFacts | None = None, *, dangling: bool = False, asked: bool = False
+) -> float:
     """The write-gate score of one sentence as a fact (no fitted constant).
 
     ``g · (0.5 + 0.5·min(1, 0.5·c/15 + 0.2·p/3 + 0.1·n + 0.2·l/3)) · (1 − 0.3·r/3)``, halved when the
@@ -305,7 +464,7 @@ def fact_score(sentence: str, facts: SentenceFacts | None = None, *, dangling: b
     ok = facts.personal and facts.aspect != "other" and facts.intent not in ("other", "request") and facts.entities
     g = facts.confidence if ok else 0.0
     head = sentence.split("; ")[0]  # a joined dangling follower ("; it was fun") does not make a fact chatter
-    if g < 0.5 or is_chatter(head, facts if head == sentence else None):
+    if g < 0.5 or is_chatter(head, facts if head == sentence else None, asked=asked):
         return 0.0
     tokens = set(words(sentence))
     content = (
@@ -322,12 +481,18 @@ def fact_score(sentence: str, facts: SentenceFacts | None = None, *, dangling: b
 def _clean(sentence: str, other: str | None) -> str:
     """Interjections, vocatives (the other speaker's name or nickname), fillers removed; a dropped subject restored."""
     s = " ".join(sentence.replace("’", "'").split())
+    correcting = bool(_CORRECTION_CUE.match(s))
     prev = None
     while prev != s:
         prev = s
         s = _LEAD_NOISE.sub("", s).strip()
+        asking = _ASKING_PREAMBLE.match(s)
+        s = _LEAD_REACTION.sub("", _PREAMBLE.sub("", s)).strip()
+        if asking and s.endswith("?"):
+            s = s[:-1].rstrip() + "."  # "Did I tell you I got a puppy?": a statement
         if other:
             s = re.sub(rf"^{re.escape(other)}\b[\s,!.:;—-]*", "", s).strip()
+    s = _drop_replaced(s, correcting)
     if other:
         nick = rf"(?:{re.escape(other)}|{re.escape(other[:3])}\w{{0,3}})"
         s = re.sub(rf"^{nick}[,!]\s*", "", s)
@@ -335,6 +500,9 @@ def _clean(sentence: str, other: str | None) -> str:
         s = re.sub(rf"^{nick}\s*[.!]?$", "", s)
     if s and _IMPLIED_SUBJECT.match(s):
         s = "I " + s[0].lower() + s[1:]
+    keep = _KEEP_TAIL.search(s)
+    if keep and len(words(s[: keep.start()])) >= 2:  # "…, so please keep that in mind": the statement alone
+        s = s[: keep.start()].rstrip(" ,;") + "."
     tail = _EVALUATIVE_TAIL.search(s)
     if tail and len(words(s[: tail.start()])) >= 3:
         s = s[: tail.start()].rstrip(" ,;") + (s[-1] if s[-1:] in ".!" else ".")
@@ -389,33 +557,52 @@ def _request(raw: str, cleaned: str) -> tuple[str, str]:
     return found if found[0] else memory_request(cleaned)
 
 
-def _units(text: str, other: str | None) -> list[tuple[int, str, bool]]:
-    """(index, cleaned sentence, dangling) of a side, a dangling follower joined to the sentence before it."""
+def _units(text: str, other: str | None) -> list[tuple[int, str, bool, bool]]:
+    """(index, cleaned sentence, dangling, asked to be remembered) of a side's sentences.
+
+    A dangling follower is joined to the sentence before it.
+    """
     body = _PHOTO.sub(" ", text or "")
-    units: list[tuple[int, str, bool]] = []
+    units: list[tuple[int, str, bool, bool]] = []
+    private = False
     for i, raw in enumerate(split_sentences(" ".join(body.split()))):
+        opted_out = _PRIVATE.match(_LEAD_NOISE.sub("", " ".join(raw.split())))
+        if opted_out or private:
+            # "Don't save this, but I'm job hunting": the speaker asked that it is not kept (the clause after too)
+            private = opted_out is not None and len(words(raw)) <= len(words(opted_out.group(0))) + 1
+            continue
         s = _clean(raw, other)
         request, rest = _request(raw, s)
         if request == "forget":
             continue  # a request about the memory, never a fact (see page_requests)
-        if request == "remember":
+        if not request and kept_statement(s):
+            request, rest = "remember", kept_statement(s)  # "Make sure you remember …", "Note to self: …"
+        asked = (
+            request == "remember"
+            or bool(_TOLD.match(_LEAD_NOISE.sub("", " ".join(raw.split()))))
+            or bool(_KEEP_TAIL.search(" ".join(raw.split())))
+        )
+        if asked:
             s = _clean(rest, other)  # "Please remember that I'm vegan": the statement is the fact
         if not s or not words(s):
             continue
         dangling = bool(_DANGLING_START.match(s)) and not set(words(s)) & (_FIRST | GROUP_PERSON)
         if dangling and units and units[-1][0] == i - 1 and not units[-1][1].rstrip().endswith("?"):
-            j, prev, _ = units[-1]
-            units[-1] = (i, prev.rstrip(" .!") + "; " + s[0].lower() + s[1:], False)
+            j, prev, _, was_asked = units[-1]
+            units[-1] = (i, prev.rstrip(" .!") + "; " + s[0].lower() + s[1:], False, was_asked)
             continue
         called = _CALL_ME.search(s)
         if called:  # "Call me Sam": how the assistant addresses them (a trait) and the name they go by (a fact)
-            units.append((i, f"I go by {called.group(1)}.", False))
+            before = _BEFORE_CALL.sub("", s[: called.start()])
+            if len(words(before)) >= 2 and not BY_OTHERS.search(before + " call me"):
+                units.append((i, before.rstrip(" ,;") + ".", False, asked))  # "My name is Daniel, but …"
+            units.append((i, f"I go by {called.group(1)}.", False, True))
             continue
         if analyze_sentence(s).intent == "request":
             # a request may state a fact ("book a vegan place, I'm vegan"): the stated facts are the units
-            units.extend((i, clause.strip() + ".", False) for clause in _EMBEDDED_FACT.findall(s))
+            units.extend((i, clause.strip() + ".", False, False) for clause in _EMBEDDED_FACT.findall(s))
             continue
-        units.append((i, s, dangling))
+        units.append((i, s, dangling, asked))
     return units
 
 
@@ -429,13 +616,14 @@ def side_facts(text: str, speaker: str, other: str | None) -> list[FactSentence]
         [0.0]
     """
     out: list[FactSentence] = []
-    for i, sentence, dangling in _units(text, other):
+    for i, sentence, dangling, asked in _units(text, other):
         facts = analyze_sentence(sentence)
         if facts.agent_directed:
             continue  # an instruction to the assistant is an agent trait (see records_from_text)
         fact = to_third_person(sentence, speaker, other, facts)
         if fact:
-            out.append(FactSentence(fact, sentence, i, facts, fact_score(sentence, facts, dangling=dangling)))
+            score = fact_score(sentence, facts, dangling=dangling, asked=asked)
+            out.append(FactSentence(fact, sentence, i, facts, score))
     return out
 
 
@@ -512,6 +700,93 @@ def side_requests(text: str, other: str | None = None) -> list[str]:
     return out
 
 
+#: A yes/no question about the listener ("Do you have any pets?", "Did you ever play chess?").
+_YES_NO = re.compile(
+    r"^(?:(?:so|and|hey|oh|also|btw)[\s,]+)*(do|did) you\s+(?:still\s+|ever\s+|also\s+|even\s+|currently\s+)?"
+    r"(have|own|play|speak|like|love|know|watch|read|cook|drive|run|paint|draw|sing|dance|collect|do|keep|grow|"
+    r"use|take|practice|eat|drink|get|go to|work at|work for|live in|listen to)\s+([^?]{2,60})\?$",
+    re.IGNORECASE,
+)
+#: A short answer to it: "Yes, a dog named Biscuit.", "Yes, I do.", "No, I don't."
+_YES_NP = re.compile(
+    r"^(?:yes|yeah|yep|yup|sure|of course|i do|definitely)\b[,!.]?\s*(?:i do\b[,!.]?\s*)?"
+    r"((?:a|an|the|one|two|three|four|five|six|\d+|some|my|lots of|a lot of)\b[^.!?]*)([.!?]|$)",
+    re.IGNORECASE,
+)
+_YES = re.compile(r"^(?:yes|yeah|yep|yup|sure|of course|definitely)?[,!.]?\s*(?:I do|I did)\s*[.!]", re.IGNORECASE)
+_NO = re.compile(r"^(?:no|nope|nah)[,!.]?\s*(?:I don't|I do not|I didn't|I did not)\s*[.!]", re.IGNORECASE)
+
+
+#: Words that make an answer a clause rather than a noun phrase ("Yes, my brother and I went").
+_VERB_WORDS = frozenset(
+    "is are was were am be been has have had do does did went got made took go goes going can will would".split()
+)
+
+
+#: A question about someone or something of the listener's ("How's your mom?", "How is the new puppy?").
+_HOW_IS = re.compile(
+    r"\b(?:how's|how is|how was|how are|how were|what about|and)\s+(?:your|the)\s+((?:[a-z-]+\s+){0,2}?)([a-z-]+)"
+    r"(?=\s*\?|\s+(?:coming|going|doing|getting|holding|treating|working|been|now|these days|lately|today|so far)\b)"
+    r"[^?]*\?\s*$",
+    re.IGNORECASE,
+)
+_PRONOUN_START = re.compile(
+    r"^(?:he|she|it|they)(?:'s|'re|\s+is|\s+are|\s+was|\s+were|\s+has|\s+have|\s+had|(?=\s+[a-z]+s?\b))",
+    re.IGNORECASE,
+)
+
+
+def _named_by_question(question: str, answer: str) -> str:
+    """An answer that opens on "he/she/it" about what the question asked of ("How's your mom?" "She's better.")."""
+    asked = _HOW_IS.search(question)
+    opening = _PRONOUN_START.match(answer)
+    if not asked or not opening:
+        return answer
+    noun = f"my {(asked.group(1) or '').lower()}{asked.group(2).lower()}"
+    verb = opening.group(0)[opening.group(0).lower().find(" ") + 1 :] if " " in opening.group(0) else ""
+    if opening.group(0).endswith(("'s", "'re")):
+        verb = "is" if opening.group(0).endswith("'s") else "are"
+    if verb in ("is", "are") and re.match(r"\s+been\b", answer[opening.end() :]):
+        verb = "has" if verb == "is" else "have"  # "It's been going well"
+    if verb.lower() in ("is", "was", "has", "had") and opening.group(0).lower().startswith("they"):
+        verb = {"is": "are", "was": "were", "has": "have", "had": "had"}[verb.lower()]
+    rest = answer[opening.end() :]
+    return f"{noun[0].upper()}{noun[1:]}{' ' + verb if verb else ''}{rest}"
+
+
+def answer_in_full(question_side: str, answer: str) -> str:
+    """An elliptical answer to the other side's yes/no question, in full ("Yes, a dog." → "I have a dog.").
+
+    Example:
+        >>> answer_in_full("Do you have any pets?", "Yes, a dog named Biscuit. He's 3.")
+        "I have a dog named Biscuit. He's 3."
+        >>> answer_in_full("Did you ever play chess?", "No, I didn't. Too slow for me.")
+        "I didn't play chess. Too slow for me."
+        >>> answer_in_full("How are you?", "Yes, a lot.")
+        'Yes, a lot.'
+    """
+    sentences = split_sentences(" ".join(_PHOTO.sub(" ", question_side or "").split()))
+    question = _YES_NO.match(sentences[-1]) if sentences else None
+    if question is None and sentences and answer:
+        return _named_by_question(sentences[-1], " ".join(answer.split()))
+    if question is None or not answer:
+        return answer
+    did, verb, obj = question.group(1).lower() == "did", question.group(2), question.group(3).strip()
+    body = " ".join(answer.split())
+    noun_phrase = _YES_NP.match(body)
+    if noun_phrase and not set(words(noun_phrase.group(1))) & (_FIRST | GROUP_PERSON | _VERB_WORDS):
+        stated = f"I {verb} {noun_phrase.group(1).strip()}."
+        return stated + body[noun_phrase.end() :]
+    plain = re.sub(r"(?i)^(?:any|some)\s+", "", obj)
+    yes = _YES.match(body)
+    if yes:
+        return (f"I did {verb} {plain}." if did else f"I {verb} {plain}.") + body[yes.end() :]
+    no = _NO.match(body)
+    if no:
+        return (f"I didn't {verb} {obj}." if did else f"I don't {verb} {obj}.") + body[no.end() :]
+    return answer
+
+
 def page_fact_records(
     page: DialoguePage, *, per_side: int = SENTENCES_PER_SIDE, threshold: float = SELECT_THRESHOLD
 ) -> list[MemoryRecord]:
@@ -537,8 +812,10 @@ def page_fact_records(
     """
     when = page.timestamp if page.timestamp != _EPOCH else None
     records: list[MemoryRecord] = []
+    asked = ""
     for speaker, text, other in page_speakers(page):
-        candidates = side_facts(text, speaker, other)
+        said, asked = answer_in_full(asked, text), text  # "Do you have pets?" "Yes, a dog." → "I have a dog."
+        candidates = side_facts(said, speaker, other)
         admitted = sorted((c for c in candidates if c.score >= threshold), key=lambda c: -c.score)[:per_side]
         if not admitted:
             personal = [c for c in candidates if c.facts.personal and c.facts.summary]
@@ -563,11 +840,12 @@ def _record(chosen: list[FactSentence], speaker: str, when: _dt.datetime | None 
     entities = list(dict.fromkeys(e for c in chosen for e in c.facts.entities))
     aspect = next((c.facts.aspect for c in chosen if c.facts.aspect != "other"), first.facts.aspect)
     intent = next((c.facts.intent for c in chosen if c.facts.intent not in ("other", "request")), first.facts.intent)
-    slot = slot_of(first.facts.summary) if first.facts.summary else None
+    named = named_subject(first.sentence) if len(chosen) == 1 else ""
+    # a named person's slot is their own ("My sister Ana lives in Rome": Ana's location, which "Ana moved" updates)
+    slot = slot_of(as_the_user(first.fact, named) if named else first.facts.summary) if first.facts.summary else None
     summary = " ".join(c.fact for c in chosen)
     if when is not None:
         summary = resolve_relative_time(summary, when)
-    named = named_subject(first.sentence) if len(chosen) == 1 else ""
     return MemoryRecord(
         kind="user",
         aspect=aspect,  # type: ignore[arg-type]

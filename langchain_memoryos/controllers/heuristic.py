@@ -29,7 +29,7 @@ from langchain_memoryos.controllers.base import (
     QueryPlan,
     RelationJudgement,
 )
-from langchain_memoryos.controllers.facts import page_fact_records, page_requests, split_speaker
+from langchain_memoryos.controllers.facts import kept_statement, page_fact_records, page_requests, split_speaker
 from langchain_memoryos.controllers.lexicon import PARTNERS, words
 from langchain_memoryos.controllers.rewrite import agent_summary, gist, split_sentences, third_person
 from langchain_memoryos.controllers.rules import (
@@ -41,8 +41,9 @@ from langchain_memoryos.controllers.rules import (
     query_aspects,
     slot_of,
 )
-from langchain_memoryos.controllers.slots import agent_slot, find_slot
+from langchain_memoryos.controllers.slots import agent_slot, as_the_user, find_slot
 from langchain_memoryos.retrieval.keywords import extract_keywords, merge_keywords
+from langchain_memoryos.retrieval.lexical import STOPWORDS
 from langchain_memoryos.schema import PROFILE_KEYS, DialoguePage, FactKind, MemoryRecord, Persona, Relation, Segment
 
 __all__ = ["HeuristicController", "PageContent", "PageReading"]
@@ -252,6 +253,8 @@ class HeuristicController(BaseController):
         out: list[MemoryRecord] = []
         for sentence in split_sentences(text):
             request, rest = memory_request(sentence)
+            if not request and kept_statement(sentence):
+                request, rest = "remember", kept_statement(sentence)  # "From now on, remember I'm vegetarian"
             if request == "forget":
                 continue  # a request about the memory: never a record (see facts.page_requests)
             if request == "remember":
@@ -384,6 +387,8 @@ class HeuristicController(BaseController):
                 if key in _PROFILE_SLOTS:
                     original = _original_case(sentence, value)
                     profile[key] = original
+                elif key == "nickname" and not profile.get("name"):
+                    profile["name"] = _original_case(sentence, value)  # "I go by Rafa": the name they use
                 elif key.startswith("favorite_"):
                     _add_trait(traits, "favorites", [f"{key[9:]}: {_original_case(sentence, value)}"])
                 elif key.startswith("preference:"):
@@ -450,6 +455,9 @@ class HeuristicController(BaseController):
         new_slot = _fact_slot(record)
         relations: list[Relation] = []
         for cand, sim in candidates:
+            if _ended_with(record, new_slot, cand):
+                relations.append(Relation(cand.id, "update", sim, f"the relationship with {cand.subject} ended"))
+                continue
             if _subject(cand) != _subject(record):
                 relations.append(Relation(cand.id, "separate", sim, "facts about different people"))
                 continue
@@ -481,6 +489,9 @@ class HeuristicController(BaseController):
                 continue
             if _STRONG_CHANGE.search(record.summary) and _shared_entities(record, cand):
                 relations.append(Relation(cand.id, "update", sim, "a stated change on a shared entity"))
+                continue
+            if _STATED_END.search(record.summary) and _shared_content(record, cand):
+                relations.append(Relation(cand.id, "update", sim, "a stated end of what the fact says"))
                 continue
             relations.append(Relation(cand.id, "separate", sim, "different fact that can coexist"))
         return RelationJudgement(relations)
@@ -609,9 +620,51 @@ _INTERJECTION_ONLY = re.compile(r"^(?:(?:oh|ok|okay|hey|hi|so|well|and|also|than
 #: over sessions is not a change of state).
 _STRONG_CHANGE = re.compile(
     r"\b(?:no longer|any ?more|not anymore|moved|switched|instead|used to|quit|stopped|"
-    r"i meant|correction)\b",
+    r"i meant|correction|(?-i:left(?= (?:the )?[A-Z])))\b",
     re.IGNORECASE,
 )
+
+
+#: An end stated outright ("doesn't go to the gym anymore", "stopped playing the violin"): it updates the
+#: fact about the same thing even when no named entity is shared.
+_STATED_END = re.compile(
+    r"\b(?:no longer|any ?more|stopped|quit|gave up|sold|got rid of|gave away|moved out|called off)\b", re.IGNORECASE
+)
+_TIME_WORDS = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays
+    saturdays sundays morning evening night week weekend month year day every daily weekly january february march
+    april may june july august september october november december anymore longer""".split()
+)
+
+
+def _shared_content(a: MemoryRecord, b: MemoryRecord) -> bool:
+    """Whether two facts share a content word (not a time word): what the ending one is about."""
+
+    def content(record: MemoryRecord) -> set[str]:
+        tokens = [t for t in words(record.summary) if t not in STOPWORDS and t not in _TIME_WORDS and len(t) > 2]
+        return {t[:-1] if t.endswith("s") and not t.endswith("ss") else t for t in tokens} - _LIGHT_WORDS
+
+    return bool(content(a) & content(b))
+
+
+_LIGHT_WORDS = frozenset({"user", "user'", "go", "goe", "doe", "get", "make", "take", "doesn't", "don't", "not", "now"})
+
+
+def _ended_with(record: MemoryRecord, new_slot: tuple[str, str] | None, cand: MemoryRecord) -> bool:
+    """Whether the user's new fact ends a relationship with the person a candidate fact names as a partner.
+
+    "Felix and the user called it quits" ends "The user's boyfriend Felix is a session musician" (a fact
+    about Felix, whose partner word no longer holds).
+    """
+    return (
+        not record.subject
+        and new_slot is not None
+        and new_slot[0] == "relationship_status"
+        and new_slot[1] in _ENDED
+        and bool(cand.subject)
+        and bool(re.search(rf"\b{re.escape(cand.subject)}\b", record.summary))
+        and bool(_PARTNER_WORDS.search(cand.summary))
+    )
 
 
 def _subject(record: MemoryRecord) -> str:
@@ -621,11 +674,7 @@ def _subject(record: MemoryRecord) -> str:
 
 def _neutral(record: MemoryRecord) -> str:
     """The summary with its subject's name as "the user" (the form the slot rules read)."""
-    text = record.summary
-    if record.subject:
-        text = re.sub(rf"\b{re.escape(record.subject)}\b", "the user", text)
-        text = text[:1].upper() + text[1:]
-    return text
+    return as_the_user(record.summary, record.subject)
 
 
 def _fact_slot(record: MemoryRecord) -> tuple[str, str] | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["PARTNERS", "PERIODS", "words"]
+__all__ = ["CALLED_NAME", "PARTNERS", "PERIODS", "words"]
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d+")
 
@@ -17,6 +17,9 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d+")
 PARTNERS: frozenset[str] = frozenset(
     {"wife", "husband", "partner", "boyfriend", "girlfriend", "fiance", "fiancé", "fiancee"}
 )
+
+#: A name someone goes by, with its title ("Sam", "Dr. Patel"): a regular expression with one group.
+CALLED_NAME = r"((?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+)?[A-Z][\w'’-]+)"
 
 #: The periods of "next week", "last summer" …: a regular-expression alternation.
 PERIODS = r"week|month|year|summer|spring|fall|winter"

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import re
 
-from langchain_memoryos.controllers.lexicon import words
+from langchain_memoryos.controllers.lexicon import CALLED_NAME, words
 
 __all__ = ["FIRST_PERSON", "agent_summary", "gist", "split_sentences", "third_person"]
 
-_SENT_SPLIT = re.compile(r"(?<=[.!?;])\s+|\n+")
+#: A sentence ends at . ! ? ; (not after a title: "Dr. Patel", "Mr. Hall") or a newline.
+_SENT_SPLIT = re.compile(
+    r"(?<=[.!?;])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bMx\.)(?<!\bSt\.)(?<!\bProf\.)\s+|\n+"
+)
 _CLAUSE_SPLIT = re.compile(r"\s*,?\s+\b(?:and|but)\s+(?=(?:I|I'm|I've|my|My|we|we're|we've|our)\b)")
 
 FIRST_PERSON = frozenset({"i", "i'm", "i've", "i'd", "i'll", "my", "me", "mine", "myself", "im", "ive"})
@@ -88,12 +91,32 @@ _ADVERBS = frozenset(
 )
 
 
+_CLAUSE_VERB = frozenset(
+    """i i'm i've i'd i'll we we're we've he she they it is are was were am have has had do does did can will""".split()
+)
+
+
+def _compound_subject(left: str, joint: str) -> bool:
+    """Whether "<left> and I …" has "<a noun phrase> and I" as its subject ("my family and I went …")."""
+    segment = re.split(r"[,;:—–-]\s*", left)[-1]
+    tokens = words(segment)
+    starts = [i for i, t in enumerate(tokens) if t in ("my", "our", "the", "his", "her", "their")]
+    return (
+        bool(re.match(r"\s*,?\s*and\s+I\b(?!'|’)", joint))
+        and bool(starts)
+        and len(tokens) - starts[-1] <= 4
+        and not set(tokens) & _CLAUSE_VERB
+    )
+
+
 def _split_clauses(sentence: str) -> list[str]:
     """Split off first-person clauses, but keep "Marco and I …" (a short left part) whole."""
     parts: list[str] = []
     start = 0
     for m in _CLAUSE_SPLIT.finditer(sentence):
         left = sentence[start : m.start()]
+        if _compound_subject(left, sentence[m.start() :]):
+            continue  # "My wife and I went to Rome": one clause with two subjects
         if len(left.split()) >= 3 or set(words(left)) & FIRST_PERSON:
             parts.append(sentence[start : m.start()])
             start = m.end()
@@ -211,6 +234,9 @@ def third_person(sentence: str) -> str:
     if not text:
         return ""
     tokens = text.split(" ")
+    # "Our neighbour plays the trumpet" (opening on "our", no "we" in it): the user's neighbour, not "their"
+    group = {"we", "we're", "we've", "we'll", "we'd", "us"} & set(words(text))
+    ours = "the user's" if not group and tokens[0].lower() == "our" else ""
     out: list[str] = []
     i = 0
     while i < len(tokens):
@@ -241,7 +267,9 @@ def third_person(sentence: str) -> str:
                 continue
             i += 1
             continue
-        if low in _PRONOUN_MAP:
+        if low == "our" and ours and i == 0:
+            out.append(ours + trail)
+        elif low in _PRONOUN_MAP:
             out.append(_PRONOUN_MAP[low] + trail)
         else:
             out.append(tok)
@@ -274,7 +302,7 @@ def agent_summary(sentence: str) -> str:
     text = _AGENT_INTERJECTION.sub("", " ".join(sentence.replace("’", "'").split()))
     text = _DIRECTIVE_LEAD.sub("", text)
     text = _WANT_LEAD.sub("", text).rstrip(" !?.,;:")
-    called = re.search(r"(?i:\bcall me)\s+([A-Z][\w'’-]+)", text)
+    called = re.search(r"(?i:\bcall me)\s+" + CALLED_NAME, text)
     if called:  # "Call me Liz, everyone does": only the name
         return f"The assistant should call the user {called.group(1)}."
     if re.match(r"^no\s+\w", text, re.IGNORECASE):

@@ -85,12 +85,19 @@ ASPECT_PRIORITY = ("health", "social_relationship", "personal_profile", "prefere
 REQUEST_START = re.compile(
     r"^(?:please\s+)?(?:can you|could you|would you|will you|book|find|recommend|suggest|tell me|give me|"
     r"show me|help me|remind me|search|look up|order|schedule|send|write|make|plan|set|call|get me|"
-    r"what|where|when|how|who|which|why|do you|are you|is there|should i)\b",
+    r"(?:what|where|when|how|who|which|why)(?!\s+(?:I|I'm|I've|I'd|I was|my|we|we're|our)\b[^?]*$)|do you|"
+    r"are you|is there|should i)\b",
     re.IGNORECASE,
 )
 AGENT_DIRECTIVE = re.compile(
-    r"\b(?:from now on|in the future|always|never|please don't|please do not|don't ever|i want you to|"
+    r"\b(?:from now on|in the future|always|never(?!\s+mind\b)|please don't|please do not|don't ever|i want you to|"
     r"i'd like you to|i would like you to|you should|call me|stop)\b",
+    re.IGNORECASE,
+)
+#: Someone else calls the speaker a name ("Everyone calls me Bobby", "My friends call me Tash"): no instruction.
+BY_OTHERS = re.compile(
+    r"\b(?:everyone|everybody|people|folks|friends|family|they|he|she|most people|(?:all )?(?:my|our) \w+(?: \w+)?)"
+    r"\s+(?:usually\s+|always\s+|just\s+|all\s+|still\s+|often\s+)?calls?\s+me\b",
     re.IGNORECASE,
 )
 PLAN_CUES = re.compile(
@@ -304,16 +311,34 @@ _EPISODE = re.compile(
     r"next (?:week|weekend|month|year|summer)|recently|this past)\b",
     re.IGNORECASE,
 )
+_IRREGULAR_PAST = (
+    r"went|made|took|got|saw|met|began|bought|found|won|wrote|ran|gave|had|did|built|read|drew|sold|broke|lost|"
+    r"left|drove|flew|threw|quit|spent|paid|hurt|fell|sent|sang|swam|ate|drank|wore|chose|woke|held|heard|kept|"
+    r"slept|taught|caught|brought|came|became|grew|rode|shot|stole|told|turned|passed"
+)
 _PAST_VERB = re.compile(
-    r"\b(?:i|we)\s+(?:just\s+|finally\s+|also\s+|recently\s+)?(?:\w+ed|went|made|took|got|saw|met|began|"
-    r"bought|found|won|wrote|ran|gave|joined|started|tried|had|did|built|read|drew|painted|visited|learned|"
-    r"adopted|finished|signed|attended|participated|organized|hosted|launched|released|published)\b",
+    r"\b(?:i|we)\s+(?:just\s+|finally\s+|also\s+|recently\s+)?(?:\w+ed|" + _IRREGULAR_PAST + r"|joined|started|"
+    r"tried|painted|visited|learned|adopted|finished|signed|attended|participated|organized|hosted|launched|"
+    r"released|published)\b",
+    re.IGNORECASE,
+)
+#: Someone in the speaker's life did something ("My mom visited us this week"): an event, not a passing state.
+_OTHERS_PAST = re.compile(
+    r"^(?:my|our)\s+(?:[a-z'-]+\s+){1,3}?(?:just\s+|finally\s+|also\s+|recently\s+)?(?:\w+ed|"
+    + _IRREGULAR_PAST
+    + r")\b",
     re.IGNORECASE,
 )
 _CHAT_REPLY = re.compile(
     r"^(?:i agree|i'm sorry|i am sorry|i'm sure|i can't wait|i cant wait|i'm glad|i hope|i bet|i know what you mean|"
     r"i understand|let me know|i appreciate|i'm happy for you|i'm so happy for you|i'm proud of you|"
-    r"i'm excited for you|i love that|i love it|i'd love to see|i totally agree|i feel you|i see)\b",
+    r"i'm excited for you|i love that|i love it|i'd love to see|i totally agree|i feel you|i see|i can't believe|"
+    r"i cannot believe|i'm not sure|i am not sure|i think so|i don't think so|i hope so|i guess so|i know,? right|"
+    r"don't (?:even )?get me started)\b|"
+    r"^(?:i can't remember|i don't remember|i don't mind|i don't care|i don't know|i have no idea|i forgot)\b"
+    r"(?:\s+(?:either way|about (?:it|that)|that|it|this|what to say|what to do|yet|really|anymore|honestly))?"
+    r"[\s,]*(?:lol|haha|tbh)?[\s.!?]*$|"
+    r"^(?:i love this|i like it|i like that|i like this)\b(?!\s+(?:when|because|how|to)\b)",
     re.IGNORECASE,
 )
 
@@ -393,6 +418,10 @@ _PASSING_STATE = re.compile(
 )
 
 
+#: Leaving a named place or employer ("I left Amazon last month").
+_LEFT_NAMED = re.compile(r"\b(?:left|quit|leaving|am leaving|'m leaving)\s+(?:the\s+)?[A-Z][a-z]")
+
+
 def analyze_sentence(sentence: str) -> SentenceFacts:
     """Read the AMU fields off one sentence of the user.
 
@@ -430,7 +459,7 @@ def _analyzed(sentence: str) -> SentenceFacts:
     first_person = bool(token_set & FIRST_PERSON)
     group = bool(token_set & GROUP_PERSON)
     is_question = clean.endswith("?")
-    directive = AGENT_DIRECTIVE.search(clean)
+    directive = AGENT_DIRECTIVE.search(BY_OTHERS.sub(" ", clean))  # "My friends call me Tash" asks nothing
     agent_directed = directive is not None and (
         "you" in token_set or "me" in token_set or directive.start() == 0 or clean.lower().startswith("please")
     )
@@ -479,6 +508,8 @@ def _analyzed(sentence: str) -> SentenceFacts:
     aspect = _aspect(tokens, slot) if summary else "other"
     if agent_directed and aspect == "other":
         aspect = "preference"
+    if aspect in ("other", "activity") and summary and _LEFT_NAMED.search(clean):
+        aspect = "personal_profile"  # "I left Amazon", "We left Boston": a job or a home left
     if aspect == "other" and personal and intent in ("inform", "plan", "reflect", "express"):
         # a first-person statement about a concrete thing: treat as an activity
         subject_i = bool({"i", "i'm", "i've", "i'll", "i'd", "we", "we're", "we've", "we'll"} & token_set)
@@ -502,7 +533,11 @@ def _analyzed(sentence: str) -> SentenceFacts:
         confidence *= CONFIDENCE_RUBRIC["hedged"]  # a doubtful plan is twice uncertain
     hedges = {m.group(0).lower() for m in HEDGES.finditer(clean)}
     confidence *= CONFIDENCE_RUBRIC["hedged"] ** max(0, min(3, len(hedges)) - 1)
-    dated_event = bool(_PAST_VERB.search(clean)) and not transient_ing and not _PASSING_STATE.search(clean)
+    dated_event = (
+        bool(_PAST_VERB.search(clean) or _OTHERS_PAST.match(clean))
+        and not transient_ing
+        and not _PASSING_STATE.search(clean)
+    )
     if (TRANSIENT.search(sentence) or transient_ing) and not _HABIT.search(clean) and not dated_event:
         confidence *= CONFIDENCE_RUBRIC["transient"]
     if summary and AMBIGUOUS_OBJECT.search(summary.rstrip(".")):

@@ -6,7 +6,10 @@ controller answers with slots: "The user lives in Denver" fills ``location``
 with ``denver``; "The user's sister lives in Paris" fills ``sister.location``
 — a different slot, so the two facts can coexist. Slot facts are also
 rewritten to one canonical, self-contained statement of the current state
-("I moved to Denver last month for work" → "The user lives in Denver.").
+("I moved to Denver" → "The user lives in Denver."), keeping its time ("I moved to Denver
+last month" → "The user lives in Denver, having moved there last month.", which the page's
+date then resolves); a negated state ("is not working at Amazon anymore") or one with a time
+or duration that is not a move ("married for 20 years") is kept as said.
 """
 
 from __future__ import annotations
@@ -15,9 +18,10 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from langchain_memoryos.controllers.lexicon import PARTNERS, PERIODS, words
+from langchain_memoryos.controllers.dates import relative_time
+from langchain_memoryos.controllers.lexicon import CALLED_NAME, PARTNERS, PERIODS, words
 
-__all__ = ["SlotFact", "agent_slot", "canonical_summary", "find_slot", "slot_of"]
+__all__ = ["SlotFact", "agent_slot", "as_the_user", "canonical_summary", "find_slot", "slot_of"]
 
 _CAP = r"(?:[A-Z][\w&'’-]*)"
 #: a proper-noun phrase: capitalised words, with "of"/"de"/"the" inside ("Bank of America")
@@ -27,7 +31,10 @@ _SOCIAL = PARTNERS | frozenset(
     """friend bestie mom mother dad father
     sister brother son daughter kid kids child children cousin aunt uncle grandma grandmother grandpa
     grandfather colleague coworker boss neighbor neighbour roommate parents niece nephew stepmom stepdad
-    stepson stepdaughter flatmate housemate dog cat puppy kitten pet parrot rabbit hamster horse""".split()
+    stepson stepdaughter flatmate housemate dog cat puppy kitten pet parrot rabbit hamster horse ex ex-wife
+    ex-husband ex-boyfriend ex-girlfriend ex-partner landlord landlady classmate teammate bandmate godmother
+    godfather stepbrother stepsister grandparents twin mother-in-law father-in-law sister-in-law
+    brother-in-law""".split()
 )
 _OCCUPATIONS = (
     r"engineer|developer|teacher|nurse|doctor|physician|surgeon|designer|lawyer|attorney|manager|student|"
@@ -140,7 +147,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
     ("employer", re.compile(rf"(?i:\bis\s+(?:now\s+)?at\s+)(?:the\s+)?{_PROPER}(?i:\s+now)\b"), None),
     (
         "diet",
-        re.compile(rf"(?i:\b(?:{_EATING})\s+(?:fish|seafood)\s+again)"),
+        re.compile(rf"(?i:\b(?:{_EATING})\s+(?:fish|seafood)\s+(?:again|now|these days))"),
         "pescatarian",
     ),
     ("diet", re.compile(rf"(?i:\b(?:{_EATING})\s+meat\s+again)"), "omnivore"),
@@ -165,6 +172,14 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
     ),
     ("diet", re.compile(rf"(?i:\beats\s+(?:fully\s+|strictly\s+|mostly\s+|only\s+)?)({_DIETS})\b"), None),
     ("relationship_status", re.compile(r"(?i:\b(?:broke|broken|split|splits|breaks)\s+up\b)"), "single"),
+    (
+        "relationship_status",
+        re.compile(r"(?i:\b(?:called|call|calls|broke|broken)\s+off\s+(?:the|their|our)\s+(?:engagement|wedding))"),
+        "single",
+    ),
+    # "The user's son is in fourth grade": the school year, which the next one updates
+    ("grade", re.compile(r"(?i:\bis\s+(?:now\s+)?in\s+(?:the\s+)?)(\w+)(?i:\s+grade\b)"), None),
+    ("grade", re.compile(r"(?i:\bis\s+(?:now\s+)?in\s+)((?i:year|grade)\s+\d{1,2})\b"), None),
     ("relationship_status", re.compile(r"(?i:\b(?:ended things with|is no longer (?:with|dating)|dumped))"), "single"),
     (
         "relationship_status",
@@ -190,12 +205,11 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
     ),
     (
         "name",
-        re.compile(
-            r"(?i:(?:^the user's name is|^the user's \w+ is named|\bis called|\bis named|\bgoes by|"
-            r"\bprefers to be called)\s+)([A-Z][\w'’-]+)"
-        ),
+        re.compile(r"(?i:(?:^the user's name is|^the user's \w+ is named|\bis called|\bis named)\s+)" + CALLED_NAME),
         None,
     ),
+    # "I go by Rafa", "Call me Liz": the name they go by, beside the name they have
+    ("nickname", re.compile(r"(?i:\b(?:goes by|prefers to be called|wants to be called)\s+)" + CALLED_NAME), None),
     ("age", re.compile(r"(?i:\bis\s+)(\d{1,3})(?i:\s+(?:years?\s+old|yo)\b)"), None),
     ("age", re.compile(r"(?i:\b(?:just turned|turned|is turning)\s+)(\d{1,3})\b"), None),
     (
@@ -212,6 +226,16 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
         re.compile(
             rf"(?i:\b(?:is from|comes from|grew up in|was born in|was raised in|is originally from)\s+)"
             rf"(?:the\s+)?{_PROPER}"
+        ),
+        None,
+    ),
+    # "left Google and joined Spotify", "quit Acme to start at Initech": the new employer
+    (
+        "employer",
+        re.compile(
+            rf"(?i:\b(?:left|quit|leaves|quits)\s+){_CAP}(?:\s+{_CAP})*(?i:\s+(?:and|to)\s+(?:the user\s+)?"
+            rf"(?:joined|joins|join|started at|starts at|start at|started working at|start working at|"
+            rf"works at|work at|is now at|went to work at|go to work at)\s+)(?:the\s+)?{_PROPER}"
         ),
         None,
     ),
@@ -306,6 +330,8 @@ _PREFERENCE = re.compile(
     r"now eats|drinks|eats)\s+([^,.;!?]+)",
     _I,
 )
+#: "The user has switched from coffee to tea": the old habit ends (a place is a move: see the location slot).
+_SWITCHED = re.compile(r"\b(?:switched|changed|swapped|gone over) from ([a-z][\w' -]*?) to [a-z]", _I)
 _NOT_MY_THING = re.compile(r"^([\w' -]+?)(?:'s| is| are)\s+(?:not|never)\s+the user's (?:thing|cup of tea|jam)", _I)
 _NEGATIVE_PREF = (
     "does not",
@@ -353,7 +379,7 @@ def _pref_key(obj: str) -> str:
 
 def _norm(value: str) -> str:
     v = value.strip().lower()
-    v = re.sub(rf"\b(?:now|last (?:{PERIODS})|recently|this year)\b", "", v)
+    v = re.sub(rf"\b(?:now|last (?:{PERIODS})|recently|this year|anymore|any more|after all|either)\b", "", v)
     v = re.sub(r"^(?:the|a|an)\s+", "", v.strip())
     return " ".join(v.split())
 
@@ -394,6 +420,9 @@ def find_slot(summary: str) -> SlotFact | None:
 def _found_slot(summary: str) -> SlotFact | None:
     """:func:`find_slot`, remembered by statement (a pure function of it; a :class:`SlotFact` is immutable)."""
     text = " ".join(summary.replace("’", "'").split())
+    named = _NAMED_THING.match(text)
+    if named:  # "The user's landlord is called Victor": the landlord's name, not the user's
+        return SlotFact(named.group(1).lower(), "name", named.group(2).lower(), named.group(2))
     subject, rest = _subject(text)
     joint = subject != "user" and bool(re.match(r"(?i:\s*and the user\b)", rest))
     if joint:  # "The user's girlfriend and the user broke up": about the user
@@ -401,6 +430,44 @@ def _found_slot(summary: str) -> SlotFact | None:
     fav = _FAVORITE.search(rest)
     if fav:
         return SlotFact(subject, f"favorite_{fav.group(1).lower().strip()}", _norm(fav.group(2)), fav.group(2).strip())
+    count = _COUNTED.search(rest)
+    if count and not _negated(rest[: count.start()]):  # "The user has two kids": a count that a later one updates
+        noun = _singular(count.group(2).lower())
+        return SlotFact(subject, f"count:{noun}", str(_number(count.group(1))), count.group(1))
+    found = _pattern_slot(subject, rest, text, joint)
+    if found is None:
+        # "The user is not a student anymore", "… doesn't live in Paris": the slot, negated
+        positive = _affirmed(rest)
+        if positive != rest:
+            plain = _pattern_slot(subject, positive, positive, joint)
+            if plain is not None and not plain.value.startswith(("not ", "no ")) and plain.value != "none":
+                found = SlotFact(plain.subject, plain.slot, f"not {plain.value}", plain.display)
+    if found is not None:
+        return found
+    nope = _NOT_MY_THING.search(rest)
+    if nope and _head(nope.group(1)):
+        return SlotFact(subject, f"preference:{_pref_key(_head(nope.group(1)))}", "-", _head(nope.group(1)))
+    switched = _SWITCHED.search(rest)
+    if switched and _head(switched.group(1)):  # "switched from coffee to tea": coffee no longer
+        return SlotFact(subject, f"preference:{_pref_key(_head(switched.group(1)))}", "-", _head(switched.group(1)))
+    pref = _PREFERENCE.search(rest)
+    if pref:
+        verb = pref.group(1).lower()
+        obj = _head(pref.group(2))
+        if obj:
+            key = _pref_key(obj)
+            return SlotFact(subject, f"preference:{key}", "-" if verb.startswith(_NEGATIVE_PREF) else "+", obj)
+    attribute = _ATTRIBUTE.match(text)
+    if attribute and _specific(attribute.group(2)):
+        noun = " ".join(words(attribute.group(1)))
+        if noun.split()[-1] not in _SOCIAL and noun.split()[-1] not in _NOT_ATTRIBUTES:
+            # "The user's flight is on Monday": the flight's day, which a correction updates
+            return SlotFact("user", f"attribute:{noun}", _norm(attribute.group(2)), attribute.group(2).strip())
+    return None
+
+
+def _pattern_slot(subject: str, rest: str, text: str, joint: bool) -> SlotFact | None:
+    """The first :data:`_PATTERNS` slot of ``rest``; a value negated in its own clause reads ``not …``."""
     for slot, pattern, constant in _PATTERNS:
         m = pattern.search(rest)
         if not m:
@@ -415,21 +482,126 @@ def _found_slot(summary: str) -> SlotFact | None:
         ):
             continue  # "Their dog is called Rocky" names someone else
         captured = m.group(1) if m.groups() and m.group(1) else ""
+        negated = _negated(rest[: m.start()])  # "The user no longer works at Deloitte"
         if constant is None:
-            return SlotFact(subject, slot, _norm(captured), captured.strip())
+            value = _norm(captured)
+            return SlotFact(subject, slot, f"not {value}" if negated else value, captured.strip())
+        if negated:
+            continue  # "The user didn't quit the job": no state read
         value = constant.format(captured.lower()) if "{0}" in constant else constant
         return SlotFact(subject, slot, value, captured.strip() or value)
-    nope = _NOT_MY_THING.search(rest)
-    if nope and _head(nope.group(1)):
-        return SlotFact(subject, f"preference:{_pref_key(_head(nope.group(1)))}", "-", _head(nope.group(1)))
-    pref = _PREFERENCE.search(rest)
-    if pref:
-        verb = pref.group(1).lower()
-        obj = _head(pref.group(2))
-        if obj:
-            key = _pref_key(obj)
-            return SlotFact(subject, f"preference:{key}", "-" if verb.startswith(_NEGATIVE_PREF) else "+", obj)
     return None
+
+
+#: A negation in the clause that holds a slot's verb ("is not", "no longer", "doesn't", "never").
+_NEGATION = re.compile(r"(?i:\b(?:not|no longer|never)\b|n't\b)")
+#: Where a clause starts: a negation before it belongs to another clause.
+_CLAUSE_START = re.compile(r"(?i:[,;]|\b(?:but|and|so|because|although|though|while|now)\b)")
+
+
+def _negated(prefix: str) -> bool:
+    """Whether the last clause of ``prefix`` (the text before a slot's verb) is negated."""
+    parts = _CLAUSE_START.split(prefix)
+    return bool(_NEGATION.search(parts[-1] if parts else prefix))
+
+
+_NEGATED_VERB = re.compile(
+    r"(?i:\b(?:(is|are|was|were)(?:n't|\s+not|\s+no longer)|(?:doesn't|does not|no longer|never)\s+([a-z]+))\b)"
+)
+
+
+def _affirmed(rest: str) -> str:
+    """``rest`` with its first negated verb affirmed ("is not a student" → "is a student")."""
+
+    def affirm(m: re.Match[str]) -> str:
+        if m.group(1):
+            return m.group(1)
+        verb = m.group(2)
+        return verb if verb.endswith("s") and not verb.endswith("ss") else _third_person(verb)
+
+    return _NEGATED_VERB.sub(affirm, rest, count=1)
+
+
+def _third_person(verb: str) -> str:
+    if verb in ("have", "do", "go"):
+        return {"have": "has", "do": "does", "go": "goes"}[verb]
+    if verb.endswith(("sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if len(verb) > 2 and verb.endswith("y") and verb[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+_NUMBER_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+}
+#: "The user has two kids", "… owns 3 bikes": how many of a thing (a later count updates it).
+_COUNTED = re.compile(
+    r"(?i:\b(?:has|have|owns|has got)\s+(?:now\s+)?)(\d{1,3}|"
+    + "|".join(_NUMBER_WORDS)
+    + r")(?i:\s+(?:[a-z-]+\s+)?)([a-z]+)\b(?!\s+(?:ago|old|of)\b)"
+)
+
+
+def _number(text: str) -> int:
+    return int(text) if text.isdigit() else _NUMBER_WORDS[text.lower()]
+
+
+def _singular(noun: str) -> str:
+    if noun.endswith("ies") and len(noun) > 4:
+        return noun[:-3] + "y"
+    if noun.endswith(("ches", "shes", "sses", "xes")):
+        return noun[:-2]
+    return noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
+
+
+#: "The user's landlord is called Victor", "The user's dog's name is Pepper": that one's name.
+_NAMED_THING = re.compile(
+    r"^(?i:the user's|their)\s+(?:[a-z-]+\s+){0,2}?([a-z-]+)(?:'s name is|\s+is (?:called|named))\s+"
+    r"([A-Z][\w'-]+)"
+)
+#: "The user's flight is on Monday", "The user's locker code is 4471": an attribute with a value.
+_ATTRIBUTE = re.compile(r"^(?i:the user's)\s+((?:[a-z-]+\s+){0,2}?[a-z-]+)\s+(?:is|are)\s+(?!not\b|no\b)(.+?)\.?$")
+_NOT_ATTRIBUTES = frozenset(
+    {"name", "favorite", "favourite", "job", "age", "birthday", "life", "thing", "plan", "goal"}
+)
+
+
+def _specific(value: str) -> bool:
+    """Whether an attribute's value is one that can be replaced: a number, a date or a name, not a description."""
+    return bool(re.search(r"\d|\b[A-Z][a-z]+", value.strip())) or bool(
+        re.match(r"(?i:on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b)", value.strip())
+    )
+
+
+def as_the_user(summary: str, subject: str) -> str:
+    """A fact about a named ``subject`` as the slot rules read it: the subject as "the user".
+
+    Example:
+        >>> as_the_user("The user's sister Ana lives in Rome.", "Ana")
+        'The user lives in Rome.'
+        >>> slot_of(as_the_user("Ana moved to Paris in April 2023.", "Ana"))
+        ('location', 'paris')
+    """
+    if not subject:
+        return summary
+    name = re.escape(subject)
+    # "The user's sister Ana lives in Rome" is about Ana: "Ana lives in Rome"
+    text = re.sub(rf"(?i:\bthe user's|\b[A-Z][\w-]*'s)\s+(?:[a-z-]+,?\s+){{0,2}}?(?-i:{name})\b,?", subject, summary)
+    text = re.sub(rf"^{name},\s+(?:the user's|[A-Z][\w-]*'s)\s+(?:[a-z-]+\s+){{0,2}}?[a-z-]+,\s+", subject + " ", text)
+    text = re.sub(rf"\b{name}\b", "the user", text)
+    return text[:1].upper() + text[1:]
 
 
 def slot_of(summary: str) -> tuple[str, str] | None:
@@ -454,9 +626,11 @@ def _article(noun: str) -> str:
 def canonical_summary(summary: str) -> str:
     """One self-contained statement of the current state of a profile slot.
 
-    Events and timelines become states ("The user moved to Denver last month"
-    → "The user lives in Denver."), so that an update replaces a statement of
-    the same shape. Statements without a profile slot come back unchanged.
+    Events become states ("The user moved to Denver" → "The user lives in
+    Denver."), so that an update replaces a statement of the same shape; a move's
+    time is kept ("…, having moved there last month."). A negated state, a
+    planned move, a time or duration on another slot, and statements without a
+    profile slot come back unchanged.
 
     Args:
         summary: a third-person statement.
@@ -469,19 +643,31 @@ def canonical_summary(summary: str) -> str:
         'The user lives in Chicago.'
         >>> canonical_summary("The user quits the user's job at Deloitte.")
         'The user no longer works at Deloitte.'
+        >>> canonical_summary("The user moved to Canada four years ago.")
+        'The user lives in Canada, having moved there four years ago.'
+        >>> canonical_summary("The user is not working at Amazon anymore.")
+        'The user is not working at Amazon anymore.'
         >>> canonical_summary("The user loves hiking.")
         'The user loves hiking.'
         >>> canonical_summary("The user works as a nurse in Oslo.")
         'The user works as a nurse in Oslo.'
     """
     found = find_slot(summary)
-    if found is None:
-        return summary
+    if found is None or found.value.startswith("not "):
+        return summary  # a negated state ("is not a student anymore") is kept as said
+    if _PLANNED.search(summary):
+        return summary  # "is moving to Austin": not yet where the user lives
+    when = relative_time(summary) or (_WRITTEN_TIME.search(summary) or [""])[0]
+    moved = found.slot == "location" and _MOVED.search(summary) and when
+    if not moved and (when or _TIMED.search(summary)):
+        return summary  # "got divorced in 2021", "married for 20 years": the time kept as said
     if found.slot == "employer" and re.search(r"(?i:\bis an? [\w -]+? at\b)", summary):
         return summary  # "is an engineer at Google": the role would be lost
     if found.slot in ("employer", "work_location") and re.search(r"(?i:\bas an? [\w -]+? (?:at|for|by|in)\b)", summary):
         return summary  # "works as a nurse in Oslo": the occupation would be lost
     canonical = _canonical(found, summary)
+    if moved:  # "moved to Canada four years ago": where the user lives, and since when
+        canonical = f"{canonical.rstrip('.')}, having moved there {when}."
     current = re.split(r"(?i:\b(?:used to|previously|formerly|no longer)\b[^.]*?\bbut\b)", summary)[-1]
     kept = {m.group(0) for m in re.finditer(_PROPER, canonical)}
     dropped = [m.group(0) for m in re.finditer(_PROPER, current[1:]) if m.group(0) not in kept]
@@ -489,6 +675,24 @@ def canonical_summary(summary: str) -> str:
 
 
 _NOT_NAMES = frozenset({"I", "The", "User"})
+#: A time written out or a duration: a canonical statement would drop it.
+_TIMED = re.compile(
+    r"(?i:\b(?:for (?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|many|several|a few|"
+    r"a couple of|over|almost|nearly|about) (?:\w+ )?(?:days?|weeks?|months?|years?|decades?)|(?:19|20)\d\d)\b)|"
+    r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b"
+)
+#: A time written out after a preposition ("in 2018", "on 3 May", "back in March 2020").
+_WRITTEN_TIME = re.compile(
+    r"(?i:\b(?:back\s+)?(?:in|on|since|during)\s+(?:the\s+)?(?:(?:\d{1,2}(?:st|nd|rd|th)?\s+)?(?-i:January|February|"
+    r"March|April|May|June|July|August|September|October|November|December)(?:\s+\d{4})?|(?:19|20)\d\d|"
+    r"(?:spring|summer|fall|autumn|winter)(?:\s+(?:of\s+)?(?:19|20)\d\d)?)\b)"
+)
+#: A move ("moved to", "relocated to"): the location slot's event.
+_MOVED = re.compile(r"(?i:\b(?:moved|relocated|moves|has moved|just moved|recently moved|settled)\b)")
+#: A change still to come ("is moving to Austin"): not yet the current state.
+_PLANNED = re.compile(
+    r"(?i:\b(?:is|are) (?:moving|relocating|going to move|planning to move)|will (?:move|relocate)|plans? to move)\b"
+)
 
 
 def _canonical(found: SlotFact, summary: str) -> str:
@@ -544,7 +748,7 @@ _LANGUAGE = re.compile(
     r"Arabic|Russian|Hindi|Polish|Swedish|Norwegian|Danish|Finnish|Greek|Turkish)\b",
     _I,
 )
-_ADDRESS = re.compile(r"\bcall (?:the user|me)\s+([A-Z][\w'’-]+)")
+_ADDRESS = re.compile(r"\bcall (?:the user|me)\s+" + CALLED_NAME)
 
 
 def agent_slot(summary: str) -> tuple[str, str] | None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from langchain_memoryos.amu import write_record
 from langchain_memoryos.amu.corrections import edit_fact
-from langchain_memoryos.amu.explicit import as_user, explicit_records, named_subject
+from langchain_memoryos.amu.explicit import as_user, dated, explicit_records, named_subject
 from langchain_memoryos.controllers.base import ParsedRecords
 from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
 from langchain_memoryos.operations.runtime import Locked, Runtime, Unlocked
@@ -70,17 +70,19 @@ def add_fact(
     amu = runtime.settings.amu
 
     def work(state: UserState) -> Step[list[WriteEvent]]:
-        parsed: ParsedRecords = yield ParseRecords(body, fact_kind)
+        # a user fact's relative time as dates, against the time it was stated ("yesterday" → "on 7 May 2023")
+        text = dated(body, when or state.clock or ensure_utc(None)) if fact_kind == "user" else body
+        parsed: ParsedRecords = yield ParseRecords(text, fact_kind)
         now = when or state.clock or ensure_utc(None)
         if when is not None:
             state.advance_clock(when)
         records = parsed.records
         if fact_kind == "user":  # the caller's decision: personal, the subject named, every content word kept
-            subject = named_subject(body)
+            subject = named_subject(text)
             named: list[MemoryRecord] = []
             if subject and not any(r.summary.strip() for r in records):
-                named = (yield ParseRecords(as_user(body, subject), fact_kind)).records
-            records = explicit_records(body, records, named=named, subject=subject)
+                named = (yield ParseRecords(as_user(text, subject), fact_kind)).records
+            records = explicit_records(text, records, named=named, subject=subject)
         records = records or [MemoryRecord(kind=fact_kind, summary="", personal=False)]
         events: list[WriteEvent] = []
         for record in records:

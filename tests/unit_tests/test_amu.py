@@ -102,8 +102,10 @@ def test_change_of_city_under_tau_s_is_an_update(make_memory: MakeMemory) -> Non
     (moved,) = m.add_fact("Big news: I moved to Denver last month!", user_id="u", timestamp=at(1))
     assert moved.action == "updated" and moved.replaced_ids == [first.record.id]
     assert moved.relations[0].label == "update" and "location changed" in moved.relations[0].reason
-    # an explicit add_fact keeps every content word of the statement
-    assert [f.summary for f in m.list_facts(user_id="u")] == ["The user moved to Denver last month."]
+    # an explicit add_fact keeps every content word of the statement, its relative time as a date
+    assert [f.summary for f in m.list_facts(user_id="u")] == [
+        "The user lives in Denver, having moved there in December 2023."
+    ]
     assert m.list_facts(user_id="u")[0].created_at == at(0)  # the fused record keeps the first creation time
 
 
@@ -119,7 +121,7 @@ def test_new_employer_third_party_and_breakup(make_memory: MakeMemory) -> None:
     assert _actions(events)[0] == "updated" and felix.record.id in events[0].replaced_ids
     summaries = [f.summary for f in m.list_facts(user_id="u")]
     assert "The user's sister lives in Paris." in summaries
-    assert "Felix and the user called it quits last month." in summaries  # every word kept
+    assert "Felix and the user called it quits in December 2023." in summaries  # every word kept, dated
     assert not any("boyfriend" in s for s in summaries)
 
 

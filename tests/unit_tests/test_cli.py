@@ -296,7 +296,10 @@ def test_inspect_shows_every_tier(demo_db: Path) -> None:
     assert "Mid-term segments" in out and segment.id in out and f"{segment.heat:.2f}" in out
     assert "Persona" in out and "agent profile" in out
     facts = out.split("User facts (", 1)[1].split("Agent traits (", 1)[0]
-    assert "The user lives in Denver." in facts and "The user lives in Portland." not in facts  # fused away
+    assert (
+        "The user lives in Denver, having moved there in April 2024." in facts
+        and "The user lives in Portland." not in facts
+    )  # fused away
     assert f"AMU write log (last {len(log)} of {len(log)})" in out
     for action in ("stored", "discarded", "updated", "filtered"):
         assert f" {action} " in out
@@ -448,7 +451,7 @@ def test_demo_shows_a_fused_update_and_a_session_one_recall() -> None:
     assert story.exit_code == 0, story.output
     assert len(story.output.splitlines()) <= 60 and "\x1b[" not in story.output
     assert "old    'The user lives in Portland.'  [S1:2]" in story.output
-    assert "'The user lives in Denver.'  [S1:2 + S4:1]" in story.output
+    assert "'The user lives in Denver, having moved there in April 2024.'  [S1:2 + S4:1]" in story.output
     result = run("demo", "--no-color", "--verbose")
     assert result.exit_code == 0, result.output
     out = result.output
@@ -456,7 +459,7 @@ def test_demo_shows_a_fused_update_and_a_session_one_recall() -> None:
     fused = out.split("FUSED UPDATES", 1)[1].split("RETRIEVAL PROBES", 1)[0]
     assert "old    'The user lives in Portland.'  [S1:2]" in fused
     assert "new    said in S4:1: 'I moved to Denver last month!" in fused
-    assert "fused  'The user lives in Denver.'  [S1:2 + S4:1]" in fused
+    assert "fused  'The user lives in Denver, having moved there in April 2024.'  [S1:2 + S4:1]" in fused
     recalled = out.split("RECALLED FROM SESSION 1", 1)[1]
     assert "Q: Where did I live before I moved?" in recalled
     assert "recalled S1:2 (page" in recalled and "I live in Portland." in recalled

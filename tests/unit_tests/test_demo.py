@@ -65,16 +65,23 @@ def test_the_story_shows_the_fact_amu_updated_and_its_recall(story: tuple[DemoRe
     result, text = story
     block = text.split("\nLPM ", 1)[1].split("\nPROBES ", 1)[0]
     recall = result["fact_recall"]
-    assert recall is not None and recall["fact"] == "The user lives in Denver." and recall["fact_id"].startswith("f:")
+    assert (
+        recall is not None
+        and recall["fact"] == "The user lives in Denver, having moved there in April 2024."
+        and recall["fact_id"].startswith("f:")
+    )
     ref = recall["fact_id"]
     assert "old    'The user lives in Portland.'  [S1:2]" in block
     assert "new    said in S4:1: 'I moved to Denver last month!" in block
-    assert f"fused  [{ref}] 'The user lives in Denver.'  [S1:2 + S4:1]" in block
-    # recalled: its source pages are in the context; within a small budget, what the pages shown and the
-    # profile say already ("I live in Denver now", "location: Denver"): the fact adds nothing, so it is not shown
+    assert f"fused  [{ref}] 'The user lives in Denver, having moved there in April 2024.'  [S1:2 + S4:1]" in block
+    # recalled: its source pages are in the context; within a small budget the fact is shown: its date (April 2024)
+    # is what no page shown says
     assert recall["sources"] == ["S1:2", "S4:1"] and all(recall["source_ranks"][s] >= 1 for s in recall["sources"])
     assert not recall["in_context"] and f"[{ref}] is not repeated: its source pages say it" in block
-    assert not recall["in_tight_context"] and f"[{ref}] not repeated: the context already says it" in block
+    assert (
+        recall["in_tight_context"]
+        and f"asked within 150 words: [{ref}] 'The user lives in Denver, having moved there in April 2024.'" in block
+    )
     assert "persona (from 5 promoted segments): location Denver, name Maya, occupation nurse" in block
 
 
@@ -178,11 +185,14 @@ def test_fused_updates_join_an_old_fact_and_a_new_one(demo: tuple[DemoResult, st
     assert "portland → denver" in moved["reason"]
     # the fused record is what long-term memory holds now; the old one is gone
     summaries = [f.summary for f in memory.list_facts(user_id="maya")]
-    assert "The user lives in Denver." in summaries and "The user lives in Portland." not in summaries
+    assert (
+        "The user lives in Denver, having moved there in April 2024." in summaries
+        and "The user lives in Portland." not in summaries
+    )
     block = text.split("FUSED UPDATES", 1)[1].split("RETRIEVAL PROBES", 1)[0]
     assert f"update #{moved['event']}: location changed: portland → denver" in block
     assert "old    'The user lives in Portland.'  [S1:2]" in block
-    assert "fused  'The user lives in Denver.'  [S1:2 + S4:1]" in block
+    assert "fused  'The user lives in Denver, having moved there in April 2024.'  [S1:2 + S4:1]" in block
     assert memory.write_log(user_id="maya")[moved["event"] - 1].action == "updated"
 
 

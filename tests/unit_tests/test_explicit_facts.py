@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
+import re
 
 import pytest
 
@@ -63,6 +65,54 @@ def test_the_judge_still_merges_duplicates_and_updates_of_a_named_person() -> No
     assert [f.summary for f in m.list_facts(user_id="u")] == ["Joanna moved to Bergen."]
     # two people's facts never merge
     assert [e.action for e in m.add_fact("Nate lives in Oslo.", user_id="u", timestamp=at(3))] == ["stored"]
+
+
+SAID = dt.datetime(2023, 5, 8, 10, tzinfo=dt.UTC)  # a Monday
+
+
+@pytest.mark.parametrize(
+    ("statement", "dated"),
+    [
+        ("I ran my first half marathon yesterday.", "on 7 May 2023"),
+        ("I moved to Denver last month for a new job.", "in April 2023"),
+        ("Joanna adopted a dog named Max two years ago.", "in 2021"),
+        ("My sister Ana starts at Stripe next week.", "in the week after 8 May 2023"),
+        ("I have a dentist appointment next Tuesday.", "on 9 May 2023"),
+    ],
+)
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_relative_time_in_an_explicit_fact_becomes_a_date(statement: str, dated: str, mode: str) -> None:
+    # issue 31, point 4: the date is resolved against add_fact's timestamp, and every other word is kept
+    m = MemoryOS()
+    if mode == "sync":
+        events = m.add_fact(statement, user_id="u", timestamp=SAID)
+    else:
+        events = asyncio.run(m.aadd_fact(statement, user_id="u", timestamp=SAID))
+    assert [e.action for e in events] == ["stored"], [e.reason for e in events]
+    (fact,) = m.list_facts(user_id="u")
+    assert m.get_fact(fact.id, user_id="u").fact.summary == fact.summary
+    assert dated in fact.summary, fact.summary
+    assert not re.search(r"(?i)\b(?:yesterday|last|next|ago)\b", fact.summary), fact.summary
+    relative = {"yesterday", "last", "next", "ago", "month", "week", "two", "year", "tuesday"}
+    assert content_words(statement) - relative <= content_words(fact.summary), fact.summary
+
+
+def test_an_explicit_fact_without_a_timestamp_is_dated_by_the_conversation_clock() -> None:
+    m = MemoryOS()
+    m.add_turn("I live in Oslo.", "Nice.", user_id="u", thread_id="t", timestamp=SAID)
+    (event,) = m.add_fact("I went hiking yesterday.", user_id="u")
+    assert event.record.summary == "The user went hiking on 7 May 2023."
+
+
+def test_a_named_relative_is_the_subject_of_an_explicit_fact_and_their_own_update() -> None:
+    m = MemoryOS()
+    (first,) = m.add_fact("My sister Ana lives in Rome.", user_id="u", timestamp=SAID)
+    assert first.record.subject == "Ana"
+    (moved,) = m.add_fact("Ana moved to Paris last month.", user_id="u", timestamp=SAID)
+    assert moved.action == "updated" and moved.replaced_ids == [first.record.id]
+    assert [(f.subject, f.summary) for f in m.list_facts(user_id="u")] == [
+        ("Ana", "Ana lives in Paris, having moved there in April 2023.")
+    ]
 
 
 def test_chit_chat_and_hedges_are_still_filtered() -> None:
