@@ -117,7 +117,7 @@ def open_postgres_read_only(url: str, **kwargs: Any) -> MemoryOS:
     Example:
         >>> open_postgres_read_only("")  # doctest: +IGNORE_EXCEPTION_DETAIL
         Traceback (most recent call last):
-        ValueError: from_postgres needs a connection string ...
+        langchain_memoryos.errors.InvalidInputError: from_postgres needs a connection string ...
     """
     memory = MemoryOS.from_postgres(url, setup=False, **kwargs)
     memory.repository.read_only = True
