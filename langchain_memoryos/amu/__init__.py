@@ -29,11 +29,11 @@ from langchain_memoryos.store.vector_index import Vector
 
 __all__ = [
     "LEAST_USEFUL",
+    "AMURun",
     "AMUSettings",
     "Prejudged",
     "RecordRun",
     "RecordWrite",
-    "RecordsRun",
     "admitted_summaries",
     "embed_summaries",
     "summary_rows",
@@ -113,7 +113,7 @@ class RecordWrite:
         self.events.append(event)
 
 
-class RecordsRun(Protocol):
+class AMURun(Protocol):
     """A run whose records go through the AMU stages one after another: a turn, or ``add_fact``'s :class:`RecordRun`.
 
     ``write_gate`` takes the next record of ``records`` into ``write``; the
@@ -167,7 +167,7 @@ class RecordRun:
         self.next = "write_gate" if self.records else "done"
 
 
-def stage_write_gate(ctx: StageContext, run: RecordsRun) -> Step[None]:
+def stage_write_gate(ctx: StageContext, run: AMURun) -> Step[None]:
     """``write_gate``: the run's next record through the gate, then the candidates of an admitted record.
 
     A gated-out record is logged ``filtered`` (``w.action = "filtered"``) and is done; an admitted one
@@ -193,7 +193,7 @@ def stage_write_gate(ctx: StageContext, run: RecordsRun) -> Step[None]:
     run.next = "relation_judge" if w.candidates else "lpm_commit"
 
 
-def stage_relation_judge(ctx: StageContext, run: RecordsRun) -> Step[None]:
+def stage_relation_judge(ctx: StageContext, run: AMURun) -> Step[None]:
     """``relation_judge``: duplicate / update / separate for all candidates, then the action rule.
 
     A record whose action is ``discard`` is logged here and is done; ``fuse`` goes to ``fuse``,
@@ -219,7 +219,7 @@ def stage_relation_judge(ctx: StageContext, run: RecordsRun) -> Step[None]:
         run.next = "fuse" if w.action == "fuse" else "lpm_commit"
 
 
-def stage_fuse(ctx: StageContext, run: RecordsRun) -> Step[None]:
+def stage_fuse(ctx: StageContext, run: AMURun) -> Step[None]:
     """``fuse``: one current record from the new one and those it updates; they are deleted; on to ``lpm_commit``."""
     w, state = run.write, run.user
     assert w is not None
@@ -241,7 +241,7 @@ def stage_fuse(ctx: StageContext, run: RecordsRun) -> Step[None]:
     run.next = "lpm_commit"
 
 
-def stage_lpm_commit(ctx: StageContext, run: RecordsRun) -> Step[None]:
+def stage_lpm_commit(ctx: StageContext, run: AMURun) -> Step[None]:
     """``lpm_commit``: store the record, log ``stored`` / ``updated``; over capacity the least useful goes; done."""
     w, state, settings = run.write, run.user, ctx.settings.amu
     assert w is not None

@@ -246,8 +246,10 @@ def add_stage_table(graph: StateGraph[Any], stages: Sequence[Stage], node: Calla
     Example:
         >>> from langchain_memoryos.pipeline.stages import READ_STAGES
         >>> from langchain_memoryos.graph.read import ReadState
+        >>> def node(row, routed):  # what each node runs does not matter here
+        ...     return StageNode(row.name, lambda run: iter(()), None, routed=routed)
         >>> graph = StateGraph(ReadState)
-        >>> add_stage_table(graph, READ_STAGES, lambda row, routed: StageNode(row.name, row.function, None))
+        >>> add_stage_table(graph, READ_STAGES, node)
         >>> edges = graph.compile().get_graph().edges
         >>> sorted((e.source, e.target) for e in edges if e.conditional)  # retrieve_stm: on, or done
         [('retrieve_stm', '__end__'), ('retrieve_stm', 'retrieve_lpm')]

@@ -127,7 +127,7 @@ class TurnWrite:
     def record_done(self, settings: EngineSettings) -> None:
         """The record in ``write`` went through AMU: its events join the report; the next record, page or hot segment.
 
-        The AMU stages call this on the record they finish (see :class:`~langchain_memoryos.amu.RecordsRun`).
+        The AMU stages call this on the record they finish (see :class:`~langchain_memoryos.amu.AMURun`).
         """
         assert self.write is not None
         self.report.events.extend(self.write.events)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from langchain_memoryos import MemoryOS
-from langchain_memoryos.amu import RecordRun, RecordWrite
+from langchain_memoryos.amu import AMURun, RecordRun, RecordWrite
 from langchain_memoryos.errors import StageRouteError
 from langchain_memoryos.pipeline.effects import Step, run_sync
 from langchain_memoryos.pipeline.read import read
@@ -138,6 +138,8 @@ def test_the_record_loop_runs_the_amu_rows_record_after_record() -> None:
     run = run_sync(step(), memory._services)
     assert [(e.action, e.reason) for e in run.events][1:] == [("discarded", f"duplicate of {run.events[0].record.id}")]
     assert (run.events[0].action, run.next, run.write, run.records) == ("stored", DONE, None, [])
+    runs: list[AMURun] = [run, _turn("hi", next="write_gate")]  # a turn runs the same AMU stages (mypy checks it)
+    assert [r.write for r in runs] == [None, None]
 
 
 def _turn(text: str, *, next: str) -> TurnWrite:
