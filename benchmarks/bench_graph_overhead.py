@@ -2,8 +2,8 @@
 
 Two memories with the same settings receive the same turns; for each turn,
 one runs ``MemoryOS.add_turn`` (the compiled ``write_graph``) and the other
-runs the same stages through ``engine.add_turn`` (a plain loop over
-``run_stage``), which take the same lock. The per-turn difference is the graph's
+runs the same stages through ``pipeline.write.run_turn`` (a plain loop over
+``run_write_stage``), which take the same lock. The per-turn difference is the graph's
 overhead; its median is the figure (target: < 2 ms p50). The order of the two
 calls alternates per turn, so drift on a noisy machine cancels.
 
@@ -28,8 +28,16 @@ from bench_engine import SEED, dialogue  # noqa: E402
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig  # noqa: E402
 from langchain_memoryos.operations.runtime import Unlocked  # noqa: E402
-from langchain_memoryos.pipeline.write import add_turn  # noqa: E402
-from langchain_memoryos.schema import ensure_utc  # noqa: E402
+from langchain_memoryos.pipeline.effects import Step  # noqa: E402
+from langchain_memoryos.pipeline.turn import TurnWrite, embed_turn  # noqa: E402
+from langchain_memoryos.pipeline.write import run_turn  # noqa: E402
+from langchain_memoryos.schema import WriteReport, ensure_utc  # noqa: E402
+
+
+def direct_turn(memory: MemoryOS, t: TurnWrite) -> Step[WriteReport]:
+    """Step: the turn's page embedded, then the turn through the write stages (no graph)."""
+    yield from embed_turn(memory.settings, t)
+    return (yield from run_turn(memory.repository, memory.settings, t))
 
 
 def main() -> int:
@@ -58,17 +66,16 @@ def main() -> int:
             return elapsed
 
         def run_direct(turn: Any = turn) -> float:
-            step = add_turn(
-                direct.repository,
-                direct.settings,
-                user_id="u",
-                thread_id=turn.thread_id,
-                user_input=turn.user_input,
-                agent_response=turn.agent_response,
-                timestamp=ensure_utc(turn.timestamp),
-                metadata=None,
-                turn_id=turn.turn_id,
+            t = TurnWrite(
+                "u",
+                turn.thread_id,
+                turn.user_input,
+                turn.agent_response,
+                ensure_utc(turn.timestamp),
+                None,
+                turn.turn_id,
             )
+            step = direct_turn(direct, t)
             start = time.perf_counter()
             direct._sync(Unlocked("u", step))  # the step takes the user's lock itself
             return (time.perf_counter() - start) * 1000

@@ -1,24 +1,27 @@
 """The AMU write path for long-term memory: gate → candidates → judge → action → fuse.
 
 Every record that would enter the user knowledge base or the agent traits
-passes here, whether it comes from a promoted segment, ``add_fact`` or a tool.
+passes here, whether it comes from a page, a promoted segment, ``add_fact`` or a tool:
+through the AMU stages of the write table (:data:`~langchain_memoryos.pipeline.stages.WRITE_STAGES`:
+``write_gate → relation_judge → fuse → lpm_commit``), the functions below.
 The decisions themselves are the pure functions of :mod:`langchain_memoryos.scoring`.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from langchain_memoryos.config import MemoryOSConfig, ModelThresholds
 from langchain_memoryos.controllers.base import FuseResult, RelationJudgement
 from langchain_memoryos.embeddings import encode_texts
 from langchain_memoryos.pipeline.effects import Embed, Parallel, Step
 from langchain_memoryos.pipeline.judgements import FuseRecords, JudgeRelations
+from langchain_memoryos.pipeline.settings import AMUSettings, EngineSettings, StageContext
 from langchain_memoryos.schema import FactKind, MemoryRecord, Relation, WriteAction, WriteEvent
 from langchain_memoryos.scoring import decide_action, gate, select_candidates
 from langchain_memoryos.store.repository import UserState
@@ -26,21 +29,20 @@ from langchain_memoryos.store.vector_index import Vector
 
 __all__ = [
     "LEAST_USEFUL",
-    "RECORD_STAGES",
+    "AMURun",
     "AMUSettings",
     "Prejudged",
+    "RecordRun",
     "RecordWrite",
     "admitted_summaries",
     "embed_summaries",
     "summary_rows",
     "evict_over_capacity",
-    "fuse",
-    "lpm_commit",
-    "next_stage",
     "prejudge_relations",
-    "relation_judge",
-    "write_gate",
-    "write_record",
+    "stage_fuse",
+    "stage_lpm_commit",
+    "stage_relation_judge",
+    "stage_write_gate",
 ]
 
 
@@ -53,38 +55,6 @@ LEAST_USEFUL = "least useful: lowest confidence, then oldest"
 def _usefulness(record: MemoryRecord) -> tuple[float, _dt.datetime, _dt.datetime, str]:
     """The eviction order key of :data:`LEAST_USEFUL` (the smallest goes first)."""
     return (record.confidence, record.updated_at, record.created_at, record.id)
-
-
-@dataclass(frozen=True)
-class AMUSettings:
-    """The thresholds and capacities the write path needs.
-
-    Example:
-        >>> from langchain_memoryos.config import MemoryOSConfig
-        >>> AMUSettings.from_config(MemoryOSConfig(), MemoryOSConfig().thresholds(None)).gate_threshold
-        0.5
-    """
-
-    gate_threshold: float
-    write_similarity: float
-    user_capacity: int
-    agent_capacity: int
-
-    @classmethod
-    def from_config(cls, config: MemoryOSConfig, thresholds: ModelThresholds) -> AMUSettings:
-        """Build from the memory's config and resolved thresholds.
-
-        Example:
-            >>> from langchain_memoryos.config import MemoryOSConfig
-            >>> AMUSettings.from_config(MemoryOSConfig(), MemoryOSConfig().thresholds(None)).user_capacity
-            2000
-        """
-        return cls(
-            gate_threshold=config.gate_threshold,
-            write_similarity=thresholds.write_similarity,
-            user_capacity=config.user_kb_capacity,
-            agent_capacity=config.agent_traits_capacity,
-        )
 
 
 @dataclass
@@ -106,8 +76,6 @@ class RecordWrite:
         fallback: a fallback controller made a judgement.
         replaced: ids deleted by a fuse.
         events: the events logged so far.
-        fused: the fuse stage ran.
-        committed: the record was stored.
 
     Example:
         >>> RecordWrite(MemoryRecord(summary="x"), now=_dt.datetime(2024, 1, 1), source="doc").action is None
@@ -127,8 +95,6 @@ class RecordWrite:
     fallback: bool = False
     replaced: list[str] = field(default_factory=list)
     events: list[WriteEvent] = field(default_factory=list)
-    fused: bool = False
-    committed: bool = False
 
     def log(self, state: UserState, action: WriteAction, record: MemoryRecord, reason: str, **kw: object) -> None:
         """Log one write event (and keep it in :attr:`events`)."""
@@ -147,11 +113,68 @@ class RecordWrite:
         self.events.append(event)
 
 
-def write_gate(state: UserState, w: RecordWrite, settings: AMUSettings) -> Step[None]:
-    """Stage 1 (``write_gate``): the gate, then the candidates of an admitted record.
+class AMURun(Protocol):
+    """A run whose records go through the AMU stages one after another: a turn, or ``add_fact``'s :class:`RecordRun`.
 
-    A gated-out record is logged ``filtered`` (``w.action = "filtered"``).
+    ``write_gate`` takes the next record of ``records`` into ``write``; the
+    stage that finishes a record calls :meth:`record_done`, which says where
+    the run goes next (the next record, or what the run does after its records).
     """
+
+    records: list[RecordWrite]
+    write: RecordWrite | None
+    next: str
+
+    @property
+    def user(self) -> UserState:
+        """The user's state the records are written to."""
+        ...
+
+    def record_done(self, settings: EngineSettings) -> None:
+        """The record in ``write`` went through AMU: keep its events, set ``next``."""
+        ...
+
+
+@dataclass
+class RecordRun:
+    """Records (``add_fact``'s) on their way through the AMU stages, one after another; ``done`` after the last.
+
+    Example:
+        >>> from langchain_memoryos.config import MemoryOSConfig
+        >>> state = UserState(user_id="u", label="u", dimension=2)
+        >>> run = RecordRun(state, [RecordWrite(MemoryRecord(summary="x"), now=_dt.datetime(2024, 1, 1), source="doc")])
+        >>> run.write = run.records.pop(0); run.record_done(EngineSettings.build(MemoryOSConfig(), None))
+        >>> run.next, run.write
+        ('done', None)
+    """
+
+    state: UserState
+    records: list[RecordWrite]
+    write: RecordWrite | None = None
+    events: list[WriteEvent] = field(default_factory=list)
+    next: str = "write_gate"
+
+    @property
+    def user(self) -> UserState:
+        """The user's state the records are written to."""
+        return self.state
+
+    def record_done(self, settings: EngineSettings) -> None:
+        """The record in ``write`` went through AMU: its events kept; the next record's ``write_gate``, else done."""
+        assert self.write is not None
+        self.events.extend(self.write.events)
+        self.write = None
+        self.next = "write_gate" if self.records else "done"
+
+
+def stage_write_gate(ctx: StageContext, run: AMURun) -> Step[None]:
+    """``write_gate``: the run's next record through the gate, then the candidates of an admitted record.
+
+    A gated-out record is logged ``filtered`` (``w.action = "filtered"``) and is done; an admitted one
+    goes to ``relation_judge`` when it has candidates, else (``w.action = "store"``) to ``lpm_commit``.
+    """
+    w = run.write = run.records.pop(0)
+    state, settings = run.user, ctx.settings.amu
     record = w.record
     record.created_at = record.created_at if record.created_at.year > 1970 else w.now
     record.updated_at = w.now
@@ -160,19 +183,24 @@ def write_gate(state: UserState, w: RecordWrite, settings: AMUSettings) -> Step[
     if not verdict.admitted:
         w.action = "filtered"
         w.log(state, "filtered", record, f"write-gate: {verdict.reason}", fallback=w.fallback)
+        run.record_done(ctx.settings)
         return
     if w.vector is None:
         w.vector = (yield Embed((record.summary,)))[0]
     w.candidates = _candidates(state, record, w.vector, settings)
     if not w.candidates:
         w.action = "store"
+    run.next = "relation_judge" if w.candidates else "lpm_commit"
 
 
-def relation_judge(state: UserState, w: RecordWrite) -> Step[None]:
-    """Stage 2 (``relation_judge``): duplicate / update / separate for all candidates, then the action rule.
+def stage_relation_judge(ctx: StageContext, run: AMURun) -> Step[None]:
+    """``relation_judge``: duplicate / update / separate for all candidates, then the action rule.
 
-    A record whose action is ``discard`` is logged here.
+    A record whose action is ``discard`` is logged here and is done; ``fuse`` goes to ``fuse``,
+    ``store`` to ``lpm_commit``.
     """
+    w, state = run.write, run.user
+    assert w is not None
     ids = [cand.id for cand, _ in w.candidates]
     if w.prejudged is not None and w.prejudged[0] == ids:
         judgement: RelationJudgement = w.prejudged[1]  # counted when it was made
@@ -186,10 +214,15 @@ def relation_judge(state: UserState, w: RecordWrite) -> Step[None]:
         dups = [r.candidate_id for r in w.relations if r.label == "duplicate"]
         reason = f"duplicate of {', '.join(dups)}"
         w.log(state, "discarded", w.record, reason, relations=w.relations, fallback=w.fallback)
+        run.record_done(ctx.settings)
+    else:
+        run.next = "fuse" if w.action == "fuse" else "lpm_commit"
 
 
-def fuse(state: UserState, w: RecordWrite) -> Step[None]:
-    """Stage 3 (``fuse``): one current record from the new one and those it updates; they are deleted."""
+def stage_fuse(ctx: StageContext, run: AMURun) -> Step[None]:
+    """``fuse``: one current record from the new one and those it updates; they are deleted; on to ``lpm_commit``."""
+    w, state = run.write, run.user
+    assert w is not None
     kind = w.record.kind
     olds = [state.facts[kind][r.candidate_id] for r in w.relations if r.label == "update"]
     fused: FuseResult = yield FuseRecords(w.record, olds, offline=w.offline)
@@ -205,11 +238,13 @@ def fuse(state: UserState, w: RecordWrite) -> Step[None]:
     for old_id in w.replaced:
         state.delete_fact(kind, old_id)
     w.record = new
-    w.fused = True
+    run.next = "lpm_commit"
 
 
-def lpm_commit(state: UserState, w: RecordWrite, settings: AMUSettings) -> None:
-    """Stage 4 (``lpm_commit``): store the record, log ``stored`` / ``updated``; over capacity the least useful goes."""
+def stage_lpm_commit(ctx: StageContext, run: AMURun) -> Step[None]:
+    """``lpm_commit``: store the record, log ``stored`` / ``updated``; over capacity the least useful goes; done."""
+    w, state, settings = run.write, run.user, ctx.settings.amu
+    assert w is not None
     record, kind = w.record, w.record.kind
     record.id = record.id or f"f_{state.next_seq():012d}"
     assert w.vector is not None  # set by write_gate (or fuse)
@@ -228,111 +263,9 @@ def lpm_commit(state: UserState, w: RecordWrite, settings: AMUSettings) -> None:
     for old in evict_over_capacity(state, kind, capacity, keep=record.id):
         why = f"capacity {capacity} reached: {LEAST_USEFUL} evicted for {record.id}"
         w.log(state, "evicted", old, why, replaced=[old.id])
-    w.committed = True
-
-
-def next_stage(w: RecordWrite) -> str:
-    """Where a record goes next: ``relation_judge``, ``fuse``, ``lpm_commit`` or ``done``.
-
-    Example:
-        >>> next_stage(RecordWrite(MemoryRecord(), now=_dt.datetime(2024, 1, 1), source="x", action="filtered"))
-        'done'
-    """
-    if w.action in ("filtered", "discard") or w.committed:
-        return "done"
-    if w.action is None:
-        return "relation_judge"
-    return "fuse" if w.action == "fuse" and not w.fused else "lpm_commit"
-
-
-def write_record(
-    state: UserState,
-    record: MemoryRecord,
-    settings: AMUSettings,
-    *,
-    now: _dt.datetime,
-    source: str,
-    vector: Vector | None = None,
-    prejudged: Prejudged | None = None,
-    fallback: bool = False,
-    offline: bool = False,
-) -> Step[list[WriteEvent]]:
-    """Step: pass one typed record through the AMU write path and log the decision.
-
-    The stages are :func:`write_gate`, :func:`relation_judge`, :func:`fuse` and
-    :func:`lpm_commit`, routed by :func:`next_stage` — the same functions the
-    write graph's nodes run.
-
-    Args:
-        state: the user's state (mutations are buffered for the caller's flush).
-        record: the new record (its ``kind`` picks the user KB or agent traits).
-        settings: thresholds and capacities.
-        now: the decision time (conversation clock).
-        source: where the record came from (``promotion``, ``add_fact``, ``tool``).
-        vector: the summary's embedding when the caller already has it (a
-            promotion embeds all its records in one batch).
-        prejudged: a relation judgement made ahead (see :func:`prejudge_relations`);
-            used only if the record's candidates are still exactly those judged.
-        fallback: a fallback controller made the record (its events say so).
-        offline: judge and fuse with the offline controller (a page's records).
-
-    Returns:
-        The logged events: the decision (``stored``, ``discarded``, ``updated``
-        or ``filtered``) first, then one ``evicted`` event per record that the
-        capacity pushed out (the least useful: lowest confidence, then oldest).
-
-    Example:
-        >>> from langchain_memoryos.pipeline.effects import Services, run_sync
-        >>> from langchain_memoryos.store.repository import MemoryRepository
-        >>> from langchain_memoryos.controllers import HeuristicController
-        >>> from langchain_memoryos.embeddings import resolve_embeddings
-        >>> from langchain_memoryos.config import MemoryOSConfig
-        >>> from langchain_memoryos.schema import ensure_utc
-        >>> from langgraph.store.memory import InMemoryStore
-        >>> emb = resolve_embeddings(None)
-        >>> repo, services = MemoryRepository(emb.dimension), Services(InMemoryStore(), emb, HeuristicController())
-        >>> settings = AMUSettings.from_config(MemoryOSConfig(), MemoryOSConfig().thresholds(emb.model_name))
-        >>> def step(summary):
-        ...     state = yield from repo.load("u")
-        ...     rec = MemoryRecord(aspect="health", intent="inform", entities=["vegan"], summary=summary)
-        ...     return (yield from write_record(state, rec, settings, now=ensure_utc(None), source="doc"))
-        >>> [e.action for e in run_sync(step("The user is vegan."), services)]
-        ['stored']
-        >>> [e.action for e in run_sync(step("The user is vegan."), services)]
-        ['discarded']
-    """
-    w = RecordWrite(
-        record, now=now, source=source, vector=vector, offline=offline, prejudged=prejudged, fallback=fallback
-    )
-    stage = "write_gate"
-    while stage != "done":
-        yield from RECORD_STAGES[stage](state, w, settings)
-        stage = next_stage(w)
-    return w.events
-
-
-def _relation_judge(state: UserState, w: RecordWrite, settings: AMUSettings) -> Step[None]:
-    yield from relation_judge(state, w)
-
-
-def _fuse(state: UserState, w: RecordWrite, settings: AMUSettings) -> Step[None]:
-    yield from fuse(state, w)
-
-
-def _lpm_commit(state: UserState, w: RecordWrite, settings: AMUSettings) -> Step[None]:
-    lpm_commit(state, w, settings)
+    run.record_done(ctx.settings)
     return
     yield  # pragma: no cover - a step like the others
-
-
-#: The AMU stages of one record, by their names in the write table (``write_gate → relation_judge → fuse →
-#: lpm_commit``, routed by :func:`next_stage`): ``add_fact``'s record loop and the write pipeline run these.
-RECORD_STAGES: dict[str, Callable[[UserState, RecordWrite, AMUSettings], Step[None]]] = {
-    "write_gate": write_gate,
-    "relation_judge": _relation_judge,
-    "fuse": _fuse,
-    "lpm_commit": _lpm_commit,
-}
 
 
 #: A relation judgement made ahead: the candidate ids it judged, and the judgement.
@@ -359,7 +292,7 @@ def prejudge_relations(
     would be its candidate and it shares no candidate with an earlier judged
     record: writing the batch in order cannot change what it is judged
     against. Those with candidates are judged in one :class:`Parallel`
-    effect; the others are left to :func:`write_record`, which also re-judges
+    effect; the others are judged in ``relation_judge``, which also re-judges
     any record whose candidates did change after all (e.g. through FIFO
     eviction). With fewer than two such records nothing is judged ahead.
 
@@ -367,6 +300,7 @@ def prejudge_relations(
         ``{index in records: (candidate ids, judgement)}``.
 
     Example:
+        >>> from langchain_memoryos.config import MemoryOSConfig
         >>> from langchain_memoryos.controllers import HeuristicController
         >>> from langchain_memoryos.pipeline.effects import Services, run_sync
         >>> settings = AMUSettings.from_config(MemoryOSConfig(), MemoryOSConfig().thresholds(None))

@@ -3,9 +3,11 @@
 Nodes: ``retrieve_stm`` (the thread's STM, the persona, the query embedded),
 ``retrieve_lpm`` (facts and agent traits above ``tau_r``), ``retrieve_mtm``
 (pages ranked and fitted to the word budget) and ``assemble_context`` (no
-fact that repeats a shown page; segment visits saved). An empty memory or an
-empty query ends after ``retrieve_stm``. No node calls a model.
-``MemoryOS.retrieve`` runs this graph.
+fact that repeats a shown page; segment visits saved): one per row of the
+read table (:data:`~langchain_memoryos.pipeline.stages.READ_STAGES`), its
+routes as the node's edges. An empty memory or an empty query ends after
+``retrieve_stm``. No node calls a model. ``MemoryOS.retrieve`` runs the same
+stages directly (:func:`~langchain_memoryos.pipeline.read.read`).
 
 Example:
     >>> from langchain_memoryos import MemoryOS
@@ -20,12 +22,13 @@ from collections.abc import Callable
 from typing import Any, TypedDict
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import StateGraph
 
-from langchain_memoryos.graph.write import RECURSION_LIMIT, AAcquire, Acquire, EntryNode, StageNode, _route
+from langchain_memoryos.graph.write import RECURSION_LIMIT, AAcquire, Acquire, EntryNode, StageNode, add_stage_table
 from langchain_memoryos.pipeline.effects import Services
-from langchain_memoryos.pipeline.settings import EngineSettings
-from langchain_memoryos.retrieval.recall import READ_STAGES, ReadRun, run_read_stage
+from langchain_memoryos.pipeline.settings import EngineSettings, StageContext
+from langchain_memoryos.pipeline.stages import READ_STAGES, READ_TABLE, Stage, run_stage
+from langchain_memoryos.retrieval.recall import ReadRun
 from langchain_memoryos.schema import MemoryContext
 from langchain_memoryos.store.repository import MemoryRepository
 
@@ -79,16 +82,13 @@ def build_read_graph(
         ([], ['I play the cello.'])
     """
     graph = StateGraph(ReadState)
-    stage = lambda r: run_read_stage(repo, settings, r)  # noqa: E731
-    for name in READ_STAGES:
-        if name == "retrieve_stm":
-            node: StageNode = EntryNode(name, stage, services, "read", make_read, acquire, aacquire, _context)
-        else:
-            node = StageNode(name, stage, services)
-        graph.add_node(name, node)
-    graph.add_edge(START, "retrieve_stm")
-    graph.add_conditional_edges("retrieve_stm", _route, ["retrieve_lpm", END])
-    graph.add_edge("retrieve_lpm", "retrieve_mtm")
-    graph.add_edge("retrieve_mtm", "assemble_context")
-    graph.add_edge("assemble_context", END)
+    ctx = StageContext(repo, settings)
+    stage = lambda r: run_stage(READ_TABLE, ctx, r)  # noqa: E731
+
+    def node(row: Stage, routed: bool) -> StageNode:
+        if row is READ_STAGES[0]:  # the entry: the read from plain fields, under the user's lease
+            return EntryNode(row.name, stage, services, "read", make_read, acquire, aacquire, _context, routed=routed)
+        return StageNode(row.name, stage, services, routed=routed)
+
+    add_stage_table(graph, READ_STAGES, node)
     return graph.compile(checkpointer=False, name="memoryos_read").with_config(recursion_limit=RECURSION_LIMIT)

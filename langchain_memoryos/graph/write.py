@@ -2,8 +2,10 @@
 
 Nodes, named as in the papers: ``stm_append``, ``chain_link``, ``mtm_insert``,
 ``heat_evict``, ``persona_promote``, ``write_gate``, ``relation_judge``,
-``fuse``, ``lpm_commit``. Each node runs the engine stage of the same name
-(:mod:`langchain_memoryos.pipeline.write`) on the turn in the state; a stage with a
+``fuse``, ``lpm_commit``: one per row of the write table
+(:data:`~langchain_memoryos.pipeline.stages.WRITE_STAGES`), its routes as the
+node's edges (:func:`add_stage_table`). Each node runs the engine stage of the
+same name (:func:`~langchain_memoryos.pipeline.write.run_write_stage`) on the turn in the state; a stage with a
 choice of next stages routes itself with a ``Command`` (drawn as conditional
 edges; no separate routing step), so idle work is skipped: no STM overflow →
 done; no hot segment → no promotion; no candidates → no judge; no update →
@@ -22,7 +24,7 @@ Example:
 from __future__ import annotations
 
 import operator
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Annotated, Any, TypedDict
 
 from langchain_core.runnables import Runnable, RunnableConfig
@@ -30,14 +32,14 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command
 
 from langchain_memoryos.pipeline.effects import Services, Step, run_async, run_sync
-from langchain_memoryos.pipeline.settings import EngineSettings
-from langchain_memoryos.pipeline.stages import DONE, WRITE_STAGES, StageResult
+from langchain_memoryos.pipeline.settings import EngineSettings, StageContext
+from langchain_memoryos.pipeline.stages import DONE, WRITE_STAGES, Stage, StageResult
 from langchain_memoryos.pipeline.turn import TurnWrite
-from langchain_memoryos.pipeline.write import run_stage
+from langchain_memoryos.pipeline.write import run_write_stage
 from langchain_memoryos.schema import WriteEvent, WriteReport
 from langchain_memoryos.store.repository import MemoryRepository, UserLease
 
-__all__ = ["WriteState", "build_write_graph"]
+__all__ = ["WriteState", "add_stage_table", "build_write_graph"]
 
 #: A turn may pass many stages (every record of a promotion takes 2–4).
 RECURSION_LIMIT = 100_000
@@ -233,9 +235,32 @@ def _report(turn: Any) -> dict[str, Any]:
     return {"report": turn.report}
 
 
-def _route(state: Any) -> str:
-    nxt: str = _payload(state).next
-    return END if nxt == "done" else nxt
+def add_stage_table(graph: StateGraph[Any], stages: Sequence[Stage], node: Callable[[Stage, bool], StageNode]) -> None:
+    """Add a stage table to ``graph``: one node per row (``node(row, routed)``), the row's routes as its edges.
+
+    A row with a choice of next stages is ``routed``: its node routes itself
+    with a ``Command`` to one of its routes (drawn as conditional edges); a row
+    with one route gets a plain edge. ``done`` is the graph's end; the first
+    row is where the graph starts.
+
+    Example:
+        >>> from langchain_memoryos.pipeline.stages import READ_STAGES
+        >>> from langchain_memoryos.graph.read import ReadState
+        >>> def node(row, routed):  # what each node runs does not matter here
+        ...     return StageNode(row.name, lambda run: iter(()), None, routed=routed)
+        >>> graph = StateGraph(ReadState)
+        >>> add_stage_table(graph, READ_STAGES, node)
+        >>> edges = graph.compile().get_graph().edges
+        >>> sorted((e.source, e.target) for e in edges if e.conditional)  # retrieve_stm: on, or done
+        [('retrieve_stm', '__end__'), ('retrieve_stm', 'retrieve_lpm')]
+    """
+    for row in stages:
+        targets = tuple(END if route == DONE else route for route in row.routes)
+        routed = len(targets) > 1
+        graph.add_node(row.name, node(row, routed), destinations=targets if routed else None)
+        if not routed:
+            graph.add_edge(row.name, targets[0])
+    graph.add_edge(START, stages[0].name)
 
 
 def build_write_graph(
@@ -269,30 +294,14 @@ def build_write_graph(
         (True, ['I play the cello.'])
     """
     graph = StateGraph(WriteState)
-    stage = lambda t: run_stage(repo, settings, t)  # noqa: E731
-    for spec in WRITE_STAGES:  # the declared table: one node per stage, its routes as edges
-        name = spec.name
-        targets = tuple(r for r in spec.routes if r != DONE)
-        # a stage with a choice of next stages routes itself (a Command: no extra routing step); the
-        # others always go on to the same stage (a plain edge)
-        routed = len(spec.routes) > 1
-        if name == "stm_append":
-            node: StageNode = EntryNode(
-                name,
-                stage,
-                services,
-                "turn",
-                make_turn,
-                settle,
-                asettle,
-                _report,
-                routed=routed,
-            )
-        else:
-            node = StageNode(name, stage, services, routed=routed)
-        graph.add_node(name, node, destinations=(*targets, END) if routed else None)
-        if not routed:
-            graph.add_edge(name, targets[0])
-    graph.add_edge(START, "stm_append")
+    ctx = StageContext(repo, settings)
+    stage = lambda t: run_write_stage(ctx, t)  # noqa: E731
+
+    def node(row: Stage, routed: bool) -> StageNode:
+        if row is WRITE_STAGES[0]:  # the entry: the turn from plain fields, the user's queued writes waited for
+            return EntryNode(row.name, stage, services, "turn", make_turn, settle, asettle, _report, routed=routed)
+        return StageNode(row.name, stage, services, routed=routed)
+
+    add_stage_table(graph, WRITE_STAGES, node)
     # never checkpointed, even inside a user's checkpointed graph: its state is in-process only
     return graph.compile(checkpointer=False, name="memoryos_write").with_config(recursion_limit=RECURSION_LIMIT)

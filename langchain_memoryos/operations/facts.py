@@ -12,7 +12,6 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from langchain_memoryos.amu import write_record
 from langchain_memoryos.amu.corrections import edit_fact
 from langchain_memoryos.amu.explicit import as_user, dated, explicit_records, named_subject
 from langchain_memoryos.controllers.base import ParsedRecords
@@ -27,6 +26,7 @@ from langchain_memoryos.operations.validation import (
 )
 from langchain_memoryos.pipeline.effects import Step
 from langchain_memoryos.pipeline.judgements import ParseRecords
+from langchain_memoryos.pipeline.write import write_record
 from langchain_memoryos.schema import MemoryRecord, WriteEvent, ensure_utc
 from langchain_memoryos.store.repository import UserState, flush
 from langchain_memoryos.store.unit_of_work import write_user
@@ -67,7 +67,6 @@ def add_fact(
             f"got {type(metadata).__name__}."
         )
     meta = clean_metadata(metadata) if metadata else {}
-    amu = runtime.settings.amu
 
     def work(state: UserState) -> Step[list[WriteEvent]]:
         # a user fact's relative time as dates, against the time it was stated ("yesterday" → "on 7 May 2023")
@@ -89,7 +88,13 @@ def add_fact(
             record.kind = fact_kind
             record.metadata = copy.deepcopy(meta)
             events += yield from write_record(
-                state, record, amu, now=now, source=source, fallback=parsed.usage.fallback
+                runtime.repository,
+                runtime.settings,
+                state,
+                record,
+                now=now,
+                source=source,
+                fallback=parsed.usage.fallback,
             )
         return events
 

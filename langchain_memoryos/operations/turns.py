@@ -32,9 +32,10 @@ from langchain_memoryos.operations.validation import (
     clean_metadata,
 )
 from langchain_memoryos.pipeline.effects import run_async, run_sync
+from langchain_memoryos.pipeline.read import read
 from langchain_memoryos.pipeline.turn import TurnWrite, embed_turn, turn_page
 from langchain_memoryos.pipeline.write import run_turn
-from langchain_memoryos.retrieval.recall import ReadRun, read
+from langchain_memoryos.retrieval.recall import ReadRun
 from langchain_memoryos.schema import MemoryContext, WriteReport
 
 __all__ = [

@@ -124,6 +124,16 @@ class TurnWrite:
         assert self.state is not None, "stm_append loads the user state first"
         return self.state
 
+    def record_done(self, settings: EngineSettings) -> None:
+        """The record in ``write`` went through AMU: its events join the report; the next record, page or hot segment.
+
+        The AMU stages call this on the record they finish (see :class:`~langchain_memoryos.amu.AMURun`).
+        """
+        assert self.write is not None
+        self.report.events.extend(self.write.events)
+        self.write = None
+        self.next = after_record(self, settings)
+
     def restart(self) -> None:
         """Start the turn again from ``stm_append`` (the user moved): keep the request, vector and judgements."""
         self.attempts += 1

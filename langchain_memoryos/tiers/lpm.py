@@ -13,7 +13,7 @@ from langchain_memoryos.amu import RecordWrite, embed_summaries, prejudge_relati
 from langchain_memoryos.controllers.base import PromotionResult
 from langchain_memoryos.pipeline.effects import Step
 from langchain_memoryos.pipeline.judgements import PromoteSegment
-from langchain_memoryos.pipeline.settings import EngineSettings
+from langchain_memoryos.pipeline.settings import StageContext
 from langchain_memoryos.pipeline.turn import TurnWrite, after_record
 from langchain_memoryos.schema import ensure_utc
 from langchain_memoryos.scoring import hot_segments, segment_heat
@@ -23,7 +23,7 @@ __all__ = ["stage_persona_promote"]
 logger = logging.getLogger("langchain_memoryos")
 
 
-def stage_persona_promote(settings: EngineSettings, t: TurnWrite) -> Step[None]:
+def stage_persona_promote(ctx: StageContext, t: TurnWrite) -> Step[None]:
     """``persona_promote``: the first hot segment updates the persona and queues the agent traits it finds for AMU.
 
     The controller's further records of kind ``agent`` (how the assistant
@@ -31,6 +31,7 @@ def stage_persona_promote(settings: EngineSettings, t: TurnWrite) -> Step[None]:
     judgements made ahead (concurrently in the async path); user facts were
     written as their pages were added. Then ``L_interaction`` resets to 0.
     """
+    settings = ctx.settings
     config = settings.config
     state = t.user
     seg = hot_segments(state.segments.values(), state.clock, settings.config)[0]

@@ -8,10 +8,10 @@ import logging
 from langchain_memoryos.amu.forgetting import apply_forget, forgotten_page, plan_forget, turn_digest
 from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.pipeline.effects import Step
-from langchain_memoryos.pipeline.settings import EngineSettings
+from langchain_memoryos.pipeline.settings import EngineSettings, StageContext
 from langchain_memoryos.pipeline.turn import TurnWrite, embed_turn, open_turn, turn_page
 from langchain_memoryos.schema import DialoguePage
-from langchain_memoryos.store.repository import MemoryRepository, UserState
+from langchain_memoryos.store.repository import UserState
 from langchain_memoryos.store.vector_index import Vector
 
 __all__ = ["idle_horizon", "idle_thread_pages", "previous_page", "stage_stm_append"]
@@ -19,7 +19,7 @@ __all__ = ["idle_horizon", "idle_thread_pages", "previous_page", "stage_stm_appe
 logger = logging.getLogger("langchain_memoryos")
 
 
-def stage_stm_append(repo: MemoryRepository, settings: EngineSettings, t: TurnWrite) -> Step[None]:
+def stage_stm_append(ctx: StageContext, t: TurnWrite) -> Step[None]:
     """``stm_append``: the page joins its thread's STM; overflow and idle threads' pages queue for MTM.
 
     The page goes on to ``chain_link``, its analysis, now: its facts are
@@ -28,6 +28,7 @@ def stage_stm_append(repo: MemoryRepository, settings: EngineSettings, t: TurnWr
     (``report.added`` is ``False``); so does re-adding a turn the user had
     forgotten (its tombstone, :mod:`~langchain_memoryos.amu.forgetting`).
     """
+    repo, settings = ctx.repo, ctx.settings
     config = settings.config
     page = turn_page(t)
     state = t.state if t.state is not None else (yield from open_turn(repo, t))
