@@ -724,8 +724,9 @@ max_clock_skew_seconds ...
             messages: the messages the model gets beside this context (a
                 LangGraph state's ``messages`` after any trimming; LangChain
                 messages or role dicts): every page of a turn in them is left
-                out of the context, whichever tier it sits in, so nothing the
-                model already reads is pasted in again.
+                out of the context, whichever tier it sits in, so no turn the
+                model already reads is pasted in again (a fact read off such a
+                turn is still listed, by its id and date, for the memory tools).
 
         Returns:
             The context (``to_prompt()``, ``to_system_message()``, ``source_ids()``).
@@ -738,8 +739,9 @@ max_clock_skew_seconds ...
             >>> _ = memory.add_turn("I have a parrot named Rio.", "Lovely!", user_id="u", thread_id="t")
             >>> seen = [{"role": "user", "content": "I have a parrot named Rio."},
             ...         {"role": "assistant", "content": "Lovely!"}]
-            >>> "Rio" in memory.retrieve("my pet?", user_id="u", thread_id="t", messages=seen).to_prompt()
-            False
+            >>> ctx = memory.retrieve("my pet?", user_id="u", thread_id="t", messages=seen)
+            >>> ctx.stm, [h.record.summary for h in ctx.user_facts]  # the turn is not repeated; its fact, by id
+            ([], ['The user has a parrot named Rio.'])
         """
         return self._sync(turns.retrieve(self._runtime, query, user_id, thread_id, stm_view, touch, messages))
 

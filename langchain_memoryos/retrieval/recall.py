@@ -207,8 +207,8 @@ def stage_retrieve_lpm(ctx: StageContext, r: ReadRun) -> Step[None]:
     with single_math_thread():  # one limit for the stage's searches (see threads)
         hits = _recall_facts(r.state, settings, "user", r.vectors, aspects)
         agent = _recall_facts(r.state, settings, "agent", r.vectors, aspects)
-    r.fact_hits = _not_in_messages(r.state, hits, r.known) if r.known else hits
-    r.ctx.user_facts.extend(within_share(r.fact_hits, settings))
+    r.fact_hits = hits
+    r.ctx.user_facts.extend(within_share(hits, settings))
     r.ctx.agent_facts.extend(agent)
     _fit_facts(r.ctx, settings.config.context_words)
     r.matched = [*r.ctx.user_facts, *r.ctx.agent_facts]
@@ -553,20 +553,6 @@ def _fit_stm(ctx: MemoryContext, budget: int | None, view: str) -> None:
         if fitted is not page:
             break
     ctx.stm = shown[::-1]
-
-
-def _not_in_messages(state: UserState, hits: Sequence[ScoredRecord], known: frozenset[str]) -> list[ScoredRecord]:
-    """The facts not read off turns the model already gets as messages (every source page's turn in ``known``).
-
-    Such a fact restates what the model reads in its messages: shown, it would paste the turn in again.
-    """
-    stm = {p.id: p for pages in state.stm.values() for p in pages}
-
-    def known_page(page_id: str) -> bool:
-        page = state.pages.get(page_id) or stm.get(page_id)
-        return page is not None and page_in_turns(page, known)
-
-    return [h for h in hits if not (h.record.source_page_ids and all(map(known_page, h.record.source_page_ids)))]
 
 
 def _drop_facts_shown(ctx: MemoryContext, candidates: Sequence[ScoredRecord], budget: int | None) -> bool:

@@ -80,7 +80,7 @@ def test_the_story_shows_the_fact_amu_updated_and_its_recall(story: tuple[DemoRe
     assert not recall["in_context"] and f"[{ref}] is not repeated: its source pages say it" in block
     assert (
         recall["in_tight_context"]
-        and f"asked within 150 words: [{ref}] 'The user lives in Denver, having moved there in April 2024.'" in block
+        and f"asked within 200 words: [{ref}] 'The user lives in Denver, having moved there in April 2024.'" in block
     )
     assert "persona (from 5 promoted segments): location Denver, name Maya, occupation nurse" in block
 

@@ -38,7 +38,7 @@ STM_SHOWN = 3
 TOP_SHOWN = 4
 
 #: The smaller word budget the fact question is asked again with (a small model's memory block).
-TIGHT_WORDS = 150
+TIGHT_WORDS = 200
 
 
 def _fit(prefix: str, text: str) -> str:
