@@ -72,6 +72,7 @@ from langchain_memoryos.evaluation.cv import (
     check_grid,
     config_value,
     loco_cv,
+    recall_1_4,
     with_values,
 )
 from langchain_memoryos.evaluation.embedding_cache import CachedEmbeddings
@@ -618,12 +619,30 @@ def run_locomo(
         cv_meta: dict[str, Any] = {}
         for system in cv_targets:
             assert cv_grid is not None
-            held, info = _cross_validate(system, kept[system.name], proto, cv_grid, cv_passes, cached, bar)
+            cv_stores = {
+                conv: (memory, [q for q in questions if q.category in (1, 2, 3, 4)])
+                for conv, (memory, questions) in kept[system.name].items()
+            }
+            name = f"{system.name} (LOCO-CV)"
+            held, info = _cross_validate(system.config, name, cv_stores, proto, cv_grid, cached, bar, passes=cv_passes)
             outcomes += held
             cv_meta[system.name] = info
         if cv_grid is not None and answer_system is not None and len(oracle_kept) > 1:
             for row in answer_rows:
-                held, info = _cross_validate_answers(row, oracle_kept, proto, cached, bar)
+                name = variant_name(row.name, row.system.name, CV_FACTS)
+                stores = {conv: (memory, questions) for conv, (memory, questions, _) in oracle_kept.items()}
+                held, info = _cross_validate(
+                    row.config,
+                    name,
+                    stores,
+                    proto,
+                    ANSWERS_CV_GRID,
+                    cached,
+                    bar,
+                    passes=1,
+                    score=answers_over_chance,
+                    objective="answers in context over chance, categories 1, 2, 4",
+                )
                 outcomes += held
                 cv_meta[f"{row.name}: facts share"] = info
         for sample_id, (memory, questions, observed) in oracle_kept.items():  # last: it replaces the facts
@@ -824,85 +843,48 @@ def _latency_meta(
 
 
 def _cross_validate(
-    system: MemorySystem,
-    memories: Mapping[str, tuple[Any, list[LocomoQuestion]]],
+    config: MemoryOSConfig,
+    name: str,
+    memories: Mapping[str, tuple[Any, Sequence[LocomoQuestion]]],
     proto: Protocol,
     grid: Grid,
-    passes: int,
     embeddings: Embeddings,
     bar: Callable[[int, str], Any],
+    *,
+    passes: int,
+    score: Callable[[Sequence[QuestionOutcome]], float] = recall_1_4,
+    objective: str = "evidence recall, categories 1-4",
 ) -> tuple[list[QuestionOutcome], dict[str, Any]]:
-    """LOCO-CV of ``grid`` for one system over the stores it filled; each grid point is read, never re-ingested."""
-    name = f"{system.name} (LOCO-CV)"
-    counter = bar(0, f"LOCO-CV [{system.name}] grid points")
+    """LOCO-CV of ``grid`` over the stores already filled; each grid point is read, never re-ingested.
+
+    Each conversation is read as row ``name`` with the constants that maximise ``score`` over the other
+    conversations (:func:`~langchain_memoryos.evaluation.cv.loco_cv`): the ranking constants on evidence
+    recall, the facts' share on answers in context over chance
+    (:func:`~langchain_memoryos.evaluation.cv.answers_over_chance`).
+    """
+    counter = bar(0, f"LOCO-CV [{name}] grid points")
 
     def evaluate(conv: str, params: Mapping[str, Any]) -> list[QuestionOutcome]:
         memory, questions = memories[conv]
-        asked = [q for q in questions if q.category in (1, 2, 3, 4)]
-        reader = _reader(memory, with_values(system.config, params), embeddings, conv, proto.question_thread(conv))
-        try:
-            read = list(
-                _ask_memory(reader, conv, proto.question_thread(conv), asked, lambda n, d: _Silent(), name, touch=False)
-            )
-            # a grid point reads through the cached embeddings: its latency means nothing
-            scored = [_outcome(name, q, context, ids, math.nan, None, ("", ""), "", {}) for q, context, ids, _ in read]
-            return with_answers(scored, [context for _, context, _, _ in read])
+        try:  # read through the cached embeddings: a grid point's latency means nothing
+            return _read_only_row(memory, with_values(config, params), embeddings, conv, proto, questions, name)
         finally:
-            reader.close()
             counter.update(1)
 
     started = time.perf_counter()
-    start = {key: config_value(system.config, key) for key in grid}
+    start = {key: config_value(config, key) for key in grid}
     try:
-        cv = loco_cv(list(memories), evaluate, start, grid, passes=passes)
+        cv = loco_cv(list(memories), evaluate, start, grid, passes=passes, score=score)
     finally:
         counter.close()
     info = {
         "grid": {key: list(values) for key, values in grid.items()},
+        "objective": objective,
         "start": start,
         "chosen": cv.chosen,
-        "train_recall": {conv: round(value, 4) for conv, value in cv.train_recall.items()},
-        "evaluations": cv.evaluations,
-        "seconds": round(time.perf_counter() - started, 1),
-    }
-    return cv.held_out, info
-
-
-def _cross_validate_answers(
-    row: _Row,
-    memories: Mapping[str, tuple[Any, list[LocomoQuestion], Mapping[str, Any]]],
-    proto: Protocol,
-    embeddings: Embeddings,
-    bar: Callable[[int, str], Any],
-) -> tuple[list[QuestionOutcome], dict[str, Any]]:
-    """LOCO-CV of the facts' share (:data:`~langchain_memoryos.evaluation.cv.ANSWERS_CV_GRID`) on answers in context.
-
-    Each conversation is read with the share that gives the other conversations the most answers over chance
-    (:func:`~langchain_memoryos.evaluation.cv.answers_over_chance`); read-only, over the stores already filled.
-    """
-    name = variant_name(row.name, row.system.name, CV_FACTS)
-    counter = bar(0, f"LOCO-CV [{name}] grid points")
-
-    def evaluate(conv: str, params: Mapping[str, Any]) -> list[QuestionOutcome]:
-        memory, questions, _ = memories[conv]
-        try:
-            config = with_values(row.config, params)
-            return _read_only_row(memory, config, embeddings, conv, proto, questions, name)
-        finally:
-            counter.update(1)
-
-    started = time.perf_counter()
-    start = {key: config_value(row.config, key) for key in ANSWERS_CV_GRID}
-    try:
-        cv = loco_cv(list(memories), evaluate, start, ANSWERS_CV_GRID, passes=1, score=answers_over_chance)
-    finally:
-        counter.close()
-    info = {
-        "grid": {key: list(values) for key, values in ANSWERS_CV_GRID.items()},
-        "objective": "answers in context over chance, categories 1, 2, 4",
-        "start": start,
-        "chosen": cv.chosen,
-        "train_score": {conv: round(value, 4) for conv, value in cv.train_recall.items()},
+        "train_recall" if score is recall_1_4 else "train_score": {
+            conv: round(value, 4) for conv, value in cv.train_recall.items()
+        },
         "evaluations": cv.evaluations,
         "seconds": round(time.perf_counter() - started, 1),
     }

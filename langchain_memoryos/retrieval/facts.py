@@ -35,12 +35,23 @@ from langchain_memoryos.retrieval.lexical import tokenize
 from langchain_memoryos.schema import ScoredRecord
 from langchain_memoryos.schema.context import fact_line
 
-__all__ = ["Shown", "adding_facts", "within_share"]
+__all__ = ["Shown", "adding_facts", "line_words", "within_share"]
 
 
 def _words(hit: ScoredRecord) -> int:
     """The words the fact's line takes in the context (:func:`~langchain_memoryos.schema.context.fact_line`)."""
     return len(fact_line(hit.record).split())
+
+
+def line_words(hits: Sequence[ScoredRecord]) -> int:
+    """The words the facts' lines take in the context.
+
+    Example:
+        >>> from langchain_memoryos.schema import MemoryRecord
+        >>> line_words([ScoredRecord(MemoryRecord(id="f_000000000003", summary="Ana is vegan."), 0.6)])
+        6
+    """
+    return sum(map(_words, hits))
 
 
 def within_share(hits: Sequence[ScoredRecord], settings: EngineSettings) -> list[ScoredRecord]:

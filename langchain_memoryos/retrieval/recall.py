@@ -47,7 +47,7 @@ from langchain_memoryos.pipeline.judgements import PlanQuery
 from langchain_memoryos.pipeline.settings import EngineSettings, StageContext, embedding_text
 from langchain_memoryos.retrieval.copies import copied
 from langchain_memoryos.retrieval.dates import named_dates, on_named_date
-from langchain_memoryos.retrieval.facts import Shown, adding_facts, within_share
+from langchain_memoryos.retrieval.facts import Shown, adding_facts, line_words, within_share
 from langchain_memoryos.retrieval.keywords import extract_keywords
 from langchain_memoryos.retrieval.lexical import rrf_scores, tokenize
 from langchain_memoryos.retrieval.turns import Side, pack_turns, side_words
@@ -67,7 +67,6 @@ from langchain_memoryos.schema import (
     page_words,
     stm_line,
 )
-from langchain_memoryos.schema.context import fact_line
 from langchain_memoryos.schema.pages import page_in_turns
 from langchain_memoryos.scoring import f_score, top_k
 from langchain_memoryos.store.repository import UserLease, UserState, flush
@@ -567,18 +566,15 @@ def _drop_facts_shown(ctx: MemoryContext, candidates: Sequence[ScoredRecord], bu
     go when every page they were read from is shown (:func:`_drop_covered_facts`).
     """
     if budget is None:
-        return _drop_covered_facts(ctx)
+        return _drop_covered_facts(ctx, ("user_facts", "agent_facts"))
     before = [h.record.id for h in ctx.user_facts]
-    room = sum(len(fact_line(h.record).split()) for h in ctx.user_facts)
     shown = Shown.of(copied(ctx, user_facts=[], stm=[]).to_prompt())
-    ctx.user_facts = adding_facts(candidates, shown, room)
-    agent = copied(ctx, user_facts=[])
-    dropped = _drop_covered_facts(agent)
-    ctx.agent_facts = agent.agent_facts
+    ctx.user_facts = adding_facts(candidates, shown, line_words(ctx.user_facts))
+    dropped = _drop_covered_facts(ctx, ("agent_facts",))
     return dropped or [h.record.id for h in ctx.user_facts] != before
 
 
-def _drop_covered_facts(ctx: MemoryContext) -> bool:
+def _drop_covered_facts(ctx: MemoryContext, kinds: Sequence[str]) -> bool:
     """Drop facts whose every source page is already in the context; return whether any was dropped.
 
     A fact distilled from a page says nothing the page itself does not, so
@@ -591,7 +587,7 @@ def _drop_covered_facts(ctx: MemoryContext) -> bool:
     """
     shown = {hit.page.id for hit in ctx.pages if hit.side is None}
     dropped = False
-    for facts in (ctx.user_facts, ctx.agent_facts):
+    for facts in (getattr(ctx, kind) for kind in kinds):
         kept = [h for h in facts if not (h.record.source_page_ids and set(h.record.source_page_ids) <= shown)]
         dropped |= len(kept) < len(facts)
         facts[:] = kept

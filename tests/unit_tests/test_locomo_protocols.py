@@ -339,6 +339,12 @@ def test_cv_in_the_benchmark_reads_each_store_without_ingesting(
     assert set(info["chosen"]) == {"t1", "t2"} and info["start"] == {"top_pages": 1, "rrf_k": 10.0}
     assert all(set(params) == {"top_pages", "rrf_k"} for params in info["chosen"].values())
     assert {c["thread_id"] for c in calls["retrieve"]} == {"t1", "t2"}  # plain: on the conversation's thread
+    # the facts' share is fitted apart, on answers in context over chance, and its held-out row is scored
+    shares = run.meta["cv"]["memoryos: facts share"]
+    assert set(shares["chosen"]) == {"t1", "t2"} and shares["objective"].startswith("answers in context")
+    assert all(set(params) == {"facts_share"} for params in shares["chosen"].values())
+    held_share = [o for o in run.outcomes if o.system == "memoryos, facts share by LOCO-CV"]
+    assert held_share and all(o.answer_hit is not None or not o.answer for o in held_share)
 
 
 def test_cv_needs_two_conversations_and_a_grid(locomo_file: Path) -> None:
