@@ -57,7 +57,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_engine import SEED, TOPICS, dialogue, queries  # noqa: E402
 
 from langchain_memoryos import MemoryOS  # noqa: E402
-from langchain_memoryos.pipeline.effects import run_sync  # noqa: E402
+from langchain_memoryos.kernel.effects import run_sync  # noqa: E402
 from langchain_memoryos.schema import DialoguePage, Segment  # noqa: E402
 
 USER = "u"
@@ -124,7 +124,7 @@ def build(path: Path, pages: int) -> float:
 
 
 def _flush(state: Any) -> Any:
-    from langchain_memoryos.pipeline.effects import StoreBatch
+    from langchain_memoryos.kernel.effects import StoreBatch
 
     yield StoreBatch(state.take_ops())
 

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from langchain_memoryos.config import MemoryOSConfig, ModelThresholds
-    from langchain_memoryos.controllers.base import BaseController, ControllerUsage, MemoryController
     from langchain_memoryos.controllers.heuristic import HeuristicController
     from langchain_memoryos.controllers.llm import LLMController
     from langchain_memoryos.controllers.prompts import Prompts
@@ -43,6 +42,7 @@ if TYPE_CHECKING:
     from langchain_memoryos.inspector import create_inspector_app
     from langchain_memoryos.integrations.history import MemoryOSChatMessageHistory, RunnableWithMemoryOS
     from langchain_memoryos.integrations.messages import pair_messages
+    from langchain_memoryos.kernel.controller import BaseController, ControllerUsage, MemoryController
     from langchain_memoryos.memory import MemoryOS
     from langchain_memoryos.schema import (
         DialoguePage,
@@ -65,10 +65,10 @@ if TYPE_CHECKING:
 #: Where each public name is defined: ``from langchain_memoryos import X`` imports that module on first use.
 _EXPORTS: dict[str, str] = {
     "BackgroundWriteError": "langchain_memoryos.errors",
-    "BaseController": "langchain_memoryos.controllers.base",
+    "BaseController": "langchain_memoryos.kernel.controller",
     "ConfigError": "langchain_memoryos.errors",
     "ConfigTypeError": "langchain_memoryos.errors",
-    "ControllerUsage": "langchain_memoryos.controllers.base",
+    "ControllerUsage": "langchain_memoryos.kernel.controller",
     "DialoguePage": "langchain_memoryos.schema",
     "EmbeddingsNotAvailableError": "langchain_memoryos.errors",
     "FactHistory": "langchain_memoryos.schema",
@@ -79,7 +79,7 @@ _EXPORTS: dict[str, str] = {
     "InvalidTypeError": "langchain_memoryos.errors",
     "LLMController": "langchain_memoryos.controllers.llm",
     "MemoryContext": "langchain_memoryos.schema",
-    "MemoryController": "langchain_memoryos.controllers.base",
+    "MemoryController": "langchain_memoryos.kernel.controller",
     "MemoryOS": "langchain_memoryos.memory",
     "MemoryOSChatMessageHistory": "langchain_memoryos.integrations.history",
     "MemoryOSConfig": "langchain_memoryos.config",

@@ -26,20 +26,21 @@ from langgraph.store.memory import InMemoryStore
 from langchain_memoryos import backends
 from langchain_memoryos.background import BackgroundWriter
 from langchain_memoryos.config import MemoryOSConfig
-from langchain_memoryos.controllers.base import MemoryController
 from langchain_memoryos.controllers.heuristic import HeuristicController
 from langchain_memoryos.embeddings import encode_texts, resolve_embeddings
 from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
 from langchain_memoryos.facade.facts import FactMethods
 from langchain_memoryos.facade.inspection import InspectionMethods
 from langchain_memoryos.facade.maintenance import MaintenanceMethods
+from langchain_memoryos.kernel.controller import MemoryController
+from langchain_memoryos.kernel.effects import Services
 from langchain_memoryos.operations import bulk, reader, turns
 from langchain_memoryos.operations.runtime import Runtime
 from langchain_memoryos.operations.validation import clean_metadata, clean_text
-from langchain_memoryos.pipeline.effects import Services
 from langchain_memoryos.pipeline.settings import EngineSettings
 from langchain_memoryos.schema import MemoryContext, WriteReport
 from langchain_memoryos.store.cache import shared_cache
+from langchain_memoryos.store.changes import STORE_CHANGES
 from langchain_memoryos.store.layout import scope_root
 from langchain_memoryos.store.repository import MemoryRepository, ProcessLocks
 
@@ -181,7 +182,8 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             lease=self.repository.lease,
             alease=self.repository.alease,
             purge=backends.sqlite_purge(self.store),
-            read_elsewhere=reader.read_page,
+            read_ahead=reader.page_reader,
+            changes=STORE_CHANGES,
         )
         self._closers: list[Callable[[], None]] = list(found.closers)
         self.write_mode = write_mode

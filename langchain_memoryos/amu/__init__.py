@@ -17,10 +17,10 @@ from typing import Protocol
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from langchain_memoryos.controllers.base import FuseResult, RelationJudgement
 from langchain_memoryos.embeddings import encode_texts
-from langchain_memoryos.pipeline.effects import Embed, Parallel, Step
-from langchain_memoryos.pipeline.judgements import FuseRecords, JudgeRelations
+from langchain_memoryos.kernel.controller import FuseResult, RelationJudgement
+from langchain_memoryos.kernel.effects import Embed, Parallel, Step
+from langchain_memoryos.kernel.judgements import FuseRecords, JudgeRelations
 from langchain_memoryos.pipeline.settings import AMUSettings, EngineSettings, StageContext
 from langchain_memoryos.schema import FactKind, MemoryRecord, Relation, WriteAction, WriteEvent
 from langchain_memoryos.scoring import decide_action, gate, select_candidates
@@ -302,7 +302,7 @@ def prejudge_relations(
     Example:
         >>> from langchain_memoryos.config import MemoryOSConfig
         >>> from langchain_memoryos.controllers import HeuristicController
-        >>> from langchain_memoryos.pipeline.effects import Services, run_sync
+        >>> from langchain_memoryos.kernel.effects import Services, run_sync
         >>> settings = AMUSettings.from_config(MemoryOSConfig(), MemoryOSConfig().thresholds(None))
         >>> s = UserState(user_id="u", label="u", dimension=2)
         >>> x, y = np.array([1.0, 0.0], dtype=np.float32), np.array([0.0, 1.0], dtype=np.float32)
@@ -399,7 +399,7 @@ def summary_rows(
     """The summaries AMU will embed of a page's records and their rows, embedded now as its one batch.
 
     What a page read ahead carries (see
-    :class:`~langchain_memoryos.pipeline.effects.EmbedAndRead`), for
+    :class:`~langchain_memoryos.kernel.effects.EmbedAndRead`), for
     :func:`embed_summaries` to use when that batch is the one it needs.
 
     Example:
@@ -426,7 +426,7 @@ def embed_summaries(
     vector (same text, same embedding): repeated facts cost no encoder pass.
     ``known``: rows already embedded for exactly these texts, as one batch (the
     facts read off a page while it was embedded, see
-    :class:`~langchain_memoryos.pipeline.effects.EmbedAndRead`): the same rows
+    :class:`~langchain_memoryos.kernel.effects.EmbedAndRead`): the same rows
     this batch would give, so they are used as they are.
     """
     wanted = admitted_summaries(records, settings.gate_threshold)

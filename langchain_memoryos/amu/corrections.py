@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from langchain_memoryos.controllers.base import ParsedRecords
 from langchain_memoryos.errors import FactNotFoundError
-from langchain_memoryos.pipeline.effects import Embed, Step
-from langchain_memoryos.pipeline.judgements import ParseRecords
+from langchain_memoryos.kernel.controller import ParsedRecords
+from langchain_memoryos.kernel.effects import Embed, Step
+from langchain_memoryos.kernel.judgements import ParseRecords
 from langchain_memoryos.schema import FactKind, MemoryRecord, WriteEvent
 from langchain_memoryos.store.repository import UserState
 
@@ -58,7 +58,7 @@ def edit_fact(state: UserState, fact_id: str, summary: str, *, now: _dt.datetime
     Example:
         >>> from langchain_memoryos.controllers import HeuristicController
         >>> from langchain_memoryos.embeddings import resolve_embeddings
-        >>> from langchain_memoryos.pipeline.effects import Services, run_sync
+        >>> from langchain_memoryos.kernel.effects import Services, run_sync
         >>> emb = resolve_embeddings()
         >>> s = UserState(user_id="u", label="u", dimension=emb.dimension)
         >>> old = MemoryRecord(id="f1", summary="The user lives in Oslo.", entities=["Oslo"])

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from langchain_memoryos.controllers.base import (
+from langchain_memoryos.controllers.heuristic import HeuristicController
+from langchain_memoryos.controllers.prompts import Prompts
+from langchain_memoryos.kernel.controller import (
     BaseController,
     ControllerUsage,
     FuseResult,
@@ -26,8 +28,6 @@ from langchain_memoryos.controllers.base import (
     PromotionResult,
     RelationJudgement,
 )
-from langchain_memoryos.controllers.heuristic import HeuristicController
-from langchain_memoryos.controllers.prompts import Prompts
 
 if TYPE_CHECKING:
     from langchain_memoryos.controllers.llm import LLMController

@@ -58,7 +58,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from langchain_memoryos.controllers.base import MemoryRequest
 from langchain_memoryos.controllers.dates import has_relative_time, resolve_relative_time
 from langchain_memoryos.controllers.lexicon import CALLED_NAME, PARTNERS, words
 from langchain_memoryos.controllers.rewrite import split_sentences, third_person
@@ -72,6 +71,7 @@ from langchain_memoryos.controllers.rules import (
     memory_request,
 )
 from langchain_memoryos.controllers.slots import as_the_user, slot_of
+from langchain_memoryos.kernel.controller import MemoryRequest
 from langchain_memoryos.retrieval.lexical import STOPWORDS
 from langchain_memoryos.schema import DialoguePage, MemoryRecord
 from langchain_memoryos.schema.pages import split_speaker

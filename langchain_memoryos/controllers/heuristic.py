@@ -15,20 +15,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
 from langchain_memoryos.config import MODEL_THRESHOLDS, ModelThresholds
-from langchain_memoryos.controllers.base import (
-    BaseController,
-    FuseResult,
-    MemoryRequest,
-    PageAnalysis,
-    ParsedRecords,
-    PromotionResult,
-    QueryPlan,
-    RelationJudgement,
-)
 from langchain_memoryos.controllers.facts import kept_statement, page_fact_records, page_requests, split_speaker
 from langchain_memoryos.controllers.lexicon import PARTNERS, words
 from langchain_memoryos.controllers.rewrite import agent_summary, gist, split_sentences, third_person
@@ -42,6 +30,17 @@ from langchain_memoryos.controllers.rules import (
     slot_of,
 )
 from langchain_memoryos.controllers.slots import agent_slot, as_the_user, find_slot
+from langchain_memoryos.kernel.controller import (
+    BaseController,
+    FuseResult,
+    PageAnalysis,
+    PageContent,
+    PageReading,
+    ParsedRecords,
+    PromotionResult,
+    QueryPlan,
+    RelationJudgement,
+)
 from langchain_memoryos.retrieval.keywords import extract_keywords, merge_keywords
 from langchain_memoryos.retrieval.lexical import STOPWORDS
 from langchain_memoryos.schema import PROFILE_KEYS, DialoguePage, FactKind, MemoryRecord, Persona, Relation, Segment
@@ -95,89 +94,6 @@ def _record(facts: SentenceFacts, kind: str) -> MemoryRecord:
         sentiment=facts.sentiment,  # type: ignore[arg-type]
         confidence=facts.confidence,
     )
-
-
-@dataclass(frozen=True)
-class PageContent:
-    """What :meth:`HeuristicController.analyze_page` reads off a page alone (all but the chain link and meta).
-
-    A pure function of the page's texts and metadata, so it can be computed
-    ahead, in another process (``MemoryOS.add_turns`` does, on a second core).
-
-    Attributes:
-        gist: the page's gist (its user side's, else its answer's).
-        keywords: its YAKE keywords.
-        records: its agent traits and fact records.
-        requests: its requests about the memory itself ("Forget …").
-
-    Example:
-        >>> page = DialoguePage(id="p", user_input="I'm vegan.", agent_response="Noted!")
-        >>> HeuristicController().page_content(page).gist
-        "I'm vegan."
-    """
-
-    gist: str
-    keywords: list[str] = field(default_factory=list)
-    records: list[MemoryRecord] = field(default_factory=list)
-    requests: list[MemoryRequest] = field(default_factory=list)
-
-
-#: The metadata a page's content reads: the speakers' names (see :func:`~.facts.page_speakers`).
-_SPEAKER_KEYS = ("user_name", "agent_name", "persona_name")
-
-
-def _read_of(page: DialoguePage, page_keywords: int) -> tuple[Any, ...]:
-    """Everything :meth:`HeuristicController.page_content` reads of a page (and how many keywords it keeps)."""
-    meta = page.metadata or {}
-    return (page.user_input, page.agent_response, page_keywords, *(meta.get(k) for k in _SPEAKER_KEYS))
-
-
-@dataclass(frozen=True)
-class PageReading:
-    """A page's :class:`PageContent` read ahead, while the page was embedded, for its analysis right after.
-
-    ``add_turn`` reads the new page in a worker thread while the encoder
-    embeds it (:meth:`HeuristicController.read_ahead`), and the turn keeps the
-    reading for the page's ``chain_link`` right after ``stm_append``, which then
-    needs no keywords or facts computed under the user's lock. It fits only
-    the controller that read it and the page as it was read.
-
-    Attributes:
-        reader: the controller that read the page.
-        of: what the reading depends on (the page's texts and speaker names, the number of keywords).
-        content: the page's content.
-        rows: the summaries AMU will embed of its records (the admitted ones) and their rows,
-            embedded beside the page on another core (``None``: not embedded ahead).
-
-    Example:
-        >>> c = HeuristicController()
-        >>> page = DialoguePage(id="p", user_input="I'm vegan.", agent_response="Noted!")
-        >>> reading = c.read_ahead(page)
-        >>> reading.content_for(page, c) == c.page_content(page), reading.content_for(page, HeuristicController())
-        (True, None)
-    """
-
-    reader: HeuristicController
-    of: tuple[Any, ...]
-    content: PageContent
-    rows: tuple[tuple[str, ...], Any] | None = None
-
-    def content_for(self, page: DialoguePage, controller: object) -> PageContent | None:
-        """The content when it fits ``page`` as it is now and ``controller`` is the reader, else ``None``.
-
-        Example:
-            >>> c = HeuristicController()
-            >>> page = DialoguePage(id="p", user_input="I'm vegan.", agent_response="Noted!")
-            >>> reading = c.read_ahead(page); page.user_input = "I'm a nurse."
-            >>> reading.content_for(page, c) is None
-            True
-        """
-        if controller is not self.reader or _read_of(page, self.reader.page_keywords) != self.of:
-            return None
-        return self.content
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> PageReading:
-        return self  # immutable, and its reader is shared on purpose (a copied state keeps the reading)
 
 
 #: A first-person word: a query without one needs no third-person rewrite.
@@ -309,7 +225,7 @@ class HeuristicController(BaseController):
             cls.analyze_page is not HeuristicController.analyze_page
         ):
             return None
-        return PageReading(self, _read_of(page, self.page_keywords), content or self.page_content(page))
+        return PageReading.read(self, page, content or self.page_content(page))
 
     def analyze_page(
         self,

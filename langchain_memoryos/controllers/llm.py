@@ -63,16 +63,6 @@ from langchain_core.runnables.config import ensure_config, merge_configs
 from pydantic import BaseModel, ValidationError
 
 from langchain_memoryos.config import MemoryOSConfig, ModelThresholds
-from langchain_memoryos.controllers.base import (
-    BaseController,
-    ControllerUsage,
-    FuseResult,
-    PageAnalysis,
-    ParsedRecords,
-    PromotionResult,
-    QueryPlan,
-    RelationJudgement,
-)
 from langchain_memoryos.controllers.dates import format_date
 from langchain_memoryos.controllers.heuristic import HeuristicController, _slot_value
 from langchain_memoryos.controllers.llm_schemas import (
@@ -93,6 +83,16 @@ from langchain_memoryos.controllers.llm_schemas import (
 )
 from langchain_memoryos.controllers.prompts import Prompts
 from langchain_memoryos.errors import InvalidInputError
+from langchain_memoryos.kernel.controller import (
+    BaseController,
+    ControllerUsage,
+    FuseResult,
+    PageAnalysis,
+    ParsedRecords,
+    PromotionResult,
+    QueryPlan,
+    RelationJudgement,
+)
 from langchain_memoryos.schema import (
     PROFILE_KEYS,
     TRAIT_DIMENSIONS,
@@ -525,7 +525,7 @@ class LLMController(BaseController):
 
     # -- the protocol -----------------------------------------------------------
     def analyze_page(self, page: DialoguePage, previous: DialoguePage | None, similarity: float | None) -> PageAnalysis:
-        """See :class:`~langchain_memoryos.controllers.base.MemoryController` (one call)."""
+        """See :class:`~langchain_memoryos.kernel.controller.MemoryController` (one call)."""
         return self._run(self._analyze(page, previous, similarity))
 
     async def aanalyze_page(
@@ -535,7 +535,7 @@ class LLMController(BaseController):
         return await self._arun(self._analyze(page, previous, similarity))
 
     def promote_segment(self, segment: Segment, pages: Sequence[DialoguePage], persona: Persona) -> PromotionResult:
-        """See :class:`~langchain_memoryos.controllers.base.MemoryController` (one call)."""
+        """See :class:`~langchain_memoryos.kernel.controller.MemoryController` (one call)."""
         return self._run(self._promote(segment, pages, persona))
 
     async def apromote_segment(
@@ -545,7 +545,7 @@ class LLMController(BaseController):
         return await self._arun(self._promote(segment, pages, persona))
 
     def parse_records(self, text: str, kind: str) -> ParsedRecords:
-        """See :class:`~langchain_memoryos.controllers.base.MemoryController` (one call)."""
+        """See :class:`~langchain_memoryos.kernel.controller.MemoryController` (one call)."""
         return self._run(self._parse_records(text, kind))
 
     async def aparse_records(self, text: str, kind: str) -> ParsedRecords:
@@ -555,7 +555,7 @@ class LLMController(BaseController):
     def judge_relations(
         self, record: MemoryRecord, candidates: Sequence[tuple[MemoryRecord, float]]
     ) -> RelationJudgement:
-        """See :class:`~langchain_memoryos.controllers.base.MemoryController` (one call, none without candidates)."""
+        """See :class:`~langchain_memoryos.kernel.controller.MemoryController` (one call, none without candidates)."""
         return self._run(self._judge(record, candidates))
 
     async def ajudge_relations(
@@ -575,7 +575,7 @@ class LLMController(BaseController):
         return self.fallback.plan_query(query)
 
     def fuse(self, record: MemoryRecord, updated: Sequence[MemoryRecord]) -> FuseResult:
-        """See :class:`~langchain_memoryos.controllers.base.MemoryController` (one call)."""
+        """See :class:`~langchain_memoryos.kernel.controller.MemoryController` (one call)."""
         return self._run(self._fuse(record, updated))
 
     async def afuse(self, record: MemoryRecord, updated: Sequence[MemoryRecord]) -> FuseResult:

@@ -15,8 +15,8 @@ from langchain_core.messages import BaseMessage
 from langchain_core.utils.json import parse_json_markdown
 from pydantic import BaseModel, Field
 
-from langchain_memoryos.controllers.base import MemoryRequest
 from langchain_memoryos.controllers.heuristic import _slot_value
+from langchain_memoryos.kernel.controller import MemoryRequest
 from langchain_memoryos.schema import (
     ASPECTS,
     INTENTS,

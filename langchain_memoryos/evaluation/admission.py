@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from langchain_memoryos.controllers.base import MemoryController
 from langchain_memoryos.evaluation.locomo import LocomoTurn, cited_turns, iter_locomo_turns
+from langchain_memoryos.kernel.controller import MemoryController
 from langchain_memoryos.scoring import gate
 
 __all__ = ["AdmissionScore", "admission_check"]

@@ -25,7 +25,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import StateGraph
 
 from langchain_memoryos.graph.write import RECURSION_LIMIT, AAcquire, Acquire, EntryNode, StageNode, add_stage_table
-from langchain_memoryos.pipeline.effects import Services
+from langchain_memoryos.kernel.effects import Services
 from langchain_memoryos.pipeline.settings import EngineSettings, StageContext
 from langchain_memoryos.pipeline.stages import READ_STAGES, READ_TABLE, Stage, run_stage
 from langchain_memoryos.retrieval.recall import ReadRun

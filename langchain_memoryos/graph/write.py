@@ -31,7 +31,7 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command
 
-from langchain_memoryos.pipeline.effects import Services, Step, run_async, run_sync
+from langchain_memoryos.kernel.effects import Services, Step, run_async, run_sync
 from langchain_memoryos.pipeline.settings import EngineSettings, StageContext
 from langchain_memoryos.pipeline.stages import DONE, WRITE_STAGES, Stage, StageResult
 from langchain_memoryos.pipeline.turn import TurnWrite
@@ -90,7 +90,7 @@ class StageNode(Runnable[WriteState, dict[str, Any]]):
     LangGraph's bookkeeping only.
 
     Example:
-        >>> from langchain_memoryos.pipeline.effects import Services
+        >>> from langchain_memoryos.kernel.effects import Services
         >>> def shout(t):  # a stage: change the payload, say where to go next
         ...     t.user_input, t.next = t.user_input.upper(), "done"
         ...     return
@@ -154,7 +154,7 @@ class EntryNode(StageNode):
     writes (its stages take the lock themselves).
 
     Example:
-        >>> from langchain_memoryos.pipeline.effects import Services
+        >>> from langchain_memoryos.kernel.effects import Services
         >>> def shout(t):
         ...     t.user_input, t.next = t.user_input.upper(), "done"
         ...     return

@@ -18,11 +18,11 @@ from typing import Any, Generic, TypeVar, get_args
 
 from langgraph.store.base import BaseStore
 
+from langchain_memoryos.kernel.effects import Step
 from langchain_memoryos.memory import MemoryOS
 from langchain_memoryos.operations.inspection import _lineage, _log, _persona_of
 from langchain_memoryos.operations.runtime import Locked
 from langchain_memoryos.operations.validation import check_user
-from langchain_memoryos.pipeline.effects import Step
 from langchain_memoryos.schema import DialoguePage, MemoryRecord, Persona, Segment, WriteEvent
 from langchain_memoryos.schema.context import fact_ref
 from langchain_memoryos.schema.records import WriteAction

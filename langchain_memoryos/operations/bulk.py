@@ -27,15 +27,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from langchain_memoryos.amu import admitted_summaries
-from langchain_memoryos.controllers.base import PageAnalysis
 from langchain_memoryos.controllers.heuristic import HeuristicController, PageContent
 from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
+from langchain_memoryos.kernel.controller import PageAnalysis
+from langchain_memoryos.kernel.effects import Embed, Lock, Services, Step, Wait, run_async, run_sync
 from langchain_memoryos.operations.helper import Helper, HelperError
 from langchain_memoryos.operations.replay import AlignedTurns
 from langchain_memoryos.operations.runtime import Runtime
 from langchain_memoryos.operations.turns import message_turns, turn_input
 from langchain_memoryos.operations.validation import check_user
-from langchain_memoryos.pipeline.effects import Embed, Lock, Services, Step, Wait, run_async, run_sync
 from langchain_memoryos.pipeline.settings import embedding_text
 from langchain_memoryos.pipeline.turn import TurnWrite, turn_page
 from langchain_memoryos.pipeline.write import run_turn

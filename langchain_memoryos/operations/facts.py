@@ -14,8 +14,10 @@ from typing import Any
 
 from langchain_memoryos.amu.corrections import edit_fact
 from langchain_memoryos.amu.explicit import as_user, dated, explicit_records, named_subject
-from langchain_memoryos.controllers.base import ParsedRecords
 from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
+from langchain_memoryos.kernel.controller import ParsedRecords
+from langchain_memoryos.kernel.effects import Step
+from langchain_memoryos.kernel.judgements import ParseRecords
 from langchain_memoryos.operations.runtime import Locked, Runtime, Unlocked
 from langchain_memoryos.operations.validation import (
     check_fact_id,
@@ -24,8 +26,6 @@ from langchain_memoryos.operations.validation import (
     check_user,
     clean_metadata,
 )
-from langchain_memoryos.pipeline.effects import Step
-from langchain_memoryos.pipeline.judgements import ParseRecords
 from langchain_memoryos.pipeline.write import write_record
 from langchain_memoryos.schema import MemoryRecord, WriteEvent, ensure_utc
 from langchain_memoryos.store.repository import UserState, flush

@@ -22,9 +22,9 @@ from typing import Any
 from langchain_memoryos.amu.corrections import FactNotFoundError
 from langchain_memoryos.amu.forgetting import ForgetPlan, apply_forget, content_words, plan_forget
 from langchain_memoryos.errors import InvalidInputError, InvalidTypeError, PageNotFoundError
+from langchain_memoryos.kernel.effects import Purge, Step
 from langchain_memoryos.operations.runtime import Locked, Runtime
 from langchain_memoryos.operations.validation import check_fact_id, check_text, check_user
-from langchain_memoryos.pipeline.effects import Purge, Step
 from langchain_memoryos.schema import ForgetReport, ensure_utc
 from langchain_memoryos.store.repository import UserState, flush
 

@@ -43,8 +43,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.errors import InvalidInputError
+from langchain_memoryos.kernel.effects import Step, StoreBatch
 from langchain_memoryos.operations.validation import check_import_value, check_thread
-from langchain_memoryos.pipeline.effects import Step, StoreBatch
 from langchain_memoryos.schema import FactKind, ensure_utc
 from langchain_memoryos.schema.pages import stored_thread
 from langchain_memoryos.schema.records import Aspect, Intent, RelationLabel, Sentiment, WriteAction

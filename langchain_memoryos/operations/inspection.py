@@ -18,9 +18,9 @@ from langgraph.store.base import GetOp, ListNamespacesOp, MatchCondition, Search
 from langchain_memoryos.amu.corrections import FactNotFoundError
 from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.errors import InvalidInputError
+from langchain_memoryos.kernel.effects import Step, StoreBatch, run_async, run_sync
 from langchain_memoryos.operations.runtime import Locked, Runtime
 from langchain_memoryos.operations.validation import FactKindArg, check_fact_id, check_kind, check_thread, check_user
-from langchain_memoryos.pipeline.effects import Step, StoreBatch, run_async, run_sync
 from langchain_memoryos.schema import (
     DialoguePage,
     FactHistory,

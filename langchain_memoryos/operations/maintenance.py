@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from langchain_memoryos.errors import InvalidInputError
+from langchain_memoryos.kernel.effects import Step
 from langchain_memoryos.operations.imports import (
     DERIVED_PARTS,
     EXPORT_FORMAT,
@@ -20,7 +21,6 @@ from langchain_memoryos.operations.imports import (
 )
 from langchain_memoryos.operations.runtime import Locked, Runtime
 from langchain_memoryos.operations.validation import check_thread, check_user
-from langchain_memoryos.pipeline.effects import Step
 from langchain_memoryos.schema import DialoguePage
 from langchain_memoryos.schema.context import fact_ref, page_ref
 from langchain_memoryos.schema.pages import stored_thread

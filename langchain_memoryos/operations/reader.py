@@ -2,7 +2,7 @@
 
 While ``add_turn`` embeds its page, the page is read ahead (its keywords
 and fact records, and the rows of the summaries AMU will embed of them; see
-:class:`~langchain_memoryos.pipeline.effects.EmbedAndRead`). Read in a thread
+:class:`~langchain_memoryos.kernel.effects.EmbedAndRead`). Read in a thread
 of this process, that Python holds the GIL the page's forward pass needs
 between its matrix products (about 4 ms of a 26 ms pass on this machine);
 read here, in a separate process, it costs the pass nothing.
@@ -25,12 +25,18 @@ layer should not start a process of that size behind its user's back.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import replace
 from typing import Any
 
+from langchain_memoryos.amu import summary_rows
+from langchain_memoryos.embeddings import MiniLMEmbeddings
+from langchain_memoryos.kernel.controller import PageReading
+from langchain_memoryos.kernel.effects import EmbedAndRead, Services
 from langchain_memoryos.operations.helper import Helper
 
-__all__ = ["TIMEOUT_SECONDS", "read_page", "ready"]
+__all__ = ["TIMEOUT_SECONDS", "page_reader", "read_page", "ready"]
 
 #: How long a turn waits for the process's answer before reading the page itself (and stopping the process).
 TIMEOUT_SECONDS = 10.0
@@ -45,7 +51,6 @@ _HELPER = Helper(
 
 def _answer(request: tuple[int, Any, Any, float]) -> Any:
     """In the process: the page's content, the summaries the write gate admits of it, and their rows."""
-    from langchain_memoryos.amu import summary_rows
     from langchain_memoryos.controllers.heuristic import HeuristicController
 
     page_keywords, embeddings, page, threshold = request
@@ -102,3 +107,55 @@ def read_page(page: Any, page_keywords: int, embeddings: Any, threshold: float) 
     except Exception:  # noqa: BLE001 - the page raised there, or the process stopped (logged): read here
         pass
     return None
+
+
+def page_reader(effect: EmbedAndRead, services: Services) -> Callable[[], PageReading | None] | None:
+    """What the reader thread runs for an ``EmbedAndRead``: the controller's ``read_ahead``, the summaries embedded.
+
+    The memory's :attr:`~langchain_memoryos.kernel.effects.Services.read_ahead`
+    (:class:`~langchain_memoryos.kernel.effects.EmbedAndRead`): the summaries are
+    those the write gate admits of the page's records.
+
+    With the reader process (:func:`read_page`, off by default) both are done
+    there, so that their Python does not hold this process's GIL while the
+    page is embedded here; when the process cannot, here, in the reader thread.
+    ``None`` when the page's rows are known already or the controller reads nothing ahead.
+
+    Example:
+        >>> from langchain_memoryos.controllers import HeuristicController
+        >>> from langchain_memoryos.embeddings import resolve_embeddings
+        >>> from langchain_memoryos.kernel.effects import Embed
+        >>> from langchain_memoryos.schema import DialoguePage
+        >>> page = DialoguePage(id="p", user_input="I'm vegan.", agent_response="Noted!")
+        >>> effect = EmbedAndRead(Embed((page.embedding_text,)), page, gate_threshold=0.5)
+        >>> services = Services(None, resolve_embeddings(), HeuristicController())  # type: ignore[arg-type]
+        >>> reading = page_reader(effect, services)()
+        >>> reading.content.records[0].summary, reading.rows[0], reading.rows[1].shape
+        ('The user is vegan.', ('The user is vegan.',), (1, 384))
+        >>> page_reader(effect, Services(None, resolve_embeddings(), object())) is None  # type: ignore[arg-type]
+        True
+    """
+    if not effect.embed.texts or services.embedded(effect.embed.texts) is not None:
+        return None
+    read_ahead: Callable[..., PageReading | None] | None = getattr(services.controller, "read_ahead", None)
+    if read_ahead is None:
+        return None
+    embeddings, threshold = services.embeddings, effect.gate_threshold
+    page_keywords = getattr(services.controller, "page_keywords", None)
+
+    def read() -> PageReading | None:
+        assert read_ahead is not None
+        local_encoder = isinstance(embeddings, MiniLMEmbeddings)
+        if local_encoder and threshold is not None and isinstance(page_keywords, int):
+            answer = read_page(effect.page, page_keywords, embeddings, threshold)
+            if answer is not None:
+                content, texts, rows = answer
+                reading = read_ahead(effect.page, content)
+                return replace(reading, rows=(texts, rows)) if reading is not None and texts else reading
+        reading = read_ahead(effect.page)
+        if reading is None or threshold is None or not local_encoder:
+            return reading  # a remote encoder is not asked ahead for texts it may never need
+        texts, rows = summary_rows(reading.content.records, threshold, embeddings)
+        return replace(reading, rows=(texts, rows)) if texts else reading
+
+    return read

@@ -4,7 +4,7 @@ An *operation* is what one public method of ``MemoryOS`` does, built once
 from the caller's arguments (validated then, before anything is read or
 written) and run by either driver: ``operation.run(runtime)`` with blocking
 IO, ``await operation.arun(runtime)`` with async IO. Its body is a *step* (a
-generator of effects, :mod:`langchain_memoryos.pipeline.effects`), so the sync
+generator of effects, :mod:`langchain_memoryos.kernel.effects`), so the sync
 and async methods share it, as LangGraph's ``BaseStore`` builds ``get`` and
 ``aget`` on ``batch`` and ``abatch``.
 
@@ -21,8 +21,8 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from langchain_memoryos.background import BackgroundWriter
 from langchain_memoryos.config import MemoryOSConfig
+from langchain_memoryos.kernel.effects import Services, Step, run_async, run_sync
 from langchain_memoryos.operations.validation import check_time, check_user
-from langchain_memoryos.pipeline.effects import Services, Step, run_async, run_sync
 from langchain_memoryos.pipeline.settings import EngineSettings
 from langchain_memoryos.pipeline.turn import TurnWrite
 from langchain_memoryos.store.repository import MemoryRepository, UserLease
@@ -226,7 +226,7 @@ class Unlocked(Generic[T]):
     Example:
         >>> import asyncio
         >>> from langchain_memoryos import MemoryOS
-        >>> from langchain_memoryos.pipeline.effects import Lock
+        >>> from langchain_memoryos.kernel.effects import Lock
         >>> def step():
         ...     with (yield Lock("u")) as lease:
         ...         return lease.held

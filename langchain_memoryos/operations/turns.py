@@ -22,6 +22,7 @@ from langchain_memoryos.amu.forgetting import forget_request, redact_request
 from langchain_memoryos.config import STM_VIEWS
 from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
 from langchain_memoryos.integrations.messages import pair_messages, turn_keys, turn_side, unanswered_turn
+from langchain_memoryos.kernel.effects import run_async, run_sync
 from langchain_memoryos.operations.runtime import Runtime
 from langchain_memoryos.operations.validation import (
     check_message_size,
@@ -31,7 +32,6 @@ from langchain_memoryos.operations.validation import (
     check_user,
     clean_metadata,
 )
-from langchain_memoryos.pipeline.effects import run_async, run_sync
 from langchain_memoryos.pipeline.read import read
 from langchain_memoryos.pipeline.turn import TurnWrite, embed_turn, turn_page
 from langchain_memoryos.pipeline.write import run_turn

@@ -1,1 +1,1 @@
-"""The declared write and read pipelines: effects and their drivers, the stage tables, invariants and repair."""
+"""The declared write and read pipelines: the stage tables and their runner, the loops, invariants and repair."""

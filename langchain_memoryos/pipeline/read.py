@@ -7,7 +7,7 @@ per node.
 
 from __future__ import annotations
 
-from langchain_memoryos.pipeline.effects import Step
+from langchain_memoryos.kernel.effects import Step
 from langchain_memoryos.pipeline.settings import EngineSettings, StageContext
 from langchain_memoryos.pipeline.stages import READ_TABLE, run_stages
 from langchain_memoryos.retrieval.recall import ReadRun
@@ -34,7 +34,7 @@ def read(repo: MemoryRepository, settings: EngineSettings, r: ReadRun) -> Step[M
 
     Example:
         >>> from langchain_memoryos import MemoryOS, MemoryOSConfig
-        >>> from langchain_memoryos.pipeline.effects import run_sync
+        >>> from langchain_memoryos.kernel.effects import run_sync
         >>> m = MemoryOS(config=MemoryOSConfig(stm_capacity=1))
         >>> _ = m.add_turn("I play the cello.", "Lovely.", user_id="u", thread_id="t")
         >>> _ = m.add_turn("I moved to Oslo.", "Nice!", user_id="u", thread_id="t")  # the cello page goes to MTM

@@ -50,7 +50,7 @@ from typing import Any, Literal, Protocol
 
 from langchain_memoryos.amu import stage_fuse, stage_lpm_commit, stage_relation_judge, stage_write_gate
 from langchain_memoryos.errors import StageRouteError
-from langchain_memoryos.pipeline.effects import Step
+from langchain_memoryos.kernel.effects import Step
 from langchain_memoryos.pipeline.settings import StageContext
 from langchain_memoryos.retrieval.recall import (
     stage_assemble_context,
@@ -226,7 +226,7 @@ def run_stage(table: Mapping[str, Stage], ctx: StageContext, run: Run) -> Step[S
 
     Example:
         >>> from langchain_memoryos import MemoryOS
-        >>> from langchain_memoryos.pipeline.effects import run_sync
+        >>> from langchain_memoryos.kernel.effects import run_sync
         >>> from langchain_memoryos.retrieval.recall import ReadRun
         >>> m = MemoryOS(); ctx = StageContext(m.repository, m.settings)
         >>> r = ReadRun("u", "t", "Where do I live?")
@@ -255,7 +255,7 @@ def run_stages(table: Mapping[str, Stage], ctx: StageContext, run: Run) -> Step[
 
     Example:
         >>> from langchain_memoryos import MemoryOS
-        >>> from langchain_memoryos.pipeline.effects import run_sync
+        >>> from langchain_memoryos.kernel.effects import run_sync
         >>> from langchain_memoryos.retrieval.recall import ReadRun
         >>> m = MemoryOS(); _ = m.add_turn("I play the cello.", "Lovely.", user_id="u")
         >>> r = ReadRun("u", "t2", "Which instrument do I play?")

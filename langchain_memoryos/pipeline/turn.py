@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from langchain_memoryos.amu import RecordWrite
-from langchain_memoryos.controllers.base import ControllerUsage, count_usage
-from langchain_memoryos.pipeline.effects import Embed, EmbedAndRead, Judgements, Lock, Purge, Step
+from langchain_memoryos.kernel.controller import ControllerUsage
+from langchain_memoryos.kernel.effects import Embed, EmbedAndRead, Judgements, Lock, Purge, Step
 from langchain_memoryos.pipeline.settings import EngineSettings, embedding_text
 from langchain_memoryos.schema import DialoguePage, WriteReport, ensure_utc
 from langchain_memoryos.scoring import hot_segments
@@ -26,7 +26,7 @@ from langchain_memoryos.store.vector_index import Vector
 __all__ = ["TurnWrite", "after_mtm", "after_record", "commit_turn", "embed_turn", "open_turn", "turn_page"]
 
 if TYPE_CHECKING:
-    from langchain_memoryos.controllers.heuristic import PageReading
+    from langchain_memoryos.kernel.controller import PageReading
 
 logger = logging.getLogger("langchain_memoryos")
 
@@ -116,7 +116,7 @@ class TurnWrite:
 
     def _count(self, judgement: str, usage: ControllerUsage) -> None:
         """Count a judgement's model usage on the state the turn works on (committed with it)."""
-        count_usage(self.user, judgement, usage)
+        self.user.count_usage(judgement, usage)
 
     @property
     def user(self) -> UserState:
@@ -152,7 +152,7 @@ def open_turn(repo: MemoryRepository, t: TurnWrite) -> Step[UserState]:
     is asked (see :mod:`langchain_memoryos.store.unit_of_work`).
 
     Example:
-        >>> from langchain_memoryos.pipeline.effects import Services, run_sync
+        >>> from langchain_memoryos.kernel.effects import Services, run_sync
         >>> from langgraph.store.memory import InMemoryStore
         >>> repo = MemoryRepository(2)
         >>> t = TurnWrite("u", "t", "hi", "", None, None, None, optimistic=True)
@@ -222,14 +222,14 @@ def embed_turn(settings: EngineSettings, t: TurnWrite) -> Step[None]:
     ``stm_append`` then only stores. ``stm_append`` runs it itself when the
     vector is missing (the write graph used as a subgraph). A local
     controller reads the page (keywords, facts) in a worker thread while it
-    is embedded (:class:`~langchain_memoryos.pipeline.effects.EmbedAndRead`):
+    is embedded (:class:`~langchain_memoryos.kernel.effects.EmbedAndRead`):
     its analysis (``chain_link``, right after ``stm_append``) then computes no
     keywords or facts under the user's lock.
 
     Example:
         >>> from langchain_memoryos.config import MemoryOSConfig
         >>> from langchain_memoryos.embeddings import resolve_embeddings
-        >>> from langchain_memoryos.pipeline.effects import Services, run_sync
+        >>> from langchain_memoryos.kernel.effects import Services, run_sync
         >>> emb = resolve_embeddings()
         >>> settings = EngineSettings.build(MemoryOSConfig(), emb.model_name)
         >>> t = TurnWrite("u", "t", "I play the cello.", "Lovely.", None, None, None)

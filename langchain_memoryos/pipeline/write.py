@@ -15,7 +15,7 @@ import datetime as _dt
 import logging
 
 from langchain_memoryos.amu import Prejudged, RecordRun, RecordWrite
-from langchain_memoryos.pipeline.effects import Step, judged
+from langchain_memoryos.kernel.effects import Step, judged
 from langchain_memoryos.pipeline.settings import EngineSettings, StageContext
 from langchain_memoryos.pipeline.stages import DONE, WRITE_TABLE, StageResult, run_stage, run_stages
 from langchain_memoryos.pipeline.turn import TurnWrite, commit_turn
@@ -42,7 +42,7 @@ def run_write_stage(ctx: StageContext, t: TurnWrite) -> Step[StageResult]:
 
     Example:
         >>> from langchain_memoryos import MemoryOS
-        >>> from langchain_memoryos.pipeline.effects import run_sync
+        >>> from langchain_memoryos.kernel.effects import run_sync
         >>> m = MemoryOS(); ctx = StageContext(m.repository, m.settings)
         >>> t = TurnWrite("u", "t", "I live in Oslo.", "Nice!", "2024-01-01", None, None)
         >>> run_sync(run_write_stage(ctx, t), m._services)
@@ -73,7 +73,7 @@ def run_turn(repo: MemoryRepository, settings: EngineSettings, t: TurnWrite) -> 
 
     Example:
         >>> from langchain_memoryos import MemoryOS
-        >>> from langchain_memoryos.pipeline.effects import run_sync
+        >>> from langchain_memoryos.kernel.effects import run_sync
         >>> m = MemoryOS()
         >>> t = TurnWrite("u", "t", "I live in Oslo.", "Nice!", "2024-01-01", None, None)
         >>> run_sync(run_turn(m.repository, m.settings, t), m._services).added, t.next
@@ -129,7 +129,7 @@ def write_record(
 
     Example:
         >>> from langchain_memoryos import MemoryOS
-        >>> from langchain_memoryos.pipeline.effects import run_sync
+        >>> from langchain_memoryos.kernel.effects import run_sync
         >>> from langchain_memoryos.schema import ensure_utc
         >>> m = MemoryOS()
         >>> def step(summary):

@@ -41,9 +41,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_memoryos.config import MemoryOSConfig
-from langchain_memoryos.controllers.base import QueryPlan
-from langchain_memoryos.pipeline.effects import Embed, Step
-from langchain_memoryos.pipeline.judgements import PlanQuery
+from langchain_memoryos.kernel.controller import QueryPlan
+from langchain_memoryos.kernel.effects import Embed, Step
+from langchain_memoryos.kernel.judgements import PlanQuery
 from langchain_memoryos.pipeline.settings import EngineSettings, StageContext, embedding_text
 from langchain_memoryos.retrieval.copies import copied
 from langchain_memoryos.retrieval.dates import named_dates, on_named_date

@@ -28,9 +28,15 @@ from __future__ import annotations
 import sqlite3
 import threading
 import weakref
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
-__all__ = ["count_write", "change_token", "unchanged_after"]
+from langgraph.store.base import BaseStore, Op, Result
+
+from langchain_memoryos.store.visits import batch_without_waiting, sqlite_twin
+
+__all__ = ["STORE_CHANGES", "StoreKinds", "change_token", "count_write", "unchanged_after"]
 
 Token = tuple[int, int]
 
@@ -94,3 +100,38 @@ def unchanged_after(before: Token | None, after: Token | None) -> bool:
         (True, False, False)
     """
     return before is not None and after is not None and after == (before[0], before[1] + 1)
+
+
+class StoreKinds:
+    """The effect drivers' :class:`~langchain_memoryos.kernel.effects.StoreChanges`, by the store's kind.
+
+    Change tokens and write counts (:func:`change_token`, :func:`count_write`)
+    and, on SQLite, the batch that fails at once rather than wait
+    (:func:`~langchain_memoryos.store.visits.batch_without_waiting`); use the
+    one instance, :data:`STORE_CHANGES`.
+
+    Example:
+        >>> from langgraph.store.sqlite import SqliteStore
+        >>> with SqliteStore.from_conn_string(":memory:") as store:
+        ...     store.setup()
+        ...     before = STORE_CHANGES.token(store, wait=True)
+        ...     STORE_CHANGES.written(store)
+        ...     before == STORE_CHANGES.token(store, wait=True), STORE_CHANGES.at_once(store) is not None
+        (False, True)
+    """
+
+    def token(self, store: BaseStore, *, wait: bool) -> Token | None:
+        """See :func:`change_token`."""
+        return change_token(store, wait=wait)
+
+    def written(self, store: BaseStore) -> None:
+        """See :func:`count_write`."""
+        count_write(store)
+
+    def at_once(self, store: BaseStore) -> Callable[[Sequence[Op]], list[Result]] | None:
+        """The store's batch that does not wait for another connection's write lock (``None``: not SQLite)."""
+        return partial(batch_without_waiting, store) if sqlite_twin(store) is not None else None
+
+
+#: The memory's store changes (``Services(changes=STORE_CHANGES)``).
+STORE_CHANGES = StoreKinds()

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from langgraph.store.base import GetOp, Item, PutOp, SearchOp
 
-from langchain_memoryos.pipeline.effects import ChangeToken, Embed, Purge, Step, StoreBatch
+from langchain_memoryos.kernel.effects import ChangeToken, Embed, Purge, Step, StoreBatch
 from langchain_memoryos.schema import (
     DialoguePage,
     MemoryRecord,
@@ -176,7 +176,7 @@ def flush(state: UserState, *, wait: bool = True) -> Step[None]:
     its version stamp.
 
     Example:
-        >>> from langchain_memoryos.pipeline.effects import Services, run_sync
+        >>> from langchain_memoryos.kernel.effects import Services, run_sync
         >>> from langgraph.store.memory import InMemoryStore
         >>> store, state = InMemoryStore(), UserState(user_id="u", label="u", dimension=2)
         >>> state.save_persona(); run_sync(flush(state), Services(store, None, None))  # type: ignore[arg-type]
@@ -437,7 +437,7 @@ class MemoryRepository:
 
         Example:
             >>> from langchain_memoryos import MemoryOS
-            >>> from langchain_memoryos.pipeline.effects import run_sync
+            >>> from langchain_memoryos.kernel.effects import run_sync
             >>> m = MemoryOS(); _ = m.add_turn("I live in Oslo.", "Nice.", user_id="u")
             >>> fresh = MemoryRepository(m.repository.dimension)  # a new process's repository over the same store
             >>> st = run_sync(fresh.load("u"), m._services)
@@ -689,7 +689,7 @@ class MemoryRepository:
         """Step: a thread's STM pages, oldest first (loaded with the user's state).
 
         Example:
-            >>> from langchain_memoryos.pipeline.effects import Services, run_sync
+            >>> from langchain_memoryos.kernel.effects import Services, run_sync
             >>> s = UserState(user_id="u", label="u", dimension=2)
             >>> s.stm["t"] = [DialoguePage(id="p", user_input="hi", agent_response="", thread_id="t")]
             >>> repo, services = MemoryRepository(2), Services(None, None, None)  # type: ignore[arg-type]
@@ -705,7 +705,7 @@ class MemoryRepository:
         """Step: every item of a namespace (``exact=False``: and of its sub-namespaces).
 
         Example:
-            >>> from langchain_memoryos.pipeline.effects import Services, run_sync
+            >>> from langchain_memoryos.kernel.effects import Services, run_sync
             >>> from langgraph.store.memory import InMemoryStore
             >>> store = InMemoryStore(); store.put(("a",), "k", {}); store.put(("a", "b"), "k", {})
             >>> services = Services(store, None, None)  # type: ignore[arg-type]
@@ -719,7 +719,7 @@ class MemoryRepository:
         """Step: every stored item of a user, in every namespace.
 
         Example:
-            >>> from langchain_memoryos.pipeline.effects import Services, run_sync
+            >>> from langchain_memoryos.kernel.effects import Services, run_sync
             >>> from langgraph.store.memory import InMemoryStore
             >>> store = InMemoryStore(); store.put(("memoryos", "u", "pages"), "p", {})
             >>> store.put(("memoryos", "u2", "pages"), "p", {})
@@ -739,14 +739,14 @@ class MemoryRepository:
         stores a tombstone for the user and a new version stamp (so other
         processes drop their cached state of the user); the rows then go in
         batches of up to 1,000, the tombstone and the stamp last, and the store is
-        purged (:class:`~langchain_memoryos.pipeline.effects.Purge`). If the deletion is
+        purged (:class:`~langchain_memoryos.kernel.effects.Purge`). If the deletion is
         interrupted (a crash, ``kill -9``, a store error), every later access to
         the user — :meth:`load` (so any read, write, ``check`` or ``repair``),
         :meth:`finish_deletion`, or ``delete_all`` again — finishes it first: a
         half-deleted user is never seen and never rebuilt from what is left.
 
         Example:
-            >>> from langchain_memoryos.pipeline.effects import run_sync, Services
+            >>> from langchain_memoryos.kernel.effects import run_sync, Services
             >>> from langgraph.store.memory import InMemoryStore
             >>> store, repo = InMemoryStore(), MemoryRepository(2)
             >>> services = Services(store, None, None)  # type: ignore[arg-type]
@@ -776,7 +776,7 @@ class MemoryRepository:
         loading the user (the write log, export, import) call it first.
 
         Example:
-            >>> from langchain_memoryos.pipeline.effects import run_sync, Services
+            >>> from langchain_memoryos.kernel.effects import run_sync, Services
             >>> from langgraph.store.memory import InMemoryStore
             >>> store, repo = InMemoryStore(), MemoryRepository(2)
             >>> store.put(repo.namespace("u", "log"), "1", {"note": "left over"})

@@ -12,6 +12,7 @@ from typing import Any
 
 from langgraph.store.base import Op, PutOp
 
+from langchain_memoryos.kernel.controller import ControllerUsage
 from langchain_memoryos.retrieval.chain import ChainWindows
 from langchain_memoryos.retrieval.lexical import LexicalIndex
 from langchain_memoryos.schema import (
@@ -285,14 +286,17 @@ class UserState:
         self.save_meta()
         return seq
 
-    def count_usage(self, judgement: str, calls: int, tokens: int, *, fallback: bool = False) -> None:
-        """Add model usage to the user's counters, in total and per judgement type.
+    def count_usage(self, judgement: str, usage: ControllerUsage) -> None:
+        """Add one judgement's model usage to the user's counters (``MemoryOS.stats()``), in total and per type.
 
         Example:
-            >>> s = UserState(user_id="u", label="u", dimension=2); s.count_usage("fuse", 1, 10)
-            >>> s.stats().llm_tokens, s.stats().llm_usage["fuse"]["calls"]
-            (10, 1)
+            >>> from langchain_memoryos.kernel.controller import ControllerUsage
+            >>> s = UserState(user_id="u", label="u", dimension=2)
+            >>> s.count_usage("fuse", ControllerUsage(llm_calls=2, llm_tokens=30, fallback=True))
+            >>> s.stats().llm_tokens, s.stats().llm_usage["fuse"]
+            (30, {'calls': 2, 'tokens': 30, 'fallbacks': 1})
         """
+        calls, tokens, fallback = usage.llm_calls, usage.llm_tokens, usage.fallback
         if not (calls or tokens or fallback):
             return
         self.meta["llm_calls"] = int(self.meta.get("llm_calls", 0)) + calls

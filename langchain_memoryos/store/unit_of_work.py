@@ -9,7 +9,7 @@ the user's lock while it waits for the model. It works *optimistically*:
    user's revision is still the one copied, and make the copy the cached
    state (:func:`commit_fork`); otherwise run the write again on the new
    state, reusing the answers to the same requests
-   (:class:`~langchain_memoryos.pipeline.effects.Judgements`), so a conflict costs
+   (:class:`~langchain_memoryos.kernel.effects.Judgements`), so a conflict costs
    CPU, not model calls.
 
 After :data:`MAX_ATTEMPTS` conflicts the write runs under the lock, and a
@@ -26,8 +26,7 @@ import logging
 from collections.abc import Callable
 from typing import TypeVar
 
-from langchain_memoryos.controllers.base import count_usage
-from langchain_memoryos.pipeline.effects import Judgements, Lock, Step, judged
+from langchain_memoryos.kernel.effects import Judgements, Lock, Step, judged
 from langchain_memoryos.store.repository import MemoryRepository, UserState, flush
 
 __all__ = ["MAX_ATTEMPTS", "commit_fork", "fork_user", "write_user"]
@@ -43,7 +42,7 @@ def fork_user(repo: MemoryRepository, user_id: str) -> Step[tuple[UserState, int
     """Step: a private copy of the user's state and the revision it was copied from (lock held to load only).
 
     Example:
-        >>> from langchain_memoryos.pipeline.effects import Services, run_sync
+        >>> from langchain_memoryos.kernel.effects import Services, run_sync
         >>> from langgraph.store.memory import InMemoryStore
         >>> repo = MemoryRepository(2)
         >>> copy, base = run_sync(fork_user(repo, "u"), Services(InMemoryStore(), None, None, lease=repo.lease))
@@ -63,7 +62,7 @@ def commit_fork(repo: MemoryRepository, state: UserState, base: int) -> Step[boo
         the user moved: nothing was written and the write must run again.
 
     Example:
-        >>> from langchain_memoryos.pipeline.effects import Services, run_sync
+        >>> from langchain_memoryos.kernel.effects import Services, run_sync
         >>> from langgraph.store.memory import InMemoryStore
         >>> repo = MemoryRepository(2); services = Services(InMemoryStore(), None, None, lease=repo.lease)
         >>> mine, base = run_sync(fork_user(repo, "u"), services)
@@ -103,7 +102,7 @@ def write_user(
         What ``work`` returned (from the run that was committed).
 
     Example:
-        >>> from langchain_memoryos.pipeline.effects import Services, run_sync
+        >>> from langchain_memoryos.kernel.effects import Services, run_sync
         >>> from langgraph.store.memory import InMemoryStore
         >>> repo = MemoryRepository(2); services = Services(InMemoryStore(), None, None, lease=repo.lease)
         >>> def tick(state):
@@ -114,7 +113,7 @@ def write_user(
         (3, 3)
     """
     working: list[UserState] = []  # the state the current run works on: its usage counters get the judgements'
-    judgements = Judgements(count=lambda name, usage: count_usage(working[-1], name, usage), keep=optimistic)
+    judgements = Judgements(count=lambda name, usage: working[-1].count_usage(name, usage), keep=optimistic)
     attempts = 0
     while optimistic and judgements.calls:
         state, base = yield from fork_user(repo, user_id)

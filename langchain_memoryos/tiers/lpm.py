@@ -10,9 +10,9 @@ import copy
 import logging
 
 from langchain_memoryos.amu import RecordWrite, embed_summaries, prejudge_relations
-from langchain_memoryos.controllers.base import PromotionResult
-from langchain_memoryos.pipeline.effects import Step
-from langchain_memoryos.pipeline.judgements import PromoteSegment
+from langchain_memoryos.kernel.controller import PromotionResult
+from langchain_memoryos.kernel.effects import Step
+from langchain_memoryos.kernel.judgements import PromoteSegment
 from langchain_memoryos.pipeline.settings import StageContext
 from langchain_memoryos.pipeline.turn import TurnWrite, after_record
 from langchain_memoryos.schema import ensure_utc

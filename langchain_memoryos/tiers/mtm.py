@@ -11,9 +11,9 @@ from dataclasses import replace
 import numpy as np
 
 from langchain_memoryos.amu import RecordWrite, embed_summaries
-from langchain_memoryos.controllers.base import PageAnalysis
-from langchain_memoryos.pipeline.effects import Step
-from langchain_memoryos.pipeline.judgements import AnalyzePage
+from langchain_memoryos.kernel.controller import PageAnalysis
+from langchain_memoryos.kernel.effects import Step
+from langchain_memoryos.kernel.judgements import AnalyzePage
 from langchain_memoryos.pipeline.settings import EngineSettings, StageContext
 from langchain_memoryos.pipeline.turn import TurnWrite, after_mtm, turn_page
 from langchain_memoryos.retrieval.keywords import merge_keywords

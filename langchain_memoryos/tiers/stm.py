@@ -7,7 +7,7 @@ import logging
 
 from langchain_memoryos.amu.forgetting import apply_forget, forgotten_page, plan_forget, turn_digest
 from langchain_memoryos.config import MemoryOSConfig
-from langchain_memoryos.pipeline.effects import Step
+from langchain_memoryos.kernel.effects import Step
 from langchain_memoryos.pipeline.settings import EngineSettings, StageContext
 from langchain_memoryos.pipeline.turn import TurnWrite, embed_turn, open_turn, turn_page
 from langchain_memoryos.schema import DialoguePage

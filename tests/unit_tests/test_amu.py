@@ -10,9 +10,9 @@ import pytest
 from langchain_memoryos import MemoryOS, MemoryOSConfig
 from langchain_memoryos.amu.corrections import FactNotFoundError
 from langchain_memoryos.controllers import HeuristicController
-from langchain_memoryos.controllers.base import RelationJudgement
 from langchain_memoryos.controllers.rules import query_aspects
 from langchain_memoryos.controllers.slots import agent_slot, canonical_summary, slot_of
+from langchain_memoryos.kernel.controller import RelationJudgement
 from langchain_memoryos.schema import MemoryRecord, Relation
 from langchain_memoryos.scoring import select_candidates
 from tests.conftest import at

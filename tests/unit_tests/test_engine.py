@@ -353,7 +353,7 @@ def test_promotion_reuses_the_vector_of_a_word_for_word_known_fact() -> None:
     import numpy as np
 
     from langchain_memoryos.amu import embed_summaries
-    from langchain_memoryos.pipeline.effects import Embed
+    from langchain_memoryos.kernel.effects import Embed
     from langchain_memoryos.pipeline.settings import EngineSettings
     from langchain_memoryos.schema import MemoryRecord
     from langchain_memoryos.store.repository import UserState

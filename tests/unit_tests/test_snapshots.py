@@ -28,7 +28,7 @@ import pytest
 from langgraph.store.base import BaseStore
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
-from langchain_memoryos.pipeline.effects import run_sync
+from langchain_memoryos.kernel.effects import run_sync
 from langchain_memoryos.retrieval.chain import ChainWindows
 from langchain_memoryos.retrieval.lexical import LexicalIndex, page_tokens, tokenize
 from langchain_memoryos.schema import DialoguePage

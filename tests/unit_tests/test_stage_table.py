@@ -13,7 +13,7 @@ import pytest
 from langchain_memoryos import MemoryOS
 from langchain_memoryos.amu import AMURun, RecordRun, RecordWrite
 from langchain_memoryos.errors import StageRouteError
-from langchain_memoryos.pipeline.effects import Step, run_sync
+from langchain_memoryos.kernel.effects import Step, run_sync
 from langchain_memoryos.pipeline.read import read
 from langchain_memoryos.pipeline.settings import StageContext
 from langchain_memoryos.pipeline.stages import (

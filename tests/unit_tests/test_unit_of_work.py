@@ -10,8 +10,8 @@ from typing import Any
 from langgraph.store.memory import InMemoryStore
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
-from langchain_memoryos.pipeline.effects import Services, run_sync
-from langchain_memoryos.pipeline.judgements import ParseRecords
+from langchain_memoryos.kernel.effects import Services, run_sync
+from langchain_memoryos.kernel.judgements import ParseRecords
 from langchain_memoryos.store.repository import MemoryRepository, UserState
 from langchain_memoryos.store.unit_of_work import MAX_ATTEMPTS, write_user
 from tests.scripted_model import ScriptedToolModel, page_answer

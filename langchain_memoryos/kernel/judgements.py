@@ -1,10 +1,10 @@
 """Judgements as typed requests: what a stage asks of the controller, performed and counted by the driver.
 
 A stage never calls the controller: it yields a request (one of the classes
-here) and receives the answer. The drivers (:func:`~langchain_memoryos.pipeline.effects.run_sync`,
-:func:`~langchain_memoryos.pipeline.effects.run_async`) perform it with
+here) and receives the answer. The drivers (:func:`~langchain_memoryos.kernel.effects.run_sync`,
+:func:`~langchain_memoryos.kernel.effects.run_async`) perform it with
 :meth:`Judgement.ask` / :meth:`Judgement.aask`; a write's
-:func:`~langchain_memoryos.pipeline.effects.judged` wrapper records the answers
+:func:`~langchain_memoryos.kernel.effects.judged` wrapper records the answers
 (so a write that runs again reuses them) and counts each answer's model usage
 once, under the request's :attr:`Judgement.name`.
 
@@ -22,16 +22,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
-    from langchain_memoryos.controllers.base import (
-        FuseResult,
-        MemoryController,
-        PageAnalysis,
-        ParsedRecords,
-        PromotionResult,
-        QueryPlan,
-        RelationJudgement,
-    )
-    from langchain_memoryos.controllers.heuristic import PageReading
+    from langchain_memoryos.kernel.controller import MemoryController, PageAnalysis, PageReading
     from langchain_memoryos.schema import DialoguePage, MemoryRecord, Persona, Segment
 
 __all__ = [
@@ -56,15 +47,45 @@ class Judgement:
     """
 
     name: ClassVar[str] = ""
+    #: made in process on the async path too (``aask`` asks the sync method: the judgement is local)
+    local: ClassVar[bool] = False
     offline: bool = field(default=False, kw_only=True)
 
+    def arguments(self) -> tuple[Any, ...]:
+        """What the controller's method is given: the request's fields in order (not ``offline``, not uncompared ones).
+
+        Example:
+            >>> ParseRecords("I'm vegan.", "user", offline=True).arguments()
+            ("I'm vegan.", 'user')
+        """
+        return tuple(getattr(self, f.name) for f in fields(self) if f.compare and f.name != "offline")
+
     def ask(self, controller: MemoryController) -> Any:
-        """Make the judgement with blocking IO."""
-        raise NotImplementedError
+        """Make the judgement with blocking IO: ``controller.<name>(*arguments)``.
+
+        Example:
+            >>> class Echo:
+            ...     def parse_records(self, text, kind):
+            ...         return f"{kind}: {text}"
+            >>> ParseRecords("I'm vegan.", "user").ask(Echo())  # type: ignore[arg-type]
+            "user: I'm vegan."
+        """
+        return getattr(controller, self.name)(*self.arguments())
 
     async def aask(self, controller: MemoryController) -> Any:
-        """Make the judgement with async IO."""
-        raise NotImplementedError
+        """Make the judgement with async IO: ``await controller.a<name>(*arguments)`` (a local one: :meth:`ask`).
+
+        Example:
+            >>> import asyncio
+            >>> class Echo:
+            ...     async def aparse_records(self, text, kind):
+            ...         return f"{kind}, async: {text}"
+            >>> asyncio.run(ParseRecords("I'm vegan.", "user").aask(Echo()))  # type: ignore[arg-type]
+            "user, async: I'm vegan."
+        """
+        if self.local:
+            return self.ask(controller)
+        return await getattr(controller, "a" + self.name)(*self.arguments())
 
     def key(self) -> str:
         """The request's full value: the same request on the same records gets the same answer.
@@ -118,13 +139,15 @@ class AnalyzePage(Judgement):
         content = reading.content_for(self.page, controller) if reading is not None else None
         if reading is not None and content is not None:  # the reader is the controller
             return reading.reader.analyze_page(self.page, self.previous, self.similarity, content=content)
-        return controller.analyze_page(self.page, self.previous, self.similarity)
+        analysis: PageAnalysis = super().ask(controller)
+        return analysis
 
     async def aask(self, controller: MemoryController) -> PageAnalysis:
         """Ask ``controller.aanalyze_page`` (a fitting reading ahead is used in process: it is a local controller)."""
         if self.reading is not None and self.reading.content_for(self.page, controller) is not None:
             return self.ask(controller)
-        return await controller.aanalyze_page(self.page, self.previous, self.similarity)
+        analysis: PageAnalysis = await super().aask(controller)
+        return analysis
 
 
 def _unsequenced(page: DialoguePage | None) -> DialoguePage | None:
@@ -150,14 +173,6 @@ class PromoteSegment(Judgement):
     pages: Sequence[DialoguePage]
     persona: Persona
 
-    def ask(self, controller: MemoryController) -> PromotionResult:
-        """Ask ``controller.promote_segment``."""
-        return controller.promote_segment(self.segment, self.pages, self.persona)
-
-    async def aask(self, controller: MemoryController) -> PromotionResult:
-        """Ask ``controller.apromote_segment``."""
-        return await controller.apromote_segment(self.segment, self.pages, self.persona)
-
 
 @dataclass(frozen=True)
 class ParseRecords(Judgement):
@@ -172,14 +187,6 @@ class ParseRecords(Judgement):
     name: ClassVar[str] = "parse_records"
     text: str
     kind: str
-
-    def ask(self, controller: MemoryController) -> ParsedRecords:
-        """Ask ``controller.parse_records``."""
-        return controller.parse_records(self.text, self.kind)
-
-    async def aask(self, controller: MemoryController) -> ParsedRecords:
-        """Ask ``controller.aparse_records``."""
-        return await controller.aparse_records(self.text, self.kind)
 
 
 @dataclass(frozen=True)
@@ -199,14 +206,6 @@ class JudgeRelations(Judgement):
     record: MemoryRecord
     candidates: Sequence[tuple[MemoryRecord, float]]
 
-    def ask(self, controller: MemoryController) -> RelationJudgement:
-        """Ask ``controller.judge_relations``."""
-        return controller.judge_relations(self.record, self.candidates)
-
-    async def aask(self, controller: MemoryController) -> RelationJudgement:
-        """Ask ``controller.ajudge_relations``."""
-        return await controller.ajudge_relations(self.record, self.candidates)
-
 
 @dataclass(frozen=True)
 class FuseRecords(Judgement):
@@ -225,14 +224,6 @@ class FuseRecords(Judgement):
     record: MemoryRecord
     updated: Sequence[MemoryRecord]
 
-    def ask(self, controller: MemoryController) -> FuseResult:
-        """Ask ``controller.fuse``."""
-        return controller.fuse(self.record, self.updated)
-
-    async def aask(self, controller: MemoryController) -> FuseResult:
-        """Ask ``controller.afuse``."""
-        return await controller.afuse(self.record, self.updated)
-
 
 @dataclass(frozen=True)
 class PlanQuery(Judgement):
@@ -249,12 +240,5 @@ class PlanQuery(Judgement):
     """
 
     name: ClassVar[str] = "plan_query"
+    local: ClassVar[bool] = True  # query planning is local: the async path asks in process too
     query: str
-
-    def ask(self, controller: MemoryController) -> QueryPlan:
-        """Ask ``controller.plan_query``."""
-        return controller.plan_query(self.query)  # type: ignore[attr-defined,no-any-return]
-
-    async def aask(self, controller: MemoryController) -> QueryPlan:
-        """The same, in process (query planning is local)."""
-        return self.ask(controller)

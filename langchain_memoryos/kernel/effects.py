@@ -7,6 +7,11 @@ places that perform the IO, with ``store.batch`` / ``store.abatch``,
 ``embed`` / ``aembed`` and ``controller.x`` / ``controller.ax``. This is how
 ``add_turn`` and ``aadd_turn`` share one body (the idea of LangGraph's
 ``_prepare_ops`` shared by ``batch`` and ``abatch``).
+
+The kernel knows nothing above it: what depends on the store's kind (its
+change tokens, a batch that must not wait) and how a page is read ahead come
+in through the :class:`Services` the drivers are given
+(:class:`StoreChanges`, :attr:`Services.read_ahead`).
 """
 
 from __future__ import annotations
@@ -15,23 +20,20 @@ import asyncio
 import concurrent.futures
 import copy
 import logging
-from collections.abc import Awaitable, Callable, Generator, Mapping
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
-from langgraph.store.base import BaseStore, GetOp, ListNamespacesOp, Op, SearchOp
+from langgraph.store.base import BaseStore, GetOp, ListNamespacesOp, Op, Result, SearchOp
 
-from langchain_memoryos.embeddings import MiniLMEmbeddings, aencode_texts, encode_texts
-from langchain_memoryos.pipeline.judgements import Judgement
-from langchain_memoryos.store.changes import change_token, count_write
-from langchain_memoryos.store.visits import batch_without_waiting, sqlite_twin
+from langchain_memoryos.embeddings import aencode_texts, encode_texts
+from langchain_memoryos.kernel.judgements import Judgement
 from langchain_memoryos.threads import beside, side_threads
 
 if TYPE_CHECKING:
-    from langchain_memoryos.controllers.base import MemoryController
-    from langchain_memoryos.controllers.heuristic import PageReading
+    from langchain_memoryos.kernel.controller import MemoryController, PageReading
     from langchain_memoryos.schema import DialoguePage
 
 __all__ = [
@@ -46,6 +48,7 @@ __all__ = [
     "Purge",
     "Services",
     "Step",
+    "StoreChanges",
     "StoreBatch",
     "Wait",
     "judged",
@@ -81,13 +84,14 @@ class StoreBatch:
 
 @dataclass(frozen=True)
 class ChangeToken:
-    """The store's change token (:func:`~langchain_memoryos.store.changes.change_token`; ``None``: it cannot tell).
+    """The store's change token (:meth:`StoreChanges.token`; ``None``: it cannot tell).
 
     Two equal tokens mean nothing was written to the store in between.
 
     Example:
         >>> from langgraph.store.base import PutOp
         >>> from langgraph.store.sqlite import SqliteStore
+        >>> from langchain_memoryos.store.changes import STORE_CHANGES
         >>> def step():
         ...     before = yield ChangeToken()
         ...     yield StoreBatch((PutOp(("notes",), "n1", {"text": "hi"}),))
@@ -95,8 +99,10 @@ class ChangeToken:
         ...     return before == after, after == (yield ChangeToken())
         >>> with SqliteStore.from_conn_string(":memory:") as store:
         ...     store.setup()
+        ...     run_sync(step(), Services(store, None, None, changes=STORE_CHANGES))  # type: ignore[arg-type]
         ...     run_sync(step(), Services(store, None, None))  # type: ignore[arg-type]
         (False, True)
+        (True, True)
     """
 
 
@@ -122,17 +128,18 @@ class EmbedAndRead:
     """Embed, and meanwhile let the memory's controller read ``page`` ahead in a worker thread.
 
     The result is ``(rows, reading)``: the embedding's rows, and the
-    controller's ``read_ahead(page)`` (a
-    :class:`~langchain_memoryos.controllers.heuristic.PageReading`), or
-    ``None`` when the controller reads nothing ahead (a model controller, a
-    redefined analysis), the rows were known already, or the reading failed
-    (the page is then analysed in ``chain_link``, as without a reading). The
+    page read ahead by :attr:`Services.read_ahead` (a
+    :class:`~langchain_memoryos.kernel.controller.PageReading`), or
+    ``None`` when the services read nothing ahead (none given, a model
+    controller, a redefined analysis), the rows were known already, or the
+    reading failed (the page is then analysed in ``chain_link``, as without a reading). The
     reading runs beside the encoder (which releases the GIL inside its matrix
     products) and before the user's lock is taken: the page's analysis
     (``chain_link``, right after ``stm_append``) then computes no keywords or
     facts under the lock.
 
-    With ``gate_threshold`` and the offline encoder, the reader also embeds the
+    With ``gate_threshold`` and the offline encoder, the memory's reader
+    (:func:`~langchain_memoryos.operations.reader.page_reader`) also embeds the
     summaries the write gate admits of the page's records (one batch, as
     :func:`~langchain_memoryos.amu.embed_summaries` embeds them), on the
     other core while the page is embedded: when those are exactly the
@@ -142,14 +149,17 @@ class EmbedAndRead:
     Example:
         >>> from langchain_memoryos.controllers import HeuristicController
         >>> from langchain_memoryos.embeddings import resolve_embeddings
+        >>> from langchain_memoryos.operations.reader import page_reader
         >>> from langchain_memoryos.schema import DialoguePage
         >>> page = DialoguePage(id="p", user_input="I live in Lyon.", agent_response="Nice city.")
         >>> def step():
         ...     return (yield EmbedAndRead(Embed((page.embedding_text,)), page))
-        >>> rows, reading = run_sync(step(), Services(None, resolve_embeddings(), HeuristicController()))
+        >>> services = Services(None, resolve_embeddings(), HeuristicController(), read_ahead=page_reader)
+        >>> rows, reading = run_sync(step(), services)  # type: ignore[arg-type]
         >>> rows.shape, reading.content.keywords
         ((1, 384), ['lyon', 'live', 'city'])
-        >>> run_sync(step(), Services(None, resolve_embeddings(), None))[1] is None  # type: ignore[arg-type]
+        >>> without = Services(None, resolve_embeddings(), HeuristicController())  # type: ignore[arg-type]
+        >>> run_sync(step(), without)[1] is None  # no read_ahead given: nothing read ahead
         True
     """
 
@@ -164,43 +174,6 @@ def _read_quietly(read: Callable[[], PageReading | None], page: DialoguePage) ->
     except Exception:  # noqa: BLE001 - no reading: the page is analysed in chain_link (the error shows there)
         logger.debug("reading page %s ahead failed", page.id, exc_info=True)
         return None
-
-
-def _reader(effect: EmbedAndRead, services: Services) -> Callable[[], PageReading | None] | None:
-    """What the reader thread runs: the controller's ``read_ahead``, then the admitted summaries embedded.
-
-    With :attr:`Services.read_elsewhere` (a worker process, see
-    :func:`~langchain_memoryos.operations.reader.read_page`, off by default) both are done
-    there, so that their Python does not hold this process's GIL while the
-    page is embedded here; when the worker cannot, here, in the reader thread.
-    ``None`` when the page's rows are known already or the controller reads nothing ahead.
-    """
-    if not effect.embed.texts or services.embedded(effect.embed.texts) is not None:
-        return None
-    read_ahead: Callable[..., PageReading | None] | None = getattr(services.controller, "read_ahead", None)
-    if read_ahead is None:
-        return None
-    embeddings, threshold, elsewhere = services.embeddings, effect.gate_threshold, services.read_elsewhere
-    page_keywords = getattr(services.controller, "page_keywords", None)
-
-    def read() -> PageReading | None:
-        assert read_ahead is not None
-        local_encoder = isinstance(embeddings, MiniLMEmbeddings)
-        if elsewhere is not None and local_encoder and threshold is not None and isinstance(page_keywords, int):
-            answer = elsewhere(effect.page, page_keywords, embeddings, threshold)
-            if answer is not None:
-                content, texts, rows = answer
-                reading = read_ahead(effect.page, content)
-                return replace(reading, rows=(texts, rows)) if reading is not None and texts else reading
-        reading = read_ahead(effect.page)
-        if reading is None or threshold is None or not local_encoder:
-            return reading  # a remote encoder is not asked ahead for texts it may never need
-        from langchain_memoryos.amu import summary_rows  # amu imports this module
-
-        texts, rows = summary_rows(reading.content.records, threshold, embeddings)
-        return replace(reading, rows=(texts, rows)) if texts else reading
-
-    return read
 
 
 @dataclass(frozen=True)
@@ -229,7 +202,7 @@ class Parallel:
 
     Example:
         >>> from langchain_memoryos.controllers import HeuristicController
-        >>> from langchain_memoryos.pipeline.judgements import ParseRecords
+        >>> from langchain_memoryos.kernel.judgements import ParseRecords
         >>> def step():
         ...     return (yield Parallel((ParseRecords("I'm vegan.", "user"), ParseRecords("I live in Oslo.", "user"))))
         >>> services = Services(None, None, HeuristicController())  # type: ignore[arg-type]
@@ -295,6 +268,30 @@ def _writes(ops: tuple[Op, ...]) -> bool:
 Step = Generator[Effect, Any, T]
 
 
+class StoreChanges(Protocol):
+    """What the drivers ask of the store besides its batches (its kind's: see :mod:`langchain_memoryos.store.changes`).
+
+    Example:
+        >>> from langgraph.store.memory import InMemoryStore
+        >>> from langchain_memoryos.store.changes import STORE_CHANGES
+        >>> changes: StoreChanges = STORE_CHANGES
+        >>> changes.token(InMemoryStore(), wait=True), changes.at_once(InMemoryStore())  # an in-memory store: neither
+        (None, None)
+    """
+
+    def token(self, store: BaseStore, *, wait: bool) -> Any:
+        """A token equal to an earlier one only if nothing was written in between (``None``: it cannot tell)."""
+        ...
+
+    def written(self, store: BaseStore) -> None:
+        """Count a write about to be made through ``store`` (before it is made)."""
+        ...
+
+    def at_once(self, store: BaseStore) -> Callable[[Sequence[Op]], list[Result]] | None:
+        """A batch that fails at once rather than wait for another connection's lock (``None``: the store's own)."""
+        ...
+
+
 @dataclass
 class Services:
     """What the drivers perform effects with.
@@ -309,9 +306,13 @@ class Services:
         purge: make deleted rows unrecoverable from the store's files (for :class:`Purge`).
         vectors: texts already embedded (a bulk write embeds its texts in batches ahead): an
             :class:`Embed` of texts all found here is answered from it.
-        read_elsewhere: reads a page ahead in a worker process for :class:`EmbedAndRead`:
-            ``(page, page_keywords, embeddings, gate_threshold) -> (content, summaries, rows)``,
-            or ``None`` when it cannot (then the reader thread reads it).
+        read_ahead: how a page is read ahead for :class:`EmbedAndRead`: given the effect and
+            these services, what the reader thread runs (``() -> PageReading | None``), or
+            ``None`` when nothing is read ahead (the memory's:
+            :func:`~langchain_memoryos.operations.reader.page_reader`; none: nothing read ahead).
+        changes: the store's change tokens, its write counts and its batch that does not wait
+            (the memory's: :data:`~langchain_memoryos.store.changes.STORE_CHANGES`; none: no
+            tokens, and every batch as the store runs it).
 
     Example:
         >>> def step():
@@ -329,7 +330,8 @@ class Services:
     alease: Callable[[str], Awaitable[Any]] | None = None
     purge: Callable[[], Any] | None = None
     vectors: Mapping[str, Any] | None = None
-    read_elsewhere: Callable[..., Any] | None = None
+    read_ahead: Callable[[EmbedAndRead, Services], Callable[[], PageReading | None] | None] | None = None
+    changes: StoreChanges | None = None
     _async_store: bool | None = None
 
     def embedded(self, texts: tuple[str, ...]) -> Any:
@@ -350,7 +352,7 @@ class Services:
         """The controller that answers ``request``: the offline one when asked for, or when the controller cannot.
 
         Example:
-            >>> from langchain_memoryos.pipeline.judgements import PlanQuery
+            >>> from langchain_memoryos.kernel.judgements import PlanQuery
             >>> services = Services(None, None, "model", offline="local")  # type: ignore[arg-type]
             >>> services.judge(PlanQuery("q", offline=True))
             'local'
@@ -375,7 +377,7 @@ class Judgements:
     no request key is built and no answer copied on that path.
 
     Example:
-        >>> from langchain_memoryos.pipeline.judgements import ParseRecords
+        >>> from langchain_memoryos.kernel.judgements import ParseRecords
         >>> class Model:
         ...     calls = 0
         ...     def parse_records(self, text, kind):
@@ -391,6 +393,41 @@ class Judgements:
     calls: bool = True
     count: Callable[[str, Any], None] | None = None
     keep: bool = True
+
+
+class _Stepping(Generic[T]):
+    """A step being driven: each effect it yields, then its answer (or the error performing it raised) sent back.
+
+    The one driver loop, which :func:`run_sync`, :func:`run_async` and
+    :func:`judged` share: iterate it for the effects, :meth:`answer` or
+    :meth:`fail` each; when the step returns, iteration ends and
+    :attr:`value` holds what it returned.
+    """
+
+    def __init__(self, step: Step[T]) -> None:
+        self._step = step
+        self._result: Any = None
+        self._error: Exception | None = None
+        self.value: T
+
+    def __iter__(self) -> _Stepping[T]:
+        return self
+
+    def __next__(self) -> Effect:
+        error, self._error = self._error, None
+        try:
+            return self._step.throw(error) if error is not None else self._step.send(self._result)
+        except StopIteration as stop:
+            self.value = stop.value
+            raise StopIteration from None
+
+    def answer(self, result: Any) -> None:
+        """Send ``result`` to the step as its effect's result."""
+        self._result = result
+
+    def fail(self, error: Exception) -> None:
+        """Raise ``error`` inside the step, where its effect was yielded (the step may handle it)."""
+        self._result, self._error = None, error
 
 
 def _answered(value: Any) -> Any:
@@ -415,30 +452,25 @@ def judged(step: Step[T], judgements: Judgements) -> Step[T]:
         The step, as a step.
 
     Example:
-        >>> from langchain_memoryos.pipeline.judgements import ParseRecords
+        >>> from langchain_memoryos.kernel.judgements import ParseRecords
         >>> j = Judgements(answers={ParseRecords("a", "user").key(): "kept"}, calls=False)
         >>> def step():
         ...     return (yield ParseRecords("a", "user"))
         >>> run_sync(judged(step(), j), Services(None, None, None))  # type: ignore[arg-type]
         'kept'
     """
-    result: Any = None
-    error: Exception | None = None
-    while True:
-        try:
-            effect = step.throw(error) if error is not None else step.send(result)
-        except StopIteration as stop:
-            return stop.value  # type: ignore[no-any-return]
-        error = None
+    stepping = _Stepping(step)
+    for effect in stepping:
         try:
             if isinstance(effect, Judgement):
-                result = (yield from _judge_all((effect,), judgements))[0]
+                stepping.answer((yield from _judge_all((effect,), judgements))[0])
             elif isinstance(effect, Parallel):
-                result = yield from _judge_all(effect.requests, judgements)
+                stepping.answer((yield from _judge_all(effect.requests, judgements)))
             else:
-                result = yield effect
+                stepping.answer((yield effect))
         except Exception as exc:  # noqa: BLE001 - raised inside the step, which may handle it
-            result, error = None, exc
+            stepping.fail(exc)
+    return stepping.value
 
 
 def _judge_all(requests: tuple[Judgement, ...], judgements: Judgements) -> Step[list[Any]]:
@@ -490,38 +522,35 @@ def run_sync(step: Step[T], services: Services) -> T:
         >>> run_sync(step(), Services(None, None, None)).shape[0]  # type: ignore[arg-type]
         0
     """
-    result: Any = None
-    error: Exception | None = None
-    while True:
+    stepping = _Stepping(step)
+    for effect in stepping:
         try:
-            effect = step.throw(error) if error is not None else step.send(result)
-        except StopIteration as stop:
-            return stop.value  # type: ignore[no-any-return]
-        error = None
-        try:
-            result = _perform_sync(effect, services)
+            stepping.answer(_perform_sync(effect, services))
         except Exception as exc:  # noqa: BLE001 - raised inside the step, which may handle it
-            result, error = None, exc
+            stepping.fail(exc)
+    return stepping.value
 
 
 def _perform_sync(effect: Effect, services: Services) -> Any:
     if isinstance(effect, Purge):
         return services.purge() if services.purge is not None else None
     if isinstance(effect, StoreBatch):
-        if _writes(effect.ops):
-            count_write(services.store)  # before the write: see store/changes.py
+        changes = services.changes
+        if changes is not None and _writes(effect.ops):
+            changes.written(services.store)  # before the write: see store/changes.py
         if not effect.wait and effect.ops:
-            return batch_without_waiting(services.store, effect.ops)
+            at_once = changes.at_once(services.store) if changes is not None else None
+            return at_once(effect.ops) if at_once is not None else services.store.batch(effect.ops)
         return services.store.batch(effect.ops) if effect.ops else []
     if isinstance(effect, ChangeToken):
-        return change_token(services.store)
+        return services.changes.token(services.store, wait=True) if services.changes is not None else None
     if isinstance(effect, Embed):
         if not effect.texts:
             return np.zeros((0, 1), dtype=np.float32)
         known = services.embedded(effect.texts)
         return known if known is not None else encode_texts(services.embeddings, effect.texts, threads=effect.threads)
     if isinstance(effect, EmbedAndRead):
-        read = _reader(effect, services)
+        read = services.read_ahead(effect, services) if services.read_ahead is not None else None
         if read is None:
             return _perform_sync(effect.embed, services), None
         reading = beside(_read_quietly, read, effect.page)
@@ -558,18 +587,13 @@ async def run_async(step: Step[T], services: Services) -> T:
         >>> asyncio.run(run_async(step(), Services(None, None, None)))  # type: ignore[arg-type]
         42
     """
-    result: Any = None
-    error: Exception | None = None
-    while True:
+    stepping = _Stepping(step)
+    for effect in stepping:
         try:
-            effect = step.throw(error) if error is not None else step.send(result)
-        except StopIteration as stop:
-            return stop.value  # type: ignore[no-any-return]
-        error = None
-        try:
-            result = await _perform_async(effect, services)
+            stepping.answer(await _perform_async(effect, services))
         except Exception as exc:  # noqa: BLE001 - raised inside the step, which may handle it
-            result, error = None, exc
+            stepping.fail(exc)
+    return stepping.value
 
 
 async def _perform_async(effect: Effect, services: Services) -> Any:
@@ -578,10 +602,12 @@ async def _perform_async(effect: Effect, services: Services) -> Any:
     if isinstance(effect, StoreBatch):
         if not effect.ops:
             return []
-        if _writes(effect.ops):
-            count_write(services.store)  # before the write: see store/changes.py
-        if not effect.wait and sqlite_twin(services.store) is not None:
-            return await asyncio.to_thread(batch_without_waiting, services.store, effect.ops)
+        changes = services.changes
+        if changes is not None and _writes(effect.ops):
+            changes.written(services.store)  # before the write: see store/changes.py
+        at_once = changes.at_once(services.store) if changes is not None and not effect.wait else None
+        if at_once is not None:
+            return await asyncio.to_thread(at_once, effect.ops)
         if services._async_store is not False:
             try:
                 res = await services.store.abatch(effect.ops)
@@ -590,8 +616,8 @@ async def _perform_async(effect: Effect, services: Services) -> Any:
             except NotImplementedError:
                 services._async_store = False
         return await asyncio.to_thread(services.store.batch, effect.ops)
-    if isinstance(effect, ChangeToken):
-        return change_token(services.store, wait=False)  # never blocks the event loop: None when the store is busy
+    if isinstance(effect, ChangeToken):  # never blocks the event loop: None when the store is busy
+        return services.changes.token(services.store, wait=False) if services.changes is not None else None
     if isinstance(effect, Embed):
         if not effect.texts:
             return np.zeros((0, 1), dtype=np.float32)
@@ -600,7 +626,7 @@ async def _perform_async(effect: Effect, services: Services) -> Any:
             return known
         return await aencode_texts(services.embeddings, effect.texts, threads=effect.threads)
     if isinstance(effect, EmbedAndRead):
-        read = _reader(effect, services)
+        read = services.read_ahead(effect, services) if services.read_ahead is not None else None
         if read is None:
             return await _perform_async(effect.embed, services), None
         reading = asyncio.get_running_loop().run_in_executor(side_threads(), _read_quietly, read, effect.page)
