@@ -126,7 +126,7 @@ class MemoryOSConfig:
         chain_weights: weights of a page's best 2-page and 3-page *dialogue-chain
             window* (consecutive pages of one thread at most ``chain_gap_seconds``
             apart), each window ranked by the same fusion over its joined words and
-            summed vectors (:mod:`langchain_memoryos.retrieval.chain`). ``(0, 0)``
+            summed vectors (:mod:`langchain_memoryos.index.chain`). ``(0, 0)``
             is the flat hybrid ranking. Default ``(0.5, 1.5)``: what leave-one-conversation-out
             cross-validation chose on every fold of the LoCoMo dev set.
         date_weight: added to the score of a page dated on a day (or month) the

@@ -18,6 +18,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from langchain_memoryos.embeddings import encode_texts
+from langchain_memoryos.index.vector_index import Vector
 from langchain_memoryos.kernel.controller import FuseResult, RelationJudgement
 from langchain_memoryos.kernel.effects import Embed, Parallel, Step
 from langchain_memoryos.kernel.judgements import FuseRecords, JudgeRelations
@@ -25,7 +26,6 @@ from langchain_memoryos.pipeline.settings import AMUSettings, EngineSettings, St
 from langchain_memoryos.schema import FactKind, MemoryRecord, Relation, WriteAction, WriteEvent
 from langchain_memoryos.scoring import decide_action, gate, select_candidates
 from langchain_memoryos.store.repository import UserState
-from langchain_memoryos.store.vector_index import Vector
 
 __all__ = [
     "LEAST_USEFUL",

@@ -41,7 +41,7 @@ from langchain_memoryos.controllers.dates import resolve_relative_time
 from langchain_memoryos.controllers.facts import named_subject as relative_named
 from langchain_memoryos.controllers.rewrite import FIRST_PERSON, third_person
 from langchain_memoryos.controllers.slots import as_the_user, slot_of
-from langchain_memoryos.retrieval.lexical import STOPWORDS
+from langchain_memoryos.index.lexical import STOPWORDS
 from langchain_memoryos.schema import MemoryRecord
 
 __all__ = ["as_user", "content_words", "dated", "explicit_records", "lost_words", "named_subject"]

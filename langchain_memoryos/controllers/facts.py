@@ -71,8 +71,8 @@ from langchain_memoryos.controllers.rules import (
     memory_request,
 )
 from langchain_memoryos.controllers.slots import as_the_user, slot_of
+from langchain_memoryos.index.lexical import STOPWORDS
 from langchain_memoryos.kernel.controller import MemoryRequest
-from langchain_memoryos.retrieval.lexical import STOPWORDS
 from langchain_memoryos.schema import DialoguePage, MemoryRecord
 from langchain_memoryos.schema.pages import split_speaker
 from langchain_memoryos.schema.timestamps import _EPOCH

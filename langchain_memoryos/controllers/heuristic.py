@@ -30,6 +30,7 @@ from langchain_memoryos.controllers.rules import (
     slot_of,
 )
 from langchain_memoryos.controllers.slots import agent_slot, as_the_user, find_slot
+from langchain_memoryos.index.lexical import STOPWORDS
 from langchain_memoryos.kernel.controller import (
     BaseController,
     FuseResult,
@@ -42,7 +43,6 @@ from langchain_memoryos.kernel.controller import (
     RelationJudgement,
 )
 from langchain_memoryos.retrieval.keywords import extract_keywords, merge_keywords
-from langchain_memoryos.retrieval.lexical import STOPWORDS
 from langchain_memoryos.schema import PROFILE_KEYS, DialoguePage, FactKind, MemoryRecord, Persona, Relation, Segment
 
 __all__ = ["HeuristicController", "PageContent", "PageReading"]

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from langchain_memoryos.errors import InvalidInputError
-from langchain_memoryos.retrieval.lexical import STOPWORDS
+from langchain_memoryos.index.lexical import STOPWORDS
 
 __all__ = [
     "PairedDifference",

@@ -34,7 +34,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_memoryos.embeddings import encode_texts
 from langchain_memoryos.errors import InvalidInputError
 from langchain_memoryos.evaluation.locomo import LocomoPage
-from langchain_memoryos.retrieval.lexical import rrf, tokenize
+from langchain_memoryos.index.lexical import rrf, tokenize
 
 __all__ = ["DEFAULT_BASELINES", "Baseline", "BaselineKind", "FlatPages", "render_pages"]
 

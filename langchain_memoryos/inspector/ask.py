@@ -12,10 +12,10 @@ from typing import Any
 import numpy as np
 
 from langchain_memoryos.embeddings import encode_texts
+from langchain_memoryos.index.lexical import tokenize
 from langchain_memoryos.inspector.data import _read
 from langchain_memoryos.kernel.effects import Step
 from langchain_memoryos.memory import MemoryOS
-from langchain_memoryos.retrieval.lexical import tokenize
 from langchain_memoryos.schema import MemoryContext
 from langchain_memoryos.schema.context import fact_ref, page_ref
 from langchain_memoryos.scoring import jaccard, segment_heat

@@ -29,6 +29,7 @@ from typing import Any
 from langchain_memoryos.amu import admitted_summaries
 from langchain_memoryos.controllers.heuristic import HeuristicController, PageContent
 from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
+from langchain_memoryos.index.vector_index import Vector
 from langchain_memoryos.kernel.controller import PageAnalysis
 from langchain_memoryos.kernel.effects import Embed, Lock, Services, Step, Wait, run_async, run_sync
 from langchain_memoryos.operations.helper import Helper, HelperError
@@ -41,7 +42,6 @@ from langchain_memoryos.pipeline.turn import TurnWrite, turn_page
 from langchain_memoryos.pipeline.write import run_turn
 from langchain_memoryos.schema import DialoguePage, WriteReport
 from langchain_memoryos.store.repository import flush
-from langchain_memoryos.store.vector_index import Vector
 
 __all__ = ["TURN_KEYS", "WriteTurns", "add_messages", "add_turns", "turn_fields"]
 

@@ -44,10 +44,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from langchain_memoryos.amu.forgetting import thread_tombstones, turn_digest
+from langchain_memoryos.index.chain import chain_order
 from langchain_memoryos.kernel.effects import Step
 from langchain_memoryos.operations.runtime import Locked, Operation, Runtime
 from langchain_memoryos.pipeline.turn import TurnWrite, turn_page
-from langchain_memoryos.retrieval.chain import chain_order
 from langchain_memoryos.schema import DialoguePage, WriteReport
 from langchain_memoryos.store.repository import MemoryRepository, UserState
 

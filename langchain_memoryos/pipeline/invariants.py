@@ -46,9 +46,9 @@ from collections.abc import Iterable
 import numpy as np
 
 from langchain_memoryos.config import MemoryOSConfig
+from langchain_memoryos.index.vector_index import Vector, VectorIndex
 from langchain_memoryos.schema import DialoguePage, FactKind
 from langchain_memoryos.store.repository import UserState
-from langchain_memoryos.store.vector_index import Vector, VectorIndex
 
 __all__ = ["check_state"]
 

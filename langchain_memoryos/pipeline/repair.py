@@ -12,6 +12,7 @@ import numpy as np
 
 from langchain_memoryos.amu import evict_over_capacity
 from langchain_memoryos.config import MemoryOSConfig
+from langchain_memoryos.index.vector_index import Vector
 from langchain_memoryos.pipeline.invariants import (
     _EVICTED,
     _capacity,
@@ -27,7 +28,6 @@ from langchain_memoryos.retrieval.keywords import extract_keywords, merge_keywor
 from langchain_memoryos.schema import DialoguePage, FactKind, Segment, WriteEvent, WriteReport, ensure_utc
 from langchain_memoryos.scoring import segment_heat
 from langchain_memoryos.store.repository import UserState
-from langchain_memoryos.store.vector_index import Vector
 from langchain_memoryos.tiers.mtm import evict_coldest, join_segment
 
 __all__ = ["repair_state"]

@@ -30,8 +30,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from langchain_memoryos.index.lexical import tokenize
 from langchain_memoryos.pipeline.settings import EngineSettings
-from langchain_memoryos.retrieval.lexical import tokenize
 from langchain_memoryos.schema import ScoredRecord
 from langchain_memoryos.schema.context import fact_line
 

@@ -13,9 +13,9 @@ Retrieval makes no model call. Mid-term pages are ranked one of two ways
                     + wd · [p is dated on a day or month the query names]
 
   where ``RRF`` is reciprocal-rank fusion of the cosine to the query (FAISS)
-  and the BM25 score (:mod:`langchain_memoryos.retrieval.lexical`), the
+  and the BM25 score (:mod:`langchain_memoryos.index.lexical`), the
   windows are runs of consecutive pages of one session
-  (:mod:`langchain_memoryos.retrieval.chain`), and the dates are those of
+  (:mod:`langchain_memoryos.index.chain`), and the dates are those of
   :mod:`langchain_memoryos.retrieval.dates`. With ``chain_weights=(0, 0)`` and
   ``date_weight=0`` this *is* the flat hybrid ranking, which the defaults beat
   by about 5 points of evidence recall at 1,000 words on LoCoMo (weights
@@ -41,6 +41,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_memoryos.config import MemoryOSConfig
+from langchain_memoryos.index.lexical import rrf_scores, tokenize
+from langchain_memoryos.index.vector_index import Vector
 from langchain_memoryos.kernel.controller import QueryPlan
 from langchain_memoryos.kernel.effects import Embed, Step
 from langchain_memoryos.kernel.judgements import PlanQuery
@@ -49,7 +51,6 @@ from langchain_memoryos.retrieval.copies import copied
 from langchain_memoryos.retrieval.dates import named_dates, on_named_date
 from langchain_memoryos.retrieval.facts import Shown, adding_facts, line_words, within_share
 from langchain_memoryos.retrieval.keywords import extract_keywords
-from langchain_memoryos.retrieval.lexical import rrf_scores, tokenize
 from langchain_memoryos.retrieval.turns import Side, pack_turns, side_words
 from langchain_memoryos.schema import (
     PAST_CONVERSATION_TITLE,
@@ -70,7 +71,6 @@ from langchain_memoryos.schema import (
 from langchain_memoryos.schema.pages import page_in_turns
 from langchain_memoryos.scoring import f_score, top_k
 from langchain_memoryos.store.repository import UserLease, UserState, flush
-from langchain_memoryos.store.vector_index import Vector
 from langchain_memoryos.store.visits import Visit, apply_visits
 from langchain_memoryos.threads import beside, single_math_thread
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from langchain_memoryos.retrieval.chain import ChainWindows
-from langchain_memoryos.retrieval.lexical import LexicalIndex, page_tokens
+from langchain_memoryos.index.chain import ChainWindows
+from langchain_memoryos.index.lexical import LexicalIndex, page_tokens
+from langchain_memoryos.index.vector_index import Vector, VectorIndex
 from langchain_memoryos.schema import DialoguePage, page_words
-from langchain_memoryos.store.vector_index import Vector, VectorIndex
 
 __all__ = ["DerivedIndices"]
 
@@ -33,7 +33,7 @@ class DerivedIndices:
         >>> import numpy as np
         >>> ix = DerivedIndices(2)
         >>> ix.add_page(DialoguePage(id="p", user_input="pottery class", agent_response=""), np.ones(2, np.float32))
-        >>> from langchain_memoryos.retrieval.lexical import tokenize
+        >>> from langchain_memoryos.index.lexical import tokenize
         >>> len(ix.pages), [k for k, _ in ix.lexicon([]).search(tokenize("pottery"), 3)]
         (1, [])
     """
@@ -59,7 +59,7 @@ class DerivedIndices:
         """The BM25 index over ``every_page``, built on first use and then kept in step.
 
         Example:
-            >>> from langchain_memoryos.retrieval.lexical import tokenize
+            >>> from langchain_memoryos.index.lexical import tokenize
             >>> page = DialoguePage(id="p", user_input="pottery class", agent_response="")
             >>> [k for k, _ in DerivedIndices(2).lexicon([page]).search(tokenize("pottery"), 3)]
             ['p']

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 from langgraph.store.base import GetOp, Item, PutOp, SearchOp
 
+from langchain_memoryos.index.vector_index import Vector, VectorIndex, decode_vector
 from langchain_memoryos.kernel.effects import ChangeToken, Embed, Purge, Step, StoreBatch
 from langchain_memoryos.schema import (
     DialoguePage,
@@ -56,7 +57,6 @@ from langchain_memoryos.store.snapshot import (
     decode_snapshot,
 )
 from langchain_memoryos.store.state import UserState, next_revision
-from langchain_memoryos.store.vector_index import Vector, VectorIndex, decode_vector
 from langchain_memoryos.store.visits import apply_visits
 
 __all__ = [

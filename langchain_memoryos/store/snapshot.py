@@ -12,7 +12,7 @@ version) two rows keep that cost away:
 * the **snapshot** (``("memoryos", <u>, "snapshot")``, key ``"state"``): the
   whole state at one version, in one row — the records as JSON texts (pages and
   facts decoded only when used: :class:`LazyRecords`), the vectors as float32
-  matrices, BM25 as bags of words (:class:`~langchain_memoryos.retrieval.lexical.Bags`)
+  matrices, BM25 as bags of words (:class:`~langchain_memoryos.index.lexical.Bags`)
   and the chain windows' members — with the version it was taken at and a
   SHA-256 that binds the memory's scope root, the user's label, that version
   and the body (:func:`snapshot_checksum`);
@@ -63,14 +63,14 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 import numpy as np
 
 from langchain_memoryos.errors import CorruptDataError, InvalidInputError
-from langchain_memoryos.retrieval.chain import ChainWindows
-from langchain_memoryos.retrieval.lexical import Bags, LexicalIndex
+from langchain_memoryos.index.chain import ChainWindows
+from langchain_memoryos.index.lexical import Bags, LexicalIndex
 from langchain_memoryos.schema import DialoguePage, MemoryRecord, Persona, Segment
 from langchain_memoryos.store.layout import decode_label, is_hash_label
 
 if TYPE_CHECKING:
+    from langchain_memoryos.index.vector_index import Vector, VectorIndex
     from langchain_memoryos.store.state import UserState
-    from langchain_memoryos.store.vector_index import Vector, VectorIndex
 
 __all__ = [
     "FORMAT",
@@ -521,7 +521,7 @@ def apply_changes(state: UserState, changes: list[tuple[tuple[str, ...], str, An
     Example:
         >>> import numpy as np
         >>> from langchain_memoryos.store.state import UserState
-        >>> from langchain_memoryos.store.vector_index import encode_vector
+        >>> from langchain_memoryos.index.vector_index import encode_vector
         >>> s = UserState(user_id="u", label="u", dimension=2)
         >>> row = DialoguePage(id="p", user_input="hi", agent_response="").to_dict()
         >>> row["vector"] = encode_vector([1.0, 0.0])
@@ -530,7 +530,7 @@ def apply_changes(state: UserState, changes: list[tuple[tuple[str, ...], str, An
         >>> apply_changes(s, [(("pages",), "p", None)]), list(s.pages), len(s.page_index)
         (True, [], 0)
     """
-    from langchain_memoryos.store.vector_index import decode_vector
+    from langchain_memoryos.index.vector_index import decode_vector
 
     ix = state.indices
 

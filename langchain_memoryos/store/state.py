@@ -12,9 +12,10 @@ from typing import Any
 
 from langgraph.store.base import Op, PutOp
 
+from langchain_memoryos.index.chain import ChainWindows
+from langchain_memoryos.index.lexical import LexicalIndex
+from langchain_memoryos.index.vector_index import Vector, VectorIndex, encode_vector
 from langchain_memoryos.kernel.controller import ControllerUsage
-from langchain_memoryos.retrieval.chain import ChainWindows
-from langchain_memoryos.retrieval.lexical import LexicalIndex
 from langchain_memoryos.schema import (
     DialoguePage,
     FactKind,
@@ -28,7 +29,6 @@ from langchain_memoryos.schema import (
 from langchain_memoryos.store.indices import DerivedIndices
 from langchain_memoryos.store.layout import ROOT, encode_label, escape_id, is_hash_label
 from langchain_memoryos.store.snapshot import JOURNAL, SNAPSHOT, SNAPSHOT_EVERY, STATE_PARTS, encode_snapshot
-from langchain_memoryos.store.vector_index import Vector, VectorIndex, encode_vector
 from langchain_memoryos.store.visits import PendingVisits
 
 __all__ = ["UserState", "next_revision"]
@@ -135,7 +135,7 @@ class UserState:
 
         Example:
             >>> import numpy as np
-            >>> from langchain_memoryos.retrieval.lexical import tokenize
+            >>> from langchain_memoryos.index.lexical import tokenize
             >>> s = UserState(user_id="u", label="u", dimension=2)
             >>> s.put_page(DialoguePage(id="p", user_input="pottery class", agent_response=""),
             ...            np.ones(2, dtype=np.float32))

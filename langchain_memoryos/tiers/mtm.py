@@ -11,6 +11,7 @@ from dataclasses import replace
 import numpy as np
 
 from langchain_memoryos.amu import RecordWrite, embed_summaries
+from langchain_memoryos.index.vector_index import Vector
 from langchain_memoryos.kernel.controller import PageAnalysis
 from langchain_memoryos.kernel.effects import Step
 from langchain_memoryos.kernel.judgements import AnalyzePage
@@ -20,7 +21,6 @@ from langchain_memoryos.retrieval.keywords import merge_keywords
 from langchain_memoryos.schema import DialoguePage, MemoryRecord, Segment, WriteReport
 from langchain_memoryos.scoring import best_segment, coldest_segment, segment_heat
 from langchain_memoryos.store.repository import UserState
-from langchain_memoryos.store.vector_index import Vector
 
 __all__ = ["join_segment", "centroid", "evict_coldest", "stage_chain_link", "stage_heat_evict", "stage_mtm_insert"]
 

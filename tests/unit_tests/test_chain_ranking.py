@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
-from langchain_memoryos.retrieval.chain import WINDOW_SIZES, ChainWindows, chain_order
+from langchain_memoryos.index.chain import WINDOW_SIZES, ChainWindows, chain_order
+from langchain_memoryos.index.lexical import rrf, tokenize
 from langchain_memoryos.retrieval.dates import named_dates
-from langchain_memoryos.retrieval.lexical import rrf, tokenize
 from langchain_memoryos.schema import DialoguePage
 
 T0 = dt.datetime(2023, 5, 8, 13, 0, tzinfo=dt.UTC)

@@ -133,7 +133,7 @@ def test_thousands_of_facts_are_stored_searched_and_capped() -> None:
     """2,000 facts (imported): retrieval stays correct; a memory of capacity 100 on the store sees the
     over-capacity in check(), and repair() evicts the least useful; an import over the capacity is refused."""
     from langchain_memoryos.embeddings import resolve_embeddings
-    from langchain_memoryos.store.vector_index import encode_vector
+    from langchain_memoryos.index.vector_index import encode_vector
 
     memory = MemoryOS(config=MemoryOSConfig(user_kb_capacity=2000))
     memory.add_fact("I am allergic to peanuts.", user_id="u")

@@ -11,11 +11,11 @@ import pytest
 from langgraph.store.base import Item
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
+from langchain_memoryos.index.vector_index import decode_vector, encode_vector
 from langchain_memoryos.pipeline.invariants import check_state
 from langchain_memoryos.pipeline.repair import repair_state
 from langchain_memoryos.schema import DialoguePage, MemoryRecord, Segment
 from langchain_memoryos.store.repository import UserState, encode_label
-from langchain_memoryos.store.vector_index import decode_vector, encode_vector
 from tests.conftest import at
 
 MemoryFactory = Callable[..., MemoryOS]

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
-from langchain_memoryos.retrieval.lexical import LexicalIndex, rrf, tokenize
+from langchain_memoryos.index.lexical import LexicalIndex, rrf, tokenize
 
 CORPUS = [
     "I started pottery classes last week and made a bowl",

@@ -10,9 +10,9 @@ from langchain_core.embeddings import Embeddings
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
 from langchain_memoryos.embeddings import resolve_embeddings
+from langchain_memoryos.index.lexical import page_tokens, tokenize
 from langchain_memoryos.retrieval.copies import copied
 from langchain_memoryos.retrieval.facts import Shown
-from langchain_memoryos.retrieval.lexical import page_tokens, tokenize
 from langchain_memoryos.retrieval.recall import COMPACT_STM_WORDS
 from langchain_memoryos.schema import DialoguePage, Persona, page_words, past_conversation, stm_line
 

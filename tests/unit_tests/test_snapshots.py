@@ -28,9 +28,9 @@ import pytest
 from langgraph.store.base import BaseStore
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
+from langchain_memoryos.index.chain import ChainWindows
+from langchain_memoryos.index.lexical import LexicalIndex, page_tokens, tokenize
 from langchain_memoryos.kernel.effects import run_sync
-from langchain_memoryos.retrieval.chain import ChainWindows
-from langchain_memoryos.retrieval.lexical import LexicalIndex, page_tokens, tokenize
 from langchain_memoryos.schema import DialoguePage
 from langchain_memoryos.store.snapshot import JOURNAL, SNAPSHOT, LazyRecords
 from langchain_memoryos.store.state import UserState

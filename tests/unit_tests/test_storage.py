@@ -11,8 +11,8 @@ from langgraph.store.memory import InMemoryStore
 from langgraph.store.sqlite import SqliteStore
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
+from langchain_memoryos.index.vector_index import VectorIndex, decode_vector, encode_vector
 from langchain_memoryos.store.repository import decode_label, encode_label, page_key
-from langchain_memoryos.store.vector_index import VectorIndex, decode_vector, encode_vector
 from tests.conftest import at
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from langchain_memoryos.store.vector_index import VectorIndex
+from langchain_memoryos.index.vector_index import VectorIndex
 
 
 @pytest.mark.parametrize("size", [0, 1, 7, 100, 300])

@@ -35,9 +35,9 @@ from typing import Any
 import numpy as np
 
 from langchain_memoryos.errors import CorruptDataError
-from langchain_memoryos.retrieval.lexical import Bags, LexicalIndex, page_tokens, rrf_scores
+from langchain_memoryos.index.lexical import Bags, LexicalIndex, page_tokens, rrf_scores
+from langchain_memoryos.index.vector_index import Vector, VectorIndex
 from langchain_memoryos.schema import DialoguePage
-from langchain_memoryos.store.vector_index import Vector, VectorIndex
 
 __all__ = ["WINDOW_SIZES", "ChainWindows", "chain_order"]
 
@@ -81,7 +81,7 @@ class ChainWindows:
 
     Example:
         >>> import datetime as dt, numpy as np
-        >>> from langchain_memoryos.retrieval.lexical import tokenize
+        >>> from langchain_memoryos.index.lexical import tokenize
         >>> day = dt.datetime(2023, 5, 8, tzinfo=dt.UTC)
         >>> pages = [DialoguePage(id=f"p{i}", user_input=text, agent_response="", timestamp=day,
         ...                       metadata={"_seq": i}) for i, text in enumerate(
@@ -197,7 +197,7 @@ class ChainWindows:
 
         Example:
             >>> import numpy as np
-            >>> from langchain_memoryos.retrieval.lexical import tokenize
+            >>> from langchain_memoryos.index.lexical import tokenize
             >>> w = ChainWindows(2, gap_seconds=60); ix = LexicalIndex()
             >>> for i, text in (("a", "Where to?"), ("b", "Oslo, for the fjords")):
             ...     page = DialoguePage(id=i, user_input=text, agent_response="")
