@@ -41,7 +41,6 @@ if TYPE_CHECKING:
     )
     from langchain_memoryos.inspector import create_inspector_app
     from langchain_memoryos.integrations.history import MemoryOSChatMessageHistory, RunnableWithMemoryOS
-    from langchain_memoryos.integrations.messages import pair_messages
     from langchain_memoryos.kernel.controller import BaseController, ControllerUsage, MemoryController
     from langchain_memoryos.memory import MemoryOS
     from langchain_memoryos.schema import (
@@ -58,6 +57,7 @@ if TYPE_CHECKING:
         WriteEvent,
         WriteReport,
     )
+    from langchain_memoryos.schema.messages import pair_messages
     from langchain_memoryos.store.repository import MemoryRepository
 
     __version__: str
@@ -101,7 +101,7 @@ _EXPORTS: dict[str, str] = {
     "WriteEvent": "langchain_memoryos.schema",
     "WriteReport": "langchain_memoryos.schema",
     "create_inspector_app": "langchain_memoryos.inspector",
-    "pair_messages": "langchain_memoryos.integrations.messages",
+    "pair_messages": "langchain_memoryos.schema.messages",
     "resolve_embeddings": "langchain_memoryos.embeddings.encode",
 }
 

@@ -39,9 +39,9 @@ from langchain_memoryos.operations.runtime import Runtime
 from langchain_memoryos.operations.validation import clean_metadata, clean_text
 from langchain_memoryos.pipeline.settings import EngineSettings
 from langchain_memoryos.schema import MemoryContext, WriteReport
+from langchain_memoryos.schema.layout import scope_root
 from langchain_memoryos.store.cache import shared_cache
 from langchain_memoryos.store.changes import STORE_CHANGES
-from langchain_memoryos.store.layout import scope_root
 from langchain_memoryos.store.repository import MemoryRepository, ProcessLocks
 
 __all__ = ["MemoryOS", "clean_metadata", "clean_text"]
@@ -616,7 +616,7 @@ max_clock_skew_seconds ...
         """Store a list of messages as turns, as LangGraph's message state and mem0's ``add`` hold them.
 
         The messages are paired into turns
-        (:func:`~langchain_memoryos.integrations.messages.pair_messages`): the
+        (:func:`~langchain_memoryos.schema.messages.pair_messages`): the
         human message(s), then the final AI answer (an ``AIMessage`` without
         tool calls). Tool calls and tool results are kept out of the pages (the
         answer is what is stored); system messages are ignored; consecutive

@@ -180,7 +180,7 @@ def _message_from(obj: dict[str, Any], number: int) -> tuple[str | None, _Said |
 
 def _turn_of_messages(said: list[_Said], path: Path, thread: str | None, *, waiting: bool) -> TurnLine:
     """The turn ``add_messages`` makes of a thread's message lines: the user's, then the answer (unless ``waiting``)."""
-    from langchain_memoryos.integrations.messages import pair_messages, unanswered_turn
+    from langchain_memoryos.schema.messages import pair_messages, unanswered_turn
 
     messages = [s.message for s in said]
     turn = unanswered_turn(messages) if waiting else pair_messages([], messages)[0][0]

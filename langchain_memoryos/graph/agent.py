@@ -45,14 +45,14 @@ from langchain_memoryos.graph.runtime import (
     resolve_user_id,
     share_memory,
 )
-from langchain_memoryos.integrations.messages import (
+from langchain_memoryos.operations.validation import fit_message
+from langchain_memoryos.schema import MemoryContext
+from langchain_memoryos.schema.messages import (
     last_human_index,
     message_text,
     turn_from_messages,
     turn_keys,
 )
-from langchain_memoryos.operations.validation import fit_message
-from langchain_memoryos.schema import MemoryContext
 from langchain_memoryos.schema.pages import page_in_turns
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ def _query(state: Mapping[str, Any], key: str) -> str:
 
 
 def turns_in_messages(messages: Sequence[BaseMessage]) -> frozenset[str]:
-    """Keys of the complete turns in ``messages``: :func:`~langchain_memoryos.integrations.messages.turn_keys`.
+    """Keys of the complete turns in ``messages``: :func:`~langchain_memoryos.schema.messages.turn_keys`.
 
     Example:
         >>> from langchain_core.messages import AIMessage, HumanMessage

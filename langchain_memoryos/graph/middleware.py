@@ -45,7 +45,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 
 from langchain_memoryos.graph.agent import fit_request, recall_prompt, recall_request, remember_request
 from langchain_memoryos.graph.runtime import MemoryFactory, resolve_memory, share_memory
-from langchain_memoryos.integrations.messages import turn_keys
+from langchain_memoryos.schema.messages import turn_keys
 
 if TYPE_CHECKING:
     from langgraph.runtime import Runtime

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_memoryos.integrations.history import MemoryOSChatMessageHistory, RunnableWithMemoryOS
-from langchain_memoryos.integrations.messages import pair_messages
+from langchain_memoryos.schema.messages import pair_messages
 
 __all__ = ["MemoryOSChatMessageHistory", "MemoryOSMemory", "RunnableWithMemoryOS", "pair_messages"]
 

@@ -30,9 +30,9 @@ from langchain_core.messages import BaseMessage, get_buffer_string
 from pydantic import ConfigDict, ValidationInfo, field_validator
 
 from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
-from langchain_memoryos.integrations.messages import message_text, page_messages
 from langchain_memoryos.memory import MemoryOS
 from langchain_memoryos.schema import MemoryContext
+from langchain_memoryos.schema.messages import message_text, page_messages
 
 __all__ = ["MemoryOSMemory"]
 

@@ -35,14 +35,14 @@ from langchain_core.runnables import Runnable, RunnableConfig, ensure_config
 from langchain_core.runnables.utils import ConfigurableFieldSpec, get_unique_config_specs
 
 from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
-from langchain_memoryos.integrations.messages import (
+from langchain_memoryos.schema import MemoryContext
+from langchain_memoryos.schema.messages import (
     MessageTurn,
     message_text,
     page_messages,
     pair_messages,
     turn_from_messages,
 )
-from langchain_memoryos.schema import MemoryContext
 
 if TYPE_CHECKING:
     from langchain_memoryos.memory import MemoryOS

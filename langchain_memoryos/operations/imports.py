@@ -46,9 +46,9 @@ from langchain_memoryos.errors import InvalidInputError
 from langchain_memoryos.kernel.effects import Step, StoreBatch
 from langchain_memoryos.operations.validation import check_import_value, check_thread
 from langchain_memoryos.schema import FactKind, ensure_utc
+from langchain_memoryos.schema.layout import encode_label, escape_id, is_hash_label
 from langchain_memoryos.schema.pages import stored_thread
 from langchain_memoryos.schema.records import Aspect, Intent, RelationLabel, Sentiment, WriteAction
-from langchain_memoryos.store.layout import encode_label, escape_id, is_hash_label
 from langchain_memoryos.store.repository import MemoryRepository, flush
 
 __all__ = [

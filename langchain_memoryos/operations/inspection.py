@@ -30,8 +30,8 @@ from langchain_memoryos.schema import (
     Segment,
     WriteEvent,
 )
+from langchain_memoryos.schema.layout import AGENT_LABEL, is_hash_label
 from langchain_memoryos.scoring import segment_heat
-from langchain_memoryos.store.layout import AGENT_LABEL, is_hash_label
 from langchain_memoryos.store.repository import MemoryRepository, UserState, decode_label
 
 __all__ = [

@@ -23,8 +23,8 @@ from langchain_memoryos.operations.runtime import Locked, Runtime
 from langchain_memoryos.operations.validation import check_thread, check_user
 from langchain_memoryos.schema import DialoguePage
 from langchain_memoryos.schema.context import fact_ref, page_ref
+from langchain_memoryos.schema.layout import is_hash_label
 from langchain_memoryos.schema.pages import stored_thread
-from langchain_memoryos.store.layout import is_hash_label
 from langchain_memoryos.store.repository import decode_label, flush
 
 __all__ = ["EXPORT_FORMAT", "check", "clear_stm", "delete_user", "export_user", "import_user"]

@@ -16,12 +16,12 @@ from itertools import zip_longest
 from typing import Any
 
 from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
-from langchain_memoryos.integrations.messages import turn_keys
 from langchain_memoryos.operations.runtime import Runtime
 from langchain_memoryos.operations.turns import Retrieve, checked_messages
 from langchain_memoryos.operations.validation import check_query, check_thread, check_user
 from langchain_memoryos.retrieval.recall import ReadRun, copy_page
 from langchain_memoryos.schema import MemoryContext, SearchHit, ensure_utc
+from langchain_memoryos.schema.messages import turn_keys
 
 __all__ = ["KINDS", "Search", "search"]
 

@@ -21,7 +21,6 @@ from langchain_core.messages import BaseMessage, convert_to_messages
 from langchain_memoryos.amu.forgetting import forget_request, redact_request
 from langchain_memoryos.config import STM_VIEWS
 from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
-from langchain_memoryos.integrations.messages import pair_messages, turn_keys, turn_side, unanswered_turn
 from langchain_memoryos.kernel.effects import run_async, run_sync
 from langchain_memoryos.operations.runtime import Runtime
 from langchain_memoryos.operations.validation import (
@@ -37,6 +36,7 @@ from langchain_memoryos.pipeline.turn import TurnWrite, embed_turn, turn_page
 from langchain_memoryos.pipeline.write import run_turn
 from langchain_memoryos.retrieval.recall import ReadRun
 from langchain_memoryos.schema import MemoryContext, WriteReport
+from langchain_memoryos.schema.messages import pair_messages, turn_keys, turn_side, unanswered_turn
 
 __all__ = [
     "Retrieve",
@@ -67,7 +67,7 @@ def turn_input(
     forget it when written, and both sides are stored without those words.
 
     Either side may be a message (a ``HumanMessage`` asked, an ``AIMessage``
-    answered: see :func:`~langchain_memoryos.integrations.messages.turn_side`);
+    answered: see :func:`~langchain_memoryos.schema.messages.turn_side`);
     when both carry ids and no ``turn_id`` is given, the turn id derives from
     them (``"lg:<human id>:<ai id>"``, as the middleware's), so the same
     exchange given twice is stored once.

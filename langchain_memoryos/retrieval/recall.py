@@ -138,7 +138,7 @@ class ReadRun:
         touch: count the visit (the segments hit get ``N_visit + 1`` and fresh recency, the
             paper's rule); ``False`` reads without writing anything (previews, ``memoryos recall``).
         known: keys of the turns the model already gets as messages
-            (:func:`~langchain_memoryos.integrations.messages.turn_keys`): their pages are
+            (:func:`~langchain_memoryos.schema.messages.turn_keys`): their pages are
             left out of the context, whichever tier they sit in.
         depth: rank at least this many pages (``MemoryOS.search`` asks for more than a context needs).
         next: the next stage (a node name, or ``"done"``).

@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_memoryos.schema.layout import decode_label, escape_id
 from langchain_memoryos.schema.records import MemoryRecord
 from langchain_memoryos.schema.timestamps import _EPOCH, _iso, _ts
-from langchain_memoryos.store.layout import decode_label, escape_id
 
 __all__ = ["DialoguePage", "Segment", "page_in_turns", "split_speaker", "stored_thread", "turn_text_key"]
 
@@ -147,7 +147,7 @@ class DialoguePage:
 
         A thread id with NUL (which PostgreSQL's JSON cannot hold) is written
         with NUL shown as U+FFFD in ``thread_id`` and exactly, escaped, in
-        ``thread_id_label`` (:func:`~langchain_memoryos.store.layout.escape_id`).
+        ``thread_id_label`` (:func:`~langchain_memoryos.schema.layout.escape_id`).
 
         Example:
             >>> DialoguePage(id="p", user_input="a", agent_response="b").to_dict()["id"]
@@ -332,7 +332,7 @@ def page_in_turns(page: DialoguePage, keys: frozenset[str]) -> bool:
     """Whether the page's turn is one of ``keys``: its turn id (``metadata["turn_id"]``) or its two texts.
 
     ``keys`` come from messages the model already gets
-    (:func:`~langchain_memoryos.integrations.messages.turn_keys`).
+    (:func:`~langchain_memoryos.schema.messages.turn_keys`).
 
     Example:
         >>> keys = frozenset({turn_text_key("hi", "hello"), "lg:h1:a1"})

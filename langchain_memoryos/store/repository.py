@@ -1,6 +1,6 @@
 """MemoryRepository: a user's memory in a LangGraph ``BaseStore``.
 
-The namespaces are those of :mod:`~langchain_memoryos.store.layout`.
+The namespaces are those of :mod:`~langchain_memoryos.schema.layout`.
 
 Vectors live inside the item values (base64 float32). Each user's vectors are
 also held in FAISS indices (:class:`UserState`), a cache built on first use: from
@@ -35,9 +35,7 @@ from langchain_memoryos.schema import (
     Persona,
     Segment,
 )
-from langchain_memoryos.store.cache import UserCache
-from langchain_memoryos.store.changes import unchanged_after
-from langchain_memoryos.store.layout import (
+from langchain_memoryos.schema.layout import (
     _DELETING,
     _TOMBSTONE,
     ROOT,
@@ -46,6 +44,8 @@ from langchain_memoryos.store.layout import (
     is_hash_label,
     page_key,
 )
+from langchain_memoryos.store.cache import UserCache
+from langchain_memoryos.store.changes import unchanged_after
 from langchain_memoryos.store.locks import ProcessLocks, UserLease
 from langchain_memoryos.store.snapshot import (
     JOURNAL,
@@ -208,7 +208,7 @@ class MemoryRepository:
     Args:
         dimension: the embedding dimension.
         root: the memory's scope, the namespace every user's namespaces start with
-            (:func:`~langchain_memoryos.store.layout.scope_root`).
+            (:func:`~langchain_memoryos.schema.layout.scope_root`).
         cache: the loaded users and the lock table (default: this repository's own,
             :class:`~langchain_memoryos.store.cache.UserCache`).
 
@@ -826,6 +826,6 @@ class MemoryRepository:
         self.visits.drop(user_id)  # a deleted user's visits are never applied (to a new user of the same id)
         yield Purge()
         # the rows counted are the user's records: not the index snapshot and journal derived from them, nor the
-        # id row of a user under a hash label (store/layout.py)
+        # id row of a user under a hash label (schema/layout.py)
         at = len(self.namespace(user_id))
         return sum(1 for ns, _ in done if ns[at : at + 1] not in ((SNAPSHOT,), (JOURNAL,), ("id",)))

@@ -66,7 +66,7 @@ from langchain_memoryos.errors import CorruptDataError, InvalidInputError
 from langchain_memoryos.index.chain import ChainWindows
 from langchain_memoryos.index.lexical import Bags, LexicalIndex
 from langchain_memoryos.schema import DialoguePage, MemoryRecord, Persona, Segment
-from langchain_memoryos.store.layout import decode_label, is_hash_label
+from langchain_memoryos.schema.layout import decode_label, is_hash_label
 
 if TYPE_CHECKING:
     from langchain_memoryos.index.vector_index import Vector, VectorIndex

@@ -26,8 +26,8 @@ from langchain_memoryos.schema import (
     WriteEvent,
     ensure_utc,
 )
+from langchain_memoryos.schema.layout import ROOT, encode_label, escape_id, is_hash_label
 from langchain_memoryos.store.indices import DerivedIndices
-from langchain_memoryos.store.layout import ROOT, encode_label, escape_id, is_hash_label
 from langchain_memoryos.store.snapshot import JOURNAL, SNAPSHOT, SNAPSHOT_EVERY, STATE_PARTS, encode_snapshot
 from langchain_memoryos.store.visits import PendingVisits
 
@@ -92,11 +92,11 @@ class UserState:
     chain_gap: float | None = None
     #: a new snapshot after this many journal rows (0: neither journal nor snapshots; see :mod:`~.snapshot`)
     snapshot_every: int = SNAPSHOT_EVERY
-    #: the memory's scope (:func:`~langchain_memoryos.store.layout.scope_root`)
+    #: the memory's scope (:func:`~langchain_memoryos.schema.layout.scope_root`)
     root: tuple[str, ...] = (ROOT,)
     #: the repository's visits not written yet (:mod:`~.visits`): the next flush of this user applies them
     pending_visits: PendingVisits | None = field(default=None, repr=False)
-    #: the user's ``"id"`` row is known stored (a user under a hash label keeps its id there; see store/layout.py)
+    #: the user's ``"id"`` row is known stored (a user under a hash label keeps its id there; see schema/layout.py)
     id_stored: bool = False
     indices: DerivedIndices = field(init=False, repr=False)
 
@@ -312,7 +312,7 @@ class UserState:
 
         Tails are kept in ``meta["chain_tails"]`` by thread id; a thread id
         with NUL (which PostgreSQL's JSON cannot hold) in
-        ``meta["chain_tail_labels"]`` by its escape (:func:`~langchain_memoryos.store.layout.escape_id`).
+        ``meta["chain_tail_labels"]`` by its escape (:func:`~langchain_memoryos.schema.layout.escape_id`).
 
         Example:
             >>> s = UserState(user_id="u", label="u", dimension=2)

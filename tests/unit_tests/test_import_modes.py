@@ -284,7 +284,7 @@ def test_long_ids_and_nul_in_a_thread_id_work_and_round_trip(make_memory: MakeMe
 
 
 def test_ordinary_ids_keep_their_labels_and_a_long_prefix_is_one_clear_error() -> None:
-    from langchain_memoryos.store.layout import MAX_PREFIX_BYTES, encode_label
+    from langchain_memoryos.schema.layout import MAX_PREFIX_BYTES, encode_label
 
     assert encode_label("a.b@x.com") == "a%2Eb@x%2Ecom" and encode_label("ü" * 256) == "ü" * 256
     assert encode_label("ü" * 257).startswith("%h") and len(encode_label("x" * 513)) == 66

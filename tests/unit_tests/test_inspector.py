@@ -21,7 +21,7 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig, create_inspector_app  # noqa: E402
 from langchain_memoryos.inspector.opening import open_sqlite_read_only  # noqa: E402
-from langchain_memoryos.store.layout import _DELETING, _TOMBSTONE  # noqa: E402
+from langchain_memoryos.schema.layout import _DELETING, _TOMBSTONE  # noqa: E402
 from tests.conftest import at  # noqa: E402
 from tests.inspector_memory import build  # noqa: E402
 

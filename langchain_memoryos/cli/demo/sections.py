@@ -232,7 +232,7 @@ def answer_with_context(
     """
     from langchain_core.messages import HumanMessage, SystemMessage
 
-    from langchain_memoryos.integrations.messages import message_text, page_messages
+    from langchain_memoryos.schema.messages import message_text, page_messages
 
     memory_text = context.without_stm().to_prompt()
     system = f"{instructions}\n\n{memory_text}" if memory_text else instructions
