@@ -58,7 +58,7 @@ import hmac
 import json
 import zlib
 from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, Protocol, Self, TypeVar, overload
 
 import numpy as np
 
@@ -70,7 +70,7 @@ from langchain_memoryos.schema.layout import decode_label, is_hash_label
 
 if TYPE_CHECKING:
     from langchain_memoryos.index.vector_index import Vector, VectorIndex
-    from langchain_memoryos.store.state import UserState
+    from langchain_memoryos.store.indices import DerivedIndices
 
 __all__ = [
     "FORMAT",
@@ -78,6 +78,7 @@ __all__ = [
     "REPLAY_LIMIT",
     "SNAPSHOT",
     "SNAPSHOT_EVERY",
+    "SnapshotState",
     "STATE_PARTS",
     "LazyRecords",
     "Lines",
@@ -277,7 +278,46 @@ def snapshot_checksum(root: Sequence[str], label: str, version: str, body: bytes
     return digest.hexdigest()
 
 
-def encode_snapshot(state: UserState) -> dict[str, Any]:
+class SnapshotState(Protocol):
+    """What a snapshot is taken of and restored into: a user's :class:`~langchain_memoryos.store.state.UserState`.
+
+    Example:
+        >>> from langchain_memoryos.store.state import UserState
+        >>> state: SnapshotState = UserState(user_id="u", label="u", dimension=2)
+        >>> empty = state.blank()
+        >>> type(empty).__name__, empty.user_id, empty is state
+        ('UserState', 'u', False)
+    """
+
+    user_id: str
+    label: str
+    dimension: int
+    shared: bool
+    root: tuple[str, ...]
+    version: str | None
+    meta: dict[str, Any]
+    persona: Persona
+    persona_stored: bool
+    segments: dict[str, Segment]
+    pages: MutableMapping[str, DialoguePage]
+    facts: dict[str, MutableMapping[str, MemoryRecord]]
+    stm: dict[str, list[DialoguePage]]
+    indices: DerivedIndices
+
+    @property
+    def lexicon(self) -> LexicalIndex:
+        """The user's BM25 index (built on first use)."""
+        ...
+
+    def blank(self) -> Self:
+        """An empty state of the same user, scope and dimension."""
+        ...
+
+
+S = TypeVar("S", bound=SnapshotState)
+
+
+def encode_snapshot(state: SnapshotState) -> dict[str, Any]:
     """The store value of a snapshot of ``state`` at ``state.version`` (its lexicon built if it was not).
 
     Example:
@@ -334,7 +374,7 @@ def encode_snapshot(state: UserState) -> dict[str, Any]:
     }
 
 
-def _indices(state: UserState) -> dict[str, VectorIndex]:
+def _indices(state: SnapshotState) -> dict[str, VectorIndex]:
     """The state's FAISS indices by their name in a snapshot."""
     ix = state.indices
     return {"pages": ix.pages, "segments": ix.segments, "stm": ix.stm, **{f"facts/{k}": v for k, v in ix.facts.items()}}
@@ -412,7 +452,7 @@ def _unpack(body: bytes) -> tuple[dict[str, Any], dict[str, np.ndarray[Any, Any]
     return parsed["header"], arrays, blobs
 
 
-def decode_snapshot(value: Any, like: UserState) -> UserState | None:
+def decode_snapshot(value: Any, like: S) -> S | None:
     """The state saved in a snapshot row, for the user of ``like`` (its ids and dimension); ``None`` if unusable.
 
     Unusable: not a snapshot of this format, another dimension, a checksum
@@ -436,8 +476,6 @@ def decode_snapshot(value: Any, like: UserState) -> UserState | None:
         >>> decode_snapshot(good | {"version": "v2"}, like) is None  # stale: restamped to another version
         True
     """
-    from langchain_memoryos.store.state import UserState
-
     if not isinstance(value, dict) or value.get("format") != FORMAT or not isinstance(value.get("data"), str):
         return None
     version, checksum = value.get("version"), value.get("sha256")
@@ -450,9 +488,7 @@ def decode_snapshot(value: Any, like: UserState) -> UserState | None:
         header, arrays, blobs = _unpack(body)
         if header["dimension"] != like.dimension:
             return None
-        state = UserState(
-            user_id=like.user_id, label=like.label, dimension=like.dimension, shared=like.shared, root=like.root
-        )
+        state = like.blank()
         state.version = version
         state.meta = dict(header["meta"])
         if header["persona"] is not None:
@@ -507,7 +543,7 @@ def decode_snapshot(value: Any, like: UserState) -> UserState | None:
         return None
 
 
-def apply_changes(state: UserState, changes: list[tuple[tuple[str, ...], str, Any]]) -> bool:
+def apply_changes(state: SnapshotState, changes: list[tuple[tuple[str, ...], str, Any]]) -> bool:
     """Bring a snapshot's state up to date: ``(namespace tail, key, current value or None)`` per changed record.
 
     Every changed record is first removed (from its records and indices),

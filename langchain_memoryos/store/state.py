@@ -103,6 +103,19 @@ class UserState:
     def __post_init__(self) -> None:
         self.indices = DerivedIndices(self.dimension)
 
+    def blank(self) -> UserState:
+        """An empty state of the same user, scope and dimension (what a snapshot is restored into).
+
+        Example:
+            >>> s = UserState(user_id="u", label="u", dimension=2, shared=True); s.meta["seq"] = 3
+            >>> e = s.blank()
+            >>> (e.user_id, e.dimension, e.shared, e.meta), e.revision > s.revision
+            (('u', 2, True, {}), True)
+        """
+        return UserState(
+            user_id=self.user_id, label=self.label, dimension=self.dimension, shared=self.shared, root=self.root
+        )
+
     # -- the derived index cache (store/indices.py) ------------------------------
     @property
     def page_index(self) -> VectorIndex:

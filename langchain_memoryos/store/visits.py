@@ -46,17 +46,15 @@ import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from langgraph.store.base import BaseStore, Op, Result
 
 from langchain_memoryos.config import MemoryOSConfig
+from langchain_memoryos.schema import Segment
 from langchain_memoryos.scoring import segment_heat
 
-if TYPE_CHECKING:
-    from langchain_memoryos.store.state import UserState
-
-__all__ = ["PendingVisits", "Visit", "apply_visits", "batch_without_waiting", "sqlite_twin"]
+__all__ = ["PendingVisits", "Visit", "VisitedState", "apply_visits", "batch_without_waiting", "sqlite_twin"]
 
 logger = logging.getLogger(__name__)
 
@@ -165,7 +163,25 @@ class PendingVisits:
         return self
 
 
-def apply_visits(state: UserState, visits: Iterable[Visit]) -> None:
+class VisitedState(Protocol):
+    """What visits are counted on: a user's :class:`~langchain_memoryos.store.state.UserState`.
+
+    Example:
+        >>> from langchain_memoryos.store.state import UserState
+        >>> state: VisitedState = UserState(user_id="u", label="u", dimension=2)
+        >>> state.segments
+        {}
+    """
+
+    user_id: str
+    segments: dict[str, Segment]
+
+    def put_segment(self, segment: Segment) -> None:
+        """Store the segment (its rewrite buffered)."""
+        ...
+
+
+def apply_visits(state: VisitedState, visits: Iterable[Visit]) -> None:
     """Count visits on the state's segments (``N_visit + 1``, recency, heat) and buffer their rewrites.
 
     Recency is never moved back (a late visit keeps a newer ``last_access``);
