@@ -760,7 +760,7 @@ def measure_write_ratios(
       cores busy cannot take less than its CPU seconds / cores, so ``one-by-one time / (bulk
       CPU / cores)`` bounds the second ratio whatever the scheduling.
     """
-    from langchain_memoryos.pipeline.settings import embedding_text
+    from langchain_memoryos.store.settings import embedding_text
 
     per_turn: list[float] = []
     embed: list[float] = []

@@ -29,9 +29,9 @@ from bench_engine import SEED, dialogue  # noqa: E402
 from langchain_memoryos import MemoryOS, MemoryOSConfig  # noqa: E402
 from langchain_memoryos.kernel.effects import Step  # noqa: E402
 from langchain_memoryos.operations.runtime import Unlocked  # noqa: E402
-from langchain_memoryos.pipeline.turn import TurnWrite, embed_turn  # noqa: E402
 from langchain_memoryos.pipeline.write import run_turn  # noqa: E402
 from langchain_memoryos.schema import WriteReport, ensure_utc  # noqa: E402
+from langchain_memoryos.tiers.turn import TurnWrite, embed_turn  # noqa: E402
 
 
 def direct_turn(memory: MemoryOS, t: TurnWrite) -> Step[WriteReport]:

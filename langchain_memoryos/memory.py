@@ -37,12 +37,12 @@ from langchain_memoryos.kernel.effects import Services
 from langchain_memoryos.operations import bulk, reader, turns
 from langchain_memoryos.operations.runtime import Runtime
 from langchain_memoryos.operations.validation import clean_metadata, clean_text
-from langchain_memoryos.pipeline.settings import EngineSettings
 from langchain_memoryos.schema import MemoryContext, WriteReport
 from langchain_memoryos.schema.layout import scope_root
 from langchain_memoryos.store.cache import shared_cache
 from langchain_memoryos.store.changes import STORE_CHANGES
 from langchain_memoryos.store.repository import MemoryRepository, ProcessLocks
+from langchain_memoryos.store.settings import EngineSettings
 
 __all__ = ["MemoryOS", "clean_metadata", "clean_text"]
 
@@ -417,7 +417,9 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             >>> "persona_promote" in MemoryOS().write_graph.get_graph().nodes
             True
         """
-        return turns.write_graph(self._runtime)
+        from langchain_memoryos.graph.write import memory_write_graph  # the graph runtime loaded on first use
+
+        return memory_write_graph(self._runtime)
 
     @property
     def read_graph(self) -> Any:
@@ -432,7 +434,9 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             >>> "assemble_context" in MemoryOS().read_graph.get_graph().nodes
             True
         """
-        return turns.read_graph(self._runtime)
+        from langchain_memoryos.graph.read import memory_read_graph  # the graph runtime loaded on first use
+
+        return memory_read_graph(self._runtime)
 
     # -- background writes -------------------------------------------------------
     def flush(self, *, user_id: str | None = None) -> None:

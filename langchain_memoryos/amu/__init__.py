@@ -22,10 +22,10 @@ from langchain_memoryos.index.vector_index import Vector
 from langchain_memoryos.kernel.controller import FuseResult, RelationJudgement
 from langchain_memoryos.kernel.effects import Embed, Parallel, Step
 from langchain_memoryos.kernel.judgements import FuseRecords, JudgeRelations
-from langchain_memoryos.pipeline.settings import AMUSettings, EngineSettings, StageContext
 from langchain_memoryos.schema import FactKind, MemoryRecord, Relation, WriteAction, WriteEvent
 from langchain_memoryos.scoring import decide_action, gate, select_candidates
 from langchain_memoryos.store.repository import UserState
+from langchain_memoryos.store.settings import AMUSettings, EngineSettings, StageContext
 
 __all__ = [
     "LEAST_USEFUL",

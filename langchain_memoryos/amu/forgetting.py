@@ -49,10 +49,10 @@ from dataclasses import dataclass, field
 from langchain_memoryos.controllers.facts import side_requests
 from langchain_memoryos.index.lexical import tokenize
 from langchain_memoryos.kernel.effects import Embed, Step
-from langchain_memoryos.pipeline.settings import embedding_text
 from langchain_memoryos.schema import DialoguePage, FactKind, MemoryRecord, Segment, WriteEvent
 from langchain_memoryos.schema.pages import split_speaker
 from langchain_memoryos.store.repository import MemoryRepository, UserState
+from langchain_memoryos.store.settings import embedding_text
 
 __all__ = [
     "REDACTED",

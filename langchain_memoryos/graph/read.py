@@ -26,11 +26,13 @@ from langgraph.graph import StateGraph
 
 from langchain_memoryos.graph.write import RECURSION_LIMIT, AAcquire, Acquire, EntryNode, StageNode, add_stage_table
 from langchain_memoryos.kernel.effects import Services
-from langchain_memoryos.pipeline.settings import EngineSettings, StageContext
+from langchain_memoryos.operations.runtime import Runtime
+from langchain_memoryos.operations.turns import graph_read
 from langchain_memoryos.pipeline.stages import READ_STAGES, READ_TABLE, Stage, run_stage
 from langchain_memoryos.retrieval.recall import ReadRun
 from langchain_memoryos.schema import MemoryContext
 from langchain_memoryos.store.repository import MemoryRepository
+from langchain_memoryos.store.settings import EngineSettings, StageContext
 
 __all__ = ["ReadState", "build_read_graph"]
 
@@ -92,3 +94,20 @@ def build_read_graph(
 
     add_stage_table(graph, READ_STAGES, node)
     return graph.compile(checkpointer=False, name="memoryos_read").with_config(recursion_limit=RECURSION_LIMIT)
+
+
+def memory_read_graph(runtime: Runtime) -> Any:
+    """A memory's read graph, compiled on first use and kept on its runtime (``MemoryOS.read_graph``).
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> runtime = MemoryOS()._runtime
+        >>> graph = memory_read_graph(runtime)
+        >>> graph is memory_read_graph(runtime), "retrieve_mtm" in graph.get_graph().nodes
+        (True, True)
+    """
+    if runtime.read_graph is None:
+        runtime.read_graph = build_read_graph(
+            runtime.repository, runtime.settings, runtime.services, graph_read, runtime.lease, runtime.alease
+        )
+    return runtime.read_graph

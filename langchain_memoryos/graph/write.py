@@ -24,7 +24,7 @@ Example:
 from __future__ import annotations
 
 import operator
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Annotated, Any, TypedDict
 
 from langchain_core.runnables import Runnable, RunnableConfig
@@ -32,12 +32,14 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command
 
 from langchain_memoryos.kernel.effects import Services, Step, run_async, run_sync
-from langchain_memoryos.pipeline.settings import EngineSettings, StageContext
+from langchain_memoryos.operations.runtime import Runtime
+from langchain_memoryos.operations.turns import graph_turn
 from langchain_memoryos.pipeline.stages import DONE, WRITE_STAGES, Stage, StageResult
-from langchain_memoryos.pipeline.turn import TurnWrite
 from langchain_memoryos.pipeline.write import run_write_stage
 from langchain_memoryos.schema import WriteEvent, WriteReport
 from langchain_memoryos.store.repository import MemoryRepository, UserLease
+from langchain_memoryos.store.settings import EngineSettings, StageContext
+from langchain_memoryos.tiers.turn import TurnWrite
 
 __all__ = ["WriteState", "add_stage_table", "build_write_graph"]
 
@@ -48,7 +50,7 @@ RECURSION_LIMIT = 100_000
 class WriteState(TypedDict, total=False):
     """The write graph's state.
 
-    Give either ``turn`` (a :class:`~langchain_memoryos.pipeline.turn.TurnWrite`, as
+    Give either ``turn`` (a :class:`~langchain_memoryos.tiers.turn.TurnWrite`, as
     ``MemoryOS.add_turn`` does) or the turn's fields: ``user_input``,
     ``agent_response`` and optionally ``thread_id``, ``timestamp``,
     ``metadata``, ``turn_id`` and ``user_id`` — without ``user_id`` the user
@@ -305,3 +307,29 @@ def build_write_graph(
     add_stage_table(graph, WRITE_STAGES, node)
     # never checkpointed, even inside a user's checkpointed graph: its state is in-process only
     return graph.compile(checkpointer=False, name="memoryos_write").with_config(recursion_limit=RECURSION_LIMIT)
+
+
+def memory_write_graph(runtime: Runtime) -> Any:
+    """A memory's write graph, compiled on first use and kept on its runtime (``MemoryOS.write_graph``).
+
+    Example:
+        >>> from langchain_memoryos import MemoryOS
+        >>> runtime = MemoryOS()._runtime
+        >>> graph = memory_write_graph(runtime)
+        >>> graph is memory_write_graph(runtime), "fuse" in graph.get_graph().nodes
+        (True, True)
+    """
+    if runtime.write_graph is None:
+
+        def make_turn(state: Mapping[str, Any], config: Any) -> TurnWrite:
+            return graph_turn(runtime, state, config)
+
+        runtime.write_graph = build_write_graph(
+            runtime.repository,
+            runtime.settings,
+            runtime.services,
+            make_turn,
+            runtime.settle_turn,
+            runtime.asettle_turn,
+        )
+    return runtime.write_graph

@@ -37,11 +37,11 @@ from langchain_memoryos.operations.replay import AlignedTurns
 from langchain_memoryos.operations.runtime import Runtime
 from langchain_memoryos.operations.turns import message_turns, turn_input
 from langchain_memoryos.operations.validation import check_user
-from langchain_memoryos.pipeline.settings import embedding_text
-from langchain_memoryos.pipeline.turn import TurnWrite, turn_page
 from langchain_memoryos.pipeline.write import run_turn
 from langchain_memoryos.schema import DialoguePage, WriteReport
 from langchain_memoryos.store.repository import flush
+from langchain_memoryos.store.settings import embedding_text
+from langchain_memoryos.tiers.turn import TurnWrite, turn_page
 
 __all__ = ["TURN_KEYS", "WriteTurns", "add_messages", "add_turns", "turn_fields"]
 
@@ -255,7 +255,7 @@ def _write_window(runtime: Runtime, window: tuple[TurnWrite, ...]) -> Step[None]
     """Step: a window's turns through the write stages, under one lease of the user, stored in one batch.
 
     Each turn runs exactly as ``add_turn`` runs it, but its writes stay
-    buffered (:attr:`~langchain_memoryos.pipeline.turn.TurnWrite.held`) until
+    buffered (:attr:`~langchain_memoryos.tiers.turn.TurnWrite.held`) until
     the window's last turn: the store gets one transaction per window, and a
     row that several turns rewrite (a segment, the STM) is written once. A
     failure drops the user's cached state and stores nothing of the window

@@ -47,9 +47,9 @@ from langchain_memoryos.amu.forgetting import thread_tombstones, turn_digest
 from langchain_memoryos.index.chain import chain_order
 from langchain_memoryos.kernel.effects import Step
 from langchain_memoryos.operations.runtime import Locked, Operation, Runtime
-from langchain_memoryos.pipeline.turn import TurnWrite, turn_page
 from langchain_memoryos.schema import DialoguePage, WriteReport
 from langchain_memoryos.store.repository import MemoryRepository, UserState
+from langchain_memoryos.tiers.turn import TurnWrite, turn_page
 
 __all__ = ["AlignedTurns", "chained_turn_id", "overlap", "thread_turns"]
 

@@ -23,9 +23,9 @@ from langchain_memoryos.background import BackgroundWriter
 from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.kernel.effects import Services, Step, run_async, run_sync
 from langchain_memoryos.operations.validation import check_time, check_user
-from langchain_memoryos.pipeline.settings import EngineSettings
-from langchain_memoryos.pipeline.turn import TurnWrite
 from langchain_memoryos.store.repository import MemoryRepository, UserLease
+from langchain_memoryos.store.settings import EngineSettings
+from langchain_memoryos.tiers.turn import TurnWrite
 
 __all__ = ["Locked", "Operation", "Runtime", "Unlocked"]
 

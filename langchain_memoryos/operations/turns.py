@@ -1,12 +1,13 @@
 """Turns in, context out: ``add_turn`` and ``retrieve`` run the stages of the memory's two graphs.
 
-A turn is validated into a :class:`~langchain_memoryos.pipeline.turn.TurnWrite`,
+A turn is validated into a :class:`~langchain_memoryos.tiers.turn.TurnWrite`,
 embedded without the user's lock, then run through the write stages (the
 write graph's nodes, run directly; they take the lock around store work
 only); in background mode it is queued instead. A query is validated into a
 :class:`~langchain_memoryos.retrieval.recall.ReadRun` and run through the read
 stages under the user's lock. The graphs (what a LangGraph application
-composes) are built once per memory, on first use.
+composes: :mod:`langchain_memoryos.graph.write`, :mod:`langchain_memoryos.graph.read`)
+are built once per memory, on first use, from the inputs read here.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from langchain_memoryos.amu.forgetting import forget_request, redact_request
 from langchain_memoryos.config import STM_VIEWS
 from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
 from langchain_memoryos.kernel.effects import run_async, run_sync
+from langchain_memoryos.operations.run_config import resolve_thread_id, resolve_user_id
 from langchain_memoryos.operations.runtime import Runtime
 from langchain_memoryos.operations.validation import (
     check_message_size,
@@ -32,21 +34,21 @@ from langchain_memoryos.operations.validation import (
     clean_metadata,
 )
 from langchain_memoryos.pipeline.read import read
-from langchain_memoryos.pipeline.turn import TurnWrite, embed_turn, turn_page
 from langchain_memoryos.pipeline.write import run_turn
 from langchain_memoryos.retrieval.recall import ReadRun
 from langchain_memoryos.schema import MemoryContext, WriteReport
 from langchain_memoryos.schema.messages import pair_messages, turn_keys, turn_side, unanswered_turn
+from langchain_memoryos.tiers.turn import TurnWrite, embed_turn, turn_page
 
 __all__ = [
     "Retrieve",
     "WriteTurn",
     "message_turns",
     "add_turn",
-    "read_graph",
+    "graph_read",
+    "graph_turn",
     "retrieve",
     "turn_input",
-    "write_graph",
 ]
 
 
@@ -113,54 +115,17 @@ def turn_input(
     return turn
 
 
-# -- the graphs ---------------------------------------------------------------
-def write_graph(runtime: Runtime) -> Any:
-    """The memory's write graph (compiled on first use); see ``MemoryOS.write_graph``.
+# -- the graphs' inputs ---------------------------------------------------------
+def graph_turn(runtime: Runtime, state: Mapping[str, Any], config: Any) -> TurnWrite:
+    """A turn from the write graph's plain input fields (validated; the user from the run if not given).
 
     Example:
         >>> from langchain_memoryos import MemoryOS
-        >>> runtime = MemoryOS()._runtime
-        >>> write_graph(runtime) is write_graph(runtime), "fuse" in write_graph(runtime).get_graph().nodes
-        (True, True)
+        >>> turn = graph_turn(MemoryOS()._runtime, {"user_input": "Hi", "agent_response": "Hello"},
+        ...                   {"configurable": {"user_id": "ana", "thread_id": "t1"}})
+        >>> turn.user_id, turn.thread_id, turn.next
+        ('ana', 't1', 'stm_append')
     """
-    if runtime.write_graph is None:
-        from langchain_memoryos.graph.write import build_write_graph
-
-        def make_turn(state: Mapping[str, Any], config: Any) -> TurnWrite:
-            return _turn_from(runtime, state, config)
-
-        runtime.write_graph = build_write_graph(
-            runtime.repository,
-            runtime.settings,
-            runtime.services,
-            make_turn,
-            runtime.settle_turn,
-            runtime.asettle_turn,
-        )
-    return runtime.write_graph
-
-
-def read_graph(runtime: Runtime) -> Any:
-    """The memory's read graph (compiled on first use); see ``MemoryOS.read_graph``.
-
-    Example:
-        >>> from langchain_memoryos import MemoryOS
-        >>> "retrieve_mtm" in read_graph(MemoryOS()._runtime).get_graph().nodes
-        True
-    """
-    if runtime.read_graph is None:
-        from langchain_memoryos.graph.read import build_read_graph
-
-        runtime.read_graph = build_read_graph(
-            runtime.repository, runtime.settings, runtime.services, _read_from, runtime.lease, runtime.alease
-        )
-    return runtime.read_graph
-
-
-def _turn_from(runtime: Runtime, state: Mapping[str, Any], config: Any) -> TurnWrite:
-    """A turn from the write graph's plain input fields (validated; the user from the run if not given)."""
-    from langchain_memoryos.graph.runtime import resolve_thread_id, resolve_user_id
-
     return turn_input(
         runtime,
         state.get("user_input", ""),
@@ -173,10 +138,14 @@ def _turn_from(runtime: Runtime, state: Mapping[str, Any], config: Any) -> TurnW
     )
 
 
-def _read_from(state: Mapping[str, Any], config: Any) -> ReadRun:
-    """A retrieval from the read graph's ``query`` input (the user from the run if not given)."""
-    from langchain_memoryos.graph.runtime import resolve_thread_id, resolve_user_id
+def graph_read(state: Mapping[str, Any], config: Any) -> ReadRun:
+    """A retrieval from the read graph's ``query`` input (the user from the run if not given).
 
+    Example:
+        >>> read = graph_read({"query": "Where do I live?"}, {"configurable": {"user_id": "ana"}})
+        >>> read.user_id, read.thread_id, read.query
+        ('ana', 'default', 'Where do I live?')
+    """
     user = check_user(state.get("user_id") or resolve_user_id(config))
     thread = check_thread(state.get("thread_id") or resolve_thread_id(config))
     return ReadRun(user, thread, check_query(state.get("query", "")))
@@ -215,7 +184,7 @@ async def _awrite(runtime: Runtime, turn: TurnWrite) -> None:
 class WriteTurn:
     """Store one turn: embedded without the user's lock, then through the write stages (or queued, in background mode).
 
-    The stages are the write graph's nodes (:func:`write_graph`), run here
+    The stages are the write graph's nodes (:func:`~langchain_memoryos.graph.write.memory_write_graph`), run here
     directly by the effect drivers (:func:`~langchain_memoryos.pipeline.write.run_turn`):
     the same functions in the same order, without the graph runtime's
     per-node bookkeeping.
@@ -256,7 +225,7 @@ class WriteTurn:
 class Retrieve:
     """Build a memory context: the read stages under the user's lease.
 
-    The stages are the read graph's nodes (:func:`read_graph`), run here
+    The stages are the read graph's nodes (:func:`~langchain_memoryos.graph.read.memory_read_graph`), run here
     directly by the effect drivers: the same functions in the same order,
     without the graph runtime's per-node bookkeeping (about half of a
     retrieval's time outside the encoder on a 300-page user). The graph is

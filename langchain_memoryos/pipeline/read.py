@@ -8,11 +8,11 @@ per node.
 from __future__ import annotations
 
 from langchain_memoryos.kernel.effects import Step
-from langchain_memoryos.pipeline.settings import EngineSettings, StageContext
 from langchain_memoryos.pipeline.stages import READ_TABLE, run_stages
 from langchain_memoryos.retrieval.recall import ReadRun
 from langchain_memoryos.schema import MemoryContext
 from langchain_memoryos.store.repository import MemoryRepository
+from langchain_memoryos.store.settings import EngineSettings, StageContext
 
 __all__ = ["read"]
 

@@ -23,11 +23,11 @@ from langchain_memoryos.pipeline.invariants import (
     _vector_problem,
     check_state,
 )
-from langchain_memoryos.pipeline.settings import EngineSettings
 from langchain_memoryos.retrieval.keywords import extract_keywords, merge_keywords
 from langchain_memoryos.schema import DialoguePage, FactKind, Segment, WriteEvent, WriteReport, ensure_utc
 from langchain_memoryos.scoring import segment_heat
 from langchain_memoryos.store.repository import UserState
+from langchain_memoryos.store.settings import EngineSettings
 from langchain_memoryos.tiers.mtm import evict_coldest, join_segment
 
 __all__ = ["repair_state"]

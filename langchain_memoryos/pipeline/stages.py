@@ -2,7 +2,7 @@
 
 This table is the one place the papers' figure is written down, and the one
 registry of the stages: every stage is a function ``(ctx, run) -> Step[None]``
-(``ctx`` the memory's :class:`~langchain_memoryos.pipeline.settings.StageContext`,
+(``ctx`` the memory's :class:`~langchain_memoryos.store.settings.StageContext`,
 ``run`` the turn, record run or read it moves on, which it sets ``run.next``
 of). One runner, :func:`run_stage`, runs the stage a run names and checks
 that it went where its row allows: the engine's write loop
@@ -51,7 +51,6 @@ from typing import Any, Literal, Protocol
 from langchain_memoryos.amu import stage_fuse, stage_lpm_commit, stage_relation_judge, stage_write_gate
 from langchain_memoryos.errors import StageRouteError
 from langchain_memoryos.kernel.effects import Step
-from langchain_memoryos.pipeline.settings import StageContext
 from langchain_memoryos.retrieval.recall import (
     stage_assemble_context,
     stage_retrieve_lpm,
@@ -59,6 +58,7 @@ from langchain_memoryos.retrieval.recall import (
     stage_retrieve_stm,
 )
 from langchain_memoryos.schema import WriteEvent
+from langchain_memoryos.store.settings import StageContext
 from langchain_memoryos.tiers.lpm import stage_persona_promote
 from langchain_memoryos.tiers.mtm import stage_chain_link, stage_heat_evict, stage_mtm_insert
 from langchain_memoryos.tiers.stm import stage_stm_append

@@ -17,11 +17,11 @@ import logging
 from langchain_memoryos.amu import Prejudged, RecordRun, RecordWrite
 from langchain_memoryos.index.vector_index import Vector
 from langchain_memoryos.kernel.effects import Step, judged
-from langchain_memoryos.pipeline.settings import EngineSettings, StageContext
 from langchain_memoryos.pipeline.stages import DONE, WRITE_TABLE, StageResult, run_stage, run_stages
-from langchain_memoryos.pipeline.turn import TurnWrite, commit_turn
 from langchain_memoryos.schema import MemoryRecord, WriteEvent, WriteReport
 from langchain_memoryos.store.repository import MemoryRepository, UserState
+from langchain_memoryos.store.settings import EngineSettings, StageContext
+from langchain_memoryos.tiers.turn import TurnWrite, commit_turn
 
 __all__ = ["run_turn", "run_write_stage", "write_record"]
 

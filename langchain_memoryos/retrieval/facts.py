@@ -31,9 +31,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from langchain_memoryos.index.lexical import tokenize
-from langchain_memoryos.pipeline.settings import EngineSettings
 from langchain_memoryos.schema import ScoredRecord
 from langchain_memoryos.schema.context import fact_line
+from langchain_memoryos.store.settings import EngineSettings
 
 __all__ = ["Shown", "adding_facts", "line_words", "within_share"]
 

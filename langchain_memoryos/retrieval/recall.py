@@ -46,7 +46,6 @@ from langchain_memoryos.index.vector_index import Vector
 from langchain_memoryos.kernel.controller import QueryPlan
 from langchain_memoryos.kernel.effects import Embed, Step
 from langchain_memoryos.kernel.judgements import PlanQuery
-from langchain_memoryos.pipeline.settings import EngineSettings, StageContext, embedding_text
 from langchain_memoryos.retrieval.copies import copied
 from langchain_memoryos.retrieval.dates import named_dates, on_named_date
 from langchain_memoryos.retrieval.facts import Shown, adding_facts, line_words, within_share
@@ -71,6 +70,7 @@ from langchain_memoryos.schema import (
 from langchain_memoryos.schema.pages import page_in_turns
 from langchain_memoryos.scoring import f_score, top_k
 from langchain_memoryos.store.repository import UserLease, UserState, flush
+from langchain_memoryos.store.settings import EngineSettings, StageContext, embedding_text
 from langchain_memoryos.store.visits import Visit, apply_visits
 from langchain_memoryos.threads import beside, single_math_thread
 

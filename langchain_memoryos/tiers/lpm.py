@@ -13,10 +13,10 @@ from langchain_memoryos.amu import RecordWrite, embed_summaries, prejudge_relati
 from langchain_memoryos.kernel.controller import PromotionResult
 from langchain_memoryos.kernel.effects import Step
 from langchain_memoryos.kernel.judgements import PromoteSegment
-from langchain_memoryos.pipeline.settings import StageContext
-from langchain_memoryos.pipeline.turn import TurnWrite, after_record
 from langchain_memoryos.schema import ensure_utc
 from langchain_memoryos.scoring import hot_segments, segment_heat
+from langchain_memoryos.store.settings import StageContext
+from langchain_memoryos.tiers.turn import TurnWrite, after_record
 
 __all__ = ["stage_persona_promote"]
 

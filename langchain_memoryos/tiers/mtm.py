@@ -15,12 +15,12 @@ from langchain_memoryos.index.vector_index import Vector
 from langchain_memoryos.kernel.controller import PageAnalysis
 from langchain_memoryos.kernel.effects import Step
 from langchain_memoryos.kernel.judgements import AnalyzePage
-from langchain_memoryos.pipeline.settings import EngineSettings, StageContext
-from langchain_memoryos.pipeline.turn import TurnWrite, after_mtm, turn_page
 from langchain_memoryos.retrieval.keywords import merge_keywords
 from langchain_memoryos.schema import DialoguePage, MemoryRecord, Segment, WriteReport
 from langchain_memoryos.scoring import best_segment, coldest_segment, segment_heat
 from langchain_memoryos.store.repository import UserState
+from langchain_memoryos.store.settings import EngineSettings, StageContext
+from langchain_memoryos.tiers.turn import TurnWrite, after_mtm, turn_page
 
 __all__ = ["join_segment", "centroid", "evict_coldest", "stage_chain_link", "stage_heat_evict", "stage_mtm_insert"]
 

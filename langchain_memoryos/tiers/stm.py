@@ -9,10 +9,10 @@ from langchain_memoryos.amu.forgetting import apply_forget, forgotten_page, plan
 from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.index.vector_index import Vector
 from langchain_memoryos.kernel.effects import Step
-from langchain_memoryos.pipeline.settings import EngineSettings, StageContext
-from langchain_memoryos.pipeline.turn import TurnWrite, embed_turn, open_turn, turn_page
 from langchain_memoryos.schema import DialoguePage
 from langchain_memoryos.store.repository import UserState
+from langchain_memoryos.store.settings import EngineSettings, StageContext
+from langchain_memoryos.tiers.turn import TurnWrite, embed_turn, open_turn, turn_page
 
 __all__ = ["idle_horizon", "idle_thread_pages", "previous_page", "stage_stm_append"]
 

@@ -17,10 +17,10 @@ from langchain_memoryos.amu import RecordWrite
 from langchain_memoryos.index.vector_index import Vector
 from langchain_memoryos.kernel.controller import ControllerUsage
 from langchain_memoryos.kernel.effects import Embed, EmbedAndRead, Judgements, Lock, Purge, Step
-from langchain_memoryos.pipeline.settings import EngineSettings, embedding_text
 from langchain_memoryos.schema import DialoguePage, WriteReport, ensure_utc
 from langchain_memoryos.scoring import hot_segments
 from langchain_memoryos.store.repository import MemoryRepository, UserLease, UserState, flush, page_key
+from langchain_memoryos.store.settings import EngineSettings, embedding_text
 from langchain_memoryos.store.unit_of_work import MAX_ATTEMPTS, commit_fork, fork_user
 
 __all__ = ["TurnWrite", "after_mtm", "after_record", "commit_turn", "embed_turn", "open_turn", "turn_page"]

@@ -354,9 +354,9 @@ def test_promotion_reuses_the_vector_of_a_word_for_word_known_fact() -> None:
 
     from langchain_memoryos.amu import embed_summaries
     from langchain_memoryos.kernel.effects import Embed
-    from langchain_memoryos.pipeline.settings import EngineSettings
     from langchain_memoryos.schema import MemoryRecord
     from langchain_memoryos.store.repository import UserState
+    from langchain_memoryos.store.settings import EngineSettings
 
     state = UserState(user_id="u", label="u", dimension=2)
     known = np.array([1.0, 0.0], dtype=np.float32)

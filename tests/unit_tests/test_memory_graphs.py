@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
-from langchain_memoryos.pipeline.turn import TurnWrite
 from langchain_memoryos.retrieval.recall import ReadRun
+from langchain_memoryos.tiers.turn import TurnWrite
 
 T0 = dt.datetime(2024, 7, 1, 9, tzinfo=dt.UTC)
 WRITE_NODES = [

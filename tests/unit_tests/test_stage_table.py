@@ -15,7 +15,6 @@ from langchain_memoryos.amu import AMURun, RecordRun, RecordWrite
 from langchain_memoryos.errors import StageRouteError
 from langchain_memoryos.kernel.effects import Step, run_sync
 from langchain_memoryos.pipeline.read import read
-from langchain_memoryos.pipeline.settings import StageContext
 from langchain_memoryos.pipeline.stages import (
     DONE,
     READ_STAGES,
@@ -27,10 +26,11 @@ from langchain_memoryos.pipeline.stages import (
     run_stage,
     run_stages,
 )
-from langchain_memoryos.pipeline.turn import TurnWrite
 from langchain_memoryos.pipeline.write import run_turn
 from langchain_memoryos.retrieval.recall import ReadRun
 from langchain_memoryos.schema import MemoryRecord
+from langchain_memoryos.store.settings import StageContext
+from langchain_memoryos.tiers.turn import TurnWrite
 
 T0 = dt.datetime(2024, 7, 1, 9, tzinfo=dt.UTC)
 TABLES = {"write": (WRITE_STAGES, WRITE_TABLE), "read": (READ_STAGES, READ_TABLE)}
