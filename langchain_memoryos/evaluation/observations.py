@@ -348,7 +348,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         ...
         0
     """
-    from langchain_memoryos import MemoryOS, MemoryOSConfig
+    from langchain_memoryos.config import MemoryOSConfig
+    from langchain_memoryos.memory import MemoryOS
 
     parser = argparse.ArgumentParser(prog="python -m langchain_memoryos.evaluation.observations")
     parser.add_argument("path", help="a LoCoMo file (e.g. locomo_dev.json)")
