@@ -155,9 +155,10 @@ class MemoryOSConfig:
             mid-term pages in rank order while they fit. ``None``: no budget
             (``top_pages`` pages).
         top_facts: user facts and agent traits each returned at retrieval (paper: 10).
-        facts_share: with ``context_words``, the most of the budget the user facts take; a fact is
-            shown only when it says what the shown pages do not (a resolved date or name, a fact
-            whose page did not fit: :mod:`langchain_memoryos.retrieval.facts`).
+        facts_words: with ``context_words``, the most words the user facts take (at most half
+            the budget); a fact is shown only when it says what the shown pages do not (a resolved
+            date or name, a fact whose page did not fit: :mod:`langchain_memoryos.retrieval.facts`).
+            0 shows no fact under a budget.
         user_kb_capacity: the most user facts kept (default 2,000; the paper's knowledge base,
             ``paper()``: 100); beyond it the least useful fact goes, logged as an ``evicted`` write
             event with its reason (:data:`~langchain_memoryos.amu.LEAST_USEFUL`).
@@ -240,7 +241,7 @@ class MemoryOSConfig:
     dense_weight: float = 1.0
     context_words: int | None = 1000
     top_facts: int = 10
-    facts_share: float = 0.10
+    facts_words: int = 50
     user_kb_capacity: int = 2000
     agent_traits_capacity: int = 100
     gate_threshold: float = 0.5
@@ -278,10 +279,12 @@ class MemoryOSConfig:
                 raise ConfigTypeError(f"MemoryOSConfig.{name} must be an int, got {value!r}.")
             if value < 1:
                 raise ConfigError(f"MemoryOSConfig.{name} must be >= 1, got {value}.")
-        if isinstance(self.top_facts, bool) or not isinstance(self.top_facts, int):
-            raise ConfigTypeError(f"MemoryOSConfig.top_facts must be an int, got {self.top_facts!r}.")
-        if self.top_facts < 0:
-            raise ConfigError(f"MemoryOSConfig.top_facts must be >= 0, got {self.top_facts}.")
+        for name in ("top_facts", "facts_words"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ConfigTypeError(f"MemoryOSConfig.{name} must be an int, got {value!r}.")
+            if value < 0:
+                raise ConfigError(f"MemoryOSConfig.{name} must be >= 0, got {value}.")
         non_negative = ("heat_alpha", "heat_beta", "heat_gamma", "promotion_heat")
         for name in non_negative:
             value = float(getattr(self, name))
@@ -294,8 +297,6 @@ class MemoryOSConfig:
                 "MemoryOSConfig.segment_threshold is compared with cos + Jaccard and must lie "
                 f"in [0, 2], got {self.segment_threshold}."
             )
-        if not (math.isfinite(self.facts_share) and 0.0 <= self.facts_share <= 1.0):
-            raise ConfigError(f"MemoryOSConfig.facts_share must lie in [0, 1], got {self.facts_share}.")
         if not 0.0 <= self.gate_threshold <= 1.0:
             raise ConfigError(f"MemoryOSConfig.gate_threshold must lie in [0, 1], got {self.gate_threshold}.")
         for name in ("write_similarity", "retrieval_similarity", "duplicate_similarity", "chain_similarity"):

@@ -59,8 +59,8 @@ __all__ = [
 ANSWER_CATEGORIES = frozenset({1, 2, 4})
 #: The row of the measured memory read with ``top_facts=0`` over the same store.
 NO_FACTS = "no facts"
-#: The row of the measured memory whose ``facts_share`` each conversation gets from the others (LOCO-CV on answers).
-CV_FACTS = "facts share by LOCO-CV"
+#: The row of the measured memory whose ``facts_words`` each conversation gets from the others (LOCO-CV on answers).
+CV_FACTS = "facts words by LOCO-CV"
 #: The row of the measured memory with LoCoMo's observations as its facts.
 ORACLE_FACTS = "oracle facts"
 #: The trivial store: the raw transcript's turns most similar to the question (flat hybrid), at the same words.
@@ -245,7 +245,7 @@ def answers_summary(
     Returns:
         ``{"budgets": {budget: {"rows": {label: {"system", "share", "ci", "chance", …}},
         "gain": …, "gain_temporal": …, "cv_gain": …, "cv_gain_temporal": …, "oracle_gain": …,
-        "oracle_gain_temporal": …}}}`` (``cv_``: the row ``"with facts (LOCO-CV share)"``); gains are
+        "oracle_gain_temporal": …}}}`` (``cv_``: the row ``"with facts (LOCO-CV words)"``); gains are
         ``(with − chance) − (without − chance)`` over categories 1, 2, 4 (temporal: 2), paired per question.
 
     Example:
@@ -274,7 +274,7 @@ def answers_summary(
         if with_rows and without_rows:
             entry["gain"] = _gain(with_rows, without_rows, ANSWER_CATEGORIES, n_boot)
             entry["gain_temporal"] = _gain(with_rows, without_rows, frozenset({2}), n_boot)
-        cv_rows = by_system.get(names.get("with facts (LOCO-CV share)", ""))
+        cv_rows = by_system.get(names.get("with facts (LOCO-CV words)", ""))
         if cv_rows and without_rows:
             entry["cv_gain"] = _gain(cv_rows, without_rows, ANSWER_CATEGORIES, n_boot)
             entry["cv_gain_temporal"] = _gain(cv_rows, without_rows, frozenset({2}), n_boot)
@@ -336,8 +336,8 @@ def answers_table(summary: Mapping[str, Any]) -> str:
     if gains:
         lines += [
             "",
-            "| words | facts: gain over chance (95 % CI) | with − without | temporal gain | LOCO-CV share: gain "
-            "| LOCO-CV share: temporal | oracle gain | oracle temporal gain |",
+            "| words | facts: gain over chance (95 % CI) | with − without | temporal gain | LOCO-CV words: gain "
+            "| LOCO-CV words: temporal | oracle gain | oracle temporal gain |",
             "|---|---|---|---|---|---|---|---|",
             *gains,
         ]

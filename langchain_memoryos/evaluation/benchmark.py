@@ -644,7 +644,7 @@ def run_locomo(
                     objective="answers in context over chance, categories 1, 2, 4",
                 )
                 outcomes += held
-                cv_meta[f"{row.name}: facts share"] = info
+                cv_meta[f"{row.name}: facts words"] = info
         for sample_id, (memory, questions, observed) in oracle_kept.items():  # last: it replaces the facts
             oracle_meta[sample_id] = write_observations(memory, observed, user_id=sample_id)
             for row in answer_rows:
@@ -718,7 +718,7 @@ def _answer_table_rows(
         for target in cv_targets:
             if target is row.system and target.config.context_words == budget:
                 entry["with facts (LOCO-CV)"] = f"{system} (LOCO-CV)"
-        entry["with facts (LOCO-CV share)"] = variant_name(row.name, system, CV_FACTS)
+        entry["with facts (LOCO-CV words)"] = variant_name(row.name, system, CV_FACTS)
         table[budget] = {label: name for label, name in entry.items() if name in names or label != "hybrid"}
     return table
 
@@ -859,7 +859,7 @@ def _cross_validate(
 
     Each conversation is read as row ``name`` with the constants that maximise ``score`` over the other
     conversations (:func:`~langchain_memoryos.evaluation.cv.loco_cv`): the ranking constants on evidence
-    recall, the facts' share on answers in context over chance
+    recall, the facts' words on answers in context over chance
     (:func:`~langchain_memoryos.evaluation.cv.answers_over_chance`).
     """
     counter = bar(0, f"LOCO-CV [{name}] grid points")

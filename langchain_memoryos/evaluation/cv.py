@@ -66,9 +66,9 @@ DEFAULT_CV_GRID: dict[str, tuple[float, ...]] = {
     "speaker_weight": (0.0, 0.1, 0.2, 0.3),
 }
 
-#: The read side's fitted share of the word budget for user facts (issue 31, point 5), fitted on *answers in
-#: context* over chance (:func:`answers_over_chance`), not on evidence recall: facts add no page.
-ANSWERS_CV_GRID: dict[str, tuple[float, ...]] = {"facts_share": (0.05, 0.1, 0.15, 0.2, 0.3)}
+#: The read side's words for user facts under a budget, fitted on *answers in context* over chance
+#: (:func:`answers_over_chance`), not on evidence recall: a fact adds no page.
+ANSWERS_CV_GRID: dict[str, tuple[float, ...]] = {"facts_words": (0, 25, 50, 75, 100, 150)}
 
 _KEY = re.compile(r"([A-Za-z_]\w*)(?:\[(\d+)\])?")
 _FIELDS = {f.name for f in dataclasses.fields(MemoryOSConfig)}

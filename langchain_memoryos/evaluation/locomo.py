@@ -45,6 +45,7 @@ __all__ = [
     "iter_locomo_turns",
     "load_locomo",
     "normalize_evidence",
+    "session_dates",
     "session_turns",
 ]
 
@@ -141,6 +142,18 @@ def session_turns(sample: Mapping[str, Any]) -> list[tuple[_dt.datetime | None, 
         [('2023-05-08', 1)]
     """
     return [session for _, session in _numbered_sessions(sample)]
+
+
+def session_dates(sample: Mapping[str, Any]) -> dict[int, _dt.datetime]:
+    """Each session's date by its number; a session whose date does not parse is left out.
+
+    Example:
+        >>> sample = {"conversation": {"session_1_date_time": "1:56 pm on 8 May, 2023", "session_2_date_time": "x",
+        ...           "session_1": [], "session_2": []}}
+        >>> {n: d.date().isoformat() for n, d in session_dates(sample).items()}
+        {1: '2023-05-08'}
+    """
+    return {n: when for n, (when, _) in _numbered_sessions(sample) if when is not None}
 
 
 def _numbered_sessions(

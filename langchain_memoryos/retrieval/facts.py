@@ -1,4 +1,4 @@
-"""Which user facts the read path shows: those that say what the shown pages do not, within a share.
+"""Which user facts the read path shows: those that say what the shown pages do not, in a few words.
 
 A fact read off a turn restates that turn, so while the turn's page is shown the fact
 earns its words only when it says more than the page: a relative time resolved ("on
@@ -6,15 +6,17 @@ earns its words only when it says more than the page: a relative time resolved (
 not fit or is gone — everything it says. With a word budget (``context_words``):
 
 * the facts ``tau_r`` admits (the best ``top_facts``) are the candidates, best first;
-* while the pages are chosen, the first candidates that fit in ``facts_share`` of the budget
-  hold their words (:func:`within_share`);
+* while the pages are chosen, the first candidates that fit in ``facts_words`` (at most half
+  the budget) hold their words (:func:`within_allowance`);
 * once the pages are known, the facts shown are chosen again, in rank order, within those
   words: each one that names a date or a content word that the rest of the context (the
   shown pages and their day lines, the STM, the persona, the facts taken before it) does
   not (:func:`adding_facts`); the words left over go back to the pages.
 
-``facts_share`` (default 0.10) was chosen by leave-one-conversation-out cross-validation of
-*answers in context* on the LoCoMo dev set (``memoryos bench locomo --cv``). Without a
+``facts_words`` (default 50) was chosen by leave-one-conversation-out cross-validation of
+*answers in context* over chance on the LoCoMo dev set (``memoryos bench locomo --cv``): as a
+share of the budget the folds chose a tenth at 500 words and a twentieth at 1,000, the same
+fifty words; more words for facts cost pages (evidence recall) and add no answers. Without a
 budget (the paper preset) facts are shown as ranked, less those whose every source page
 is shown.
 
@@ -35,7 +37,7 @@ from langchain_memoryos.schema import ScoredRecord
 from langchain_memoryos.schema.context import fact_line
 from langchain_memoryos.store.settings import EngineSettings
 
-__all__ = ["Shown", "adding_facts", "line_words", "within_share"]
+__all__ = ["Shown", "adding_facts", "line_words", "within_allowance"]
 
 
 def _words(hit: ScoredRecord) -> int:
@@ -54,21 +56,24 @@ def line_words(hits: Sequence[ScoredRecord]) -> int:
     return sum(map(_words, hits))
 
 
-def within_share(hits: Sequence[ScoredRecord], settings: EngineSettings) -> list[ScoredRecord]:
-    """The facts of ``hits`` (in rank order) that fit in ``facts_share`` of the budget (all without one).
+def within_allowance(hits: Sequence[ScoredRecord], settings: EngineSettings) -> list[ScoredRecord]:
+    """The facts of ``hits`` (in rank order) that fit in ``facts_words``, at most half the budget (all without one).
 
     Example:
         >>> from langchain_memoryos import MemoryOS, MemoryOSConfig
         >>> from langchain_memoryos.schema import MemoryRecord
-        >>> m = MemoryOS(config=MemoryOSConfig(context_words=100, facts_share=0.1))
+        >>> m = MemoryOS(config=MemoryOSConfig(context_words=500, facts_words=10))
         >>> hits = [ScoredRecord(MemoryRecord(summary=t), 0.6) for t in ("Ana is vegan.", "Ana met Bo in Oslo.")]
-        >>> [h.record.summary for h in within_share(hits, m.settings)]  # 10 words: one line fits
+        >>> [h.record.summary for h in within_allowance(hits, m.settings)]  # 10 words: one line fits
         ['Ana is vegan.']
+        >>> small = MemoryOS(config=MemoryOSConfig(context_words=10, facts_words=50))
+        >>> [h.record.summary for h in within_allowance(hits, small.settings)]  # half of 10 words: none fits
+        []
     """
     budget = settings.config.context_words
     if budget is None:
         return list(hits)
-    share = int(budget * settings.config.facts_share)
+    share = min(settings.config.facts_words, budget // 2)
     used = 0
     shown: list[ScoredRecord] = []
     for hit in hits:

@@ -48,7 +48,7 @@ from langchain_memoryos.kernel.effects import Embed, Step
 from langchain_memoryos.kernel.judgements import PlanQuery
 from langchain_memoryos.retrieval.copies import copied
 from langchain_memoryos.retrieval.dates import named_dates, on_named_date
-from langchain_memoryos.retrieval.facts import Shown, adding_facts, line_words, within_share
+from langchain_memoryos.retrieval.facts import Shown, adding_facts, line_words, within_allowance
 from langchain_memoryos.retrieval.keywords import extract_keywords
 from langchain_memoryos.retrieval.turns import Side, pack_turns, side_words
 from langchain_memoryos.schema import (
@@ -207,7 +207,7 @@ def stage_retrieve_lpm(ctx: StageContext, r: ReadRun) -> Step[None]:
         hits = _recall_facts(r.state, settings, "user", r.vectors, aspects)
         agent = _recall_facts(r.state, settings, "agent", r.vectors, aspects)
     r.fact_hits = hits
-    r.ctx.user_facts.extend(within_share(hits, settings))
+    r.ctx.user_facts.extend(within_allowance(hits, settings))
     r.ctx.agent_facts.extend(agent)
     _fit_facts(r.ctx, settings.config.context_words)
     r.matched = [*r.ctx.user_facts, *r.ctx.agent_facts]

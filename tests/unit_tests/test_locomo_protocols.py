@@ -339,11 +339,11 @@ def test_cv_in_the_benchmark_reads_each_store_without_ingesting(
     assert set(info["chosen"]) == {"t1", "t2"} and info["start"] == {"top_pages": 1, "rrf_k": 10.0}
     assert all(set(params) == {"top_pages", "rrf_k"} for params in info["chosen"].values())
     assert {c["thread_id"] for c in calls["retrieve"]} == {"t1", "t2"}  # plain: on the conversation's thread
-    # the facts' share is fitted apart, on answers in context over chance, and its held-out row is scored
-    shares = run.meta["cv"]["memoryos: facts share"]
+    # the facts' words are fitted apart, on answers in context over chance, and its held-out row is scored
+    shares = run.meta["cv"]["memoryos: facts words"]
     assert set(shares["chosen"]) == {"t1", "t2"} and shares["objective"].startswith("answers in context")
-    assert all(set(params) == {"facts_share"} for params in shares["chosen"].values())
-    held_share = [o for o in run.outcomes if o.system == "memoryos, facts share by LOCO-CV"]
+    assert all(set(params) == {"facts_words"} for params in shares["chosen"].values())
+    held_share = [o for o in run.outcomes if o.system == "memoryos, facts words by LOCO-CV"]
     assert held_share and all(o.answer_hit is not None or not o.answer for o in held_share)
 
 
