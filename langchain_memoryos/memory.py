@@ -56,6 +56,26 @@ def _dimension(embeddings: Embeddings) -> int:
     return int(encode_texts(embeddings, ["dimension probe"]).shape[1])
 
 
+def _controller(controller: Any, model: Any, config: MemoryOSConfig, settings: EngineSettings) -> MemoryController:
+    """The memory's controller: the one given, an ``LLMController`` of ``model``, or the offline default."""
+    if model is not None and controller is not None:
+        raise InvalidInputError("pass either model= (an LLMController is built for it) or controller=, not both.")
+    if model is not None:
+        from langchain_memoryos.controllers.llm import LLMController
+
+        controller = LLMController(model, judgement_timeout_seconds=config.judgement_timeout_seconds)
+    if controller is None:
+        controller = HeuristicController(settings.thresholds, page_keywords=config.page_keywords)
+    elif hasattr(controller, "adopt_thresholds"):
+        controller.adopt_thresholds(settings.thresholds)
+    if not isinstance(controller, MemoryController):
+        raise InvalidTypeError(
+            "controller must implement the MemoryController protocol (see "
+            "langchain_memoryos.controllers.base), e.g. HeuristicController()."
+        )
+    return controller
+
+
 class MemoryOS(
     TurnMethods, BulkMethods, FactMethods, ForgetMethods, SearchMethods, InspectionMethods, MaintenanceMethods
 ):
@@ -133,22 +153,7 @@ class MemoryOS(
         self.embeddings = resolve_embeddings(embeddings)
         model_name = getattr(self.embeddings, "model_name", None) or getattr(self.embeddings, "model", None)
         self.settings = EngineSettings.build(self.config, model_name if isinstance(model_name, str) else None)
-        if model is not None and controller is not None:
-            raise InvalidInputError("pass either model= (an LLMController is built for it) or controller=, not both.")
-        if model is not None:
-            from langchain_memoryos.controllers.llm import LLMController
-
-            controller = LLMController(model, judgement_timeout_seconds=self.config.judgement_timeout_seconds)
-        if controller is None:
-            controller = HeuristicController(self.settings.thresholds, page_keywords=self.config.page_keywords)
-        elif hasattr(controller, "adopt_thresholds"):
-            controller.adopt_thresholds(self.settings.thresholds)
-        if not isinstance(controller, MemoryController):
-            raise InvalidTypeError(
-                "controller must implement the MemoryController protocol (see "
-                "langchain_memoryos.controllers.base), e.g. HeuristicController()."
-            )
-        self.controller: MemoryController = controller
+        self.controller: MemoryController = _controller(controller, model, self.config, self.settings)
         #: the scope: every namespace of this memory starts with ``scope_root(namespace_prefix, agent_id)``
         self.namespace_prefix: tuple[str, ...] = root[: len(root) - 2] if agent_id is not None else root
         self.agent_id = agent_id
@@ -174,10 +179,10 @@ class MemoryOS(
         )
         #: judgements made under the user's lock are never model calls: the controller itself when it is local
         #: (the offline default), else its fallback
-        self._local = bool(getattr(controller, "local", False))
-        offline = controller if self._local else getattr(controller, "fallback", None)
+        self._local = bool(getattr(self.controller, "local", False))
+        offline = self.controller if self._local else getattr(self.controller, "fallback", None)
         if offline is None:
-            offline = HeuristicController(self.settings.thresholds, page_keywords=self.config.page_keywords)
+            offline = _controller(None, None, self.config, self.settings)
         self._services = Services(
             self.store,
             self.embeddings,
@@ -186,7 +191,7 @@ class MemoryOS(
             lease=self.repository.lease,
             alease=self.repository.alease,
             purge=backends.sqlite_purge(self.store),
-            read_elsewhere=reader.read_page,
+            read_ahead=reader.read_ahead,
         )
         self._closers: list[Callable[[], None]] = list(found.closers)
         self.write_mode = write_mode

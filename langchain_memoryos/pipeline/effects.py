@@ -23,7 +23,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore, GetOp, ListNamespacesOp, Op, SearchOp
 
-from langchain_memoryos.embeddings import MiniLMEmbeddings, aencode_texts, encode_texts
+from langchain_memoryos.embeddings import aencode_texts, encode_texts
 from langchain_memoryos.pipeline.judgements import Judgement
 from langchain_memoryos.store.changes import change_token, count_write
 from langchain_memoryos.store.visits import batch_without_waiting, sqlite_twin
@@ -132,8 +132,10 @@ class EmbedAndRead:
     (``chain_link``, right after ``stm_append``) then computes no keywords or
     facts under the lock.
 
-    With ``gate_threshold`` and the offline encoder, the reader also embeds the
-    summaries the write gate admits of the page's records (one batch, as
+    The reading is the services' :attr:`~Services.read_ahead`: ``MemoryOS``'s
+    (:func:`~langchain_memoryos.operations.reader.read_ahead`), with
+    ``gate_threshold`` and the offline encoder, also embeds the summaries the
+    write gate admits of the page's records (one batch, as
     :func:`~langchain_memoryos.amu.embed_summaries` embeds them), on the
     other core while the page is embedded: when those are exactly the
     summaries to embed, AMU uses these rows (the same the
@@ -167,40 +169,20 @@ def _read_quietly(read: Callable[[], PageReading | None], page: DialoguePage) ->
 
 
 def _reader(effect: EmbedAndRead, services: Services) -> Callable[[], PageReading | None] | None:
-    """What the reader thread runs: the controller's ``read_ahead``, then the admitted summaries embedded.
+    """What the reader thread runs: the services' :attr:`~Services.read_ahead` of the page.
 
-    With :attr:`Services.read_elsewhere` (a worker process, see
-    :func:`~langchain_memoryos.operations.reader.read_page`, off by default) both are done
-    there, so that their Python does not hold this process's GIL while the
-    page is embedded here; when the worker cannot, here, in the reader thread.
     ``None`` when the page's rows are known already or the controller reads nothing ahead.
     """
     if not effect.embed.texts or services.embedded(effect.embed.texts) is not None:
         return None
-    read_ahead: Callable[..., PageReading | None] | None = getattr(services.controller, "read_ahead", None)
+    controller = services.controller
+    read_ahead: Callable[..., PageReading | None] | None = getattr(controller, "read_ahead", None)
     if read_ahead is None:
         return None
-    embeddings, threshold, elsewhere = services.embeddings, effect.gate_threshold, services.read_elsewhere
-    page_keywords = getattr(services.controller, "page_keywords", None)
-
-    def read() -> PageReading | None:
-        assert read_ahead is not None
-        local_encoder = isinstance(embeddings, MiniLMEmbeddings)
-        if elsewhere is not None and local_encoder and threshold is not None and isinstance(page_keywords, int):
-            answer = elsewhere(effect.page, page_keywords, embeddings, threshold)
-            if answer is not None:
-                content, texts, rows = answer
-                reading = read_ahead(effect.page, content)
-                return replace(reading, rows=(texts, rows)) if reading is not None and texts else reading
-        reading = read_ahead(effect.page)
-        if reading is None or threshold is None or not local_encoder:
-            return reading  # a remote encoder is not asked ahead for texts it may never need
-        from langchain_memoryos.amu import summary_rows  # amu imports this module
-
-        texts, rows = summary_rows(reading.content.records, threshold, embeddings)
-        return replace(reading, rows=(texts, rows)) if texts else reading
-
-    return read
+    page, embeddings, threshold, read = effect.page, services.embeddings, effect.gate_threshold, services.read_ahead
+    if read is None:
+        return lambda: read_ahead(page)
+    return lambda: read(page, controller, embeddings, threshold)
 
 
 @dataclass(frozen=True)
@@ -309,9 +291,11 @@ class Services:
         purge: make deleted rows unrecoverable from the store's files (for :class:`Purge`).
         vectors: texts already embedded (a bulk write embeds its texts in batches ahead): an
             :class:`Embed` of texts all found here is answered from it.
-        read_elsewhere: reads a page ahead in a worker process for :class:`EmbedAndRead`:
-            ``(page, page_keywords, embeddings, gate_threshold) -> (content, summaries, rows)``,
-            or ``None`` when it cannot (then the reader thread reads it).
+        read_ahead: reads a page ahead for :class:`EmbedAndRead`, in its reader thread:
+            ``(page, controller, embeddings, gate_threshold) -> PageReading | None``
+            (``MemoryOS`` gives :func:`~langchain_memoryos.operations.reader.read_ahead`,
+            which also embeds the facts' summaries); ``None``: the controller's
+            ``read_ahead(page)`` alone.
 
     Example:
         >>> def step():
@@ -329,7 +313,7 @@ class Services:
     alease: Callable[[str], Awaitable[Any]] | None = None
     purge: Callable[[], Any] | None = None
     vectors: Mapping[str, Any] | None = None
-    read_elsewhere: Callable[..., Any] | None = None
+    read_ahead: Callable[..., PageReading | None] | None = None
     _async_store: bool | None = None
 
     def embedded(self, texts: tuple[str, ...]) -> Any:
