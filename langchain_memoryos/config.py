@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -260,101 +261,17 @@ class MemoryOSConfig:
     max_message_chars: int = 100_000
 
     def __post_init__(self) -> None:
-        positive_ints = (
-            "stm_capacity",
-            "mtm_max_segments",
-            "top_segments",
-            "top_pages",
-            "user_kb_capacity",
-            "agent_traits_capacity",
-            "segment_keywords",
-            "page_keywords",
-            "max_embedding_chars",
-            "max_cache_bytes",
-            "max_message_chars",
-        )
-        for name in positive_ints:
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ConfigTypeError(f"MemoryOSConfig.{name} must be an int, got {value!r}.")
-            if value < 1:
-                raise ConfigError(f"MemoryOSConfig.{name} must be >= 1, got {value}.")
-        for name in ("top_facts", "facts_words"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ConfigTypeError(f"MemoryOSConfig.{name} must be an int, got {value!r}.")
-            if value < 0:
-                raise ConfigError(f"MemoryOSConfig.{name} must be >= 0, got {value}.")
-        non_negative = ("heat_alpha", "heat_beta", "heat_gamma", "promotion_heat")
-        for name in non_negative:
-            value = float(getattr(self, name))
-            if not math.isfinite(value) or value < 0:
-                raise ConfigError(f"MemoryOSConfig.{name} must be a finite number >= 0, got {value}.")
-        if not math.isfinite(self.recency_tau_seconds) or self.recency_tau_seconds <= 0:
-            raise ConfigError(f"MemoryOSConfig.recency_tau_seconds must be > 0, got {self.recency_tau_seconds}.")
-        if not 0.0 <= self.segment_threshold <= 2.0:
-            raise ConfigError(
-                "MemoryOSConfig.segment_threshold is compared with cos + Jaccard and must lie "
-                f"in [0, 2], got {self.segment_threshold}."
-            )
-        if not 0.0 <= self.gate_threshold <= 1.0:
-            raise ConfigError(f"MemoryOSConfig.gate_threshold must lie in [0, 1], got {self.gate_threshold}.")
-        for name in ("write_similarity", "retrieval_similarity", "duplicate_similarity", "chain_similarity"):
-            value = getattr(self, name)
-            if value is not None and not -1.0 <= value <= 1.0:
-                raise ConfigError(f"MemoryOSConfig.{name} is a cosine and must lie in [-1, 1], got {value}.")
-        if self.stm_idle_seconds is not None and not (
-            math.isfinite(self.stm_idle_seconds) and self.stm_idle_seconds >= 0
-        ):
-            raise ConfigError(f"MemoryOSConfig.stm_idle_seconds must be >= 0 or None, got {self.stm_idle_seconds}.")
-        timeout = self.judgement_timeout_seconds
-        if timeout is not None and (
-            isinstance(timeout, bool)
-            or not isinstance(timeout, (int, float))
-            or not math.isfinite(timeout)
-            or timeout <= 0
-        ):
-            raise ConfigError(
-                f"MemoryOSConfig.judgement_timeout_seconds must be a number of seconds > 0 or None (no deadline), "
-                f"got {timeout!r}."
-            )
-        skew = self.max_clock_skew_seconds
-        if skew is not None and (isinstance(skew, bool) or not isinstance(skew, (int, float)) or not skew >= 0):
-            raise ConfigError(f"MemoryOSConfig.max_clock_skew_seconds must be >= 0 or None, got {skew!r}.")
-        if skew is not None and not math.isfinite(skew):
-            raise ConfigError("MemoryOSConfig.max_clock_skew_seconds must be finite; pass None to turn the check off.")
-        if self.page_ranking not in PAGE_RANKINGS:
-            raise ConfigError(f"MemoryOSConfig.page_ranking must be one of {PAGE_RANKINGS}, got {self.page_ranking!r}.")
-        for name in ("rrf_k", "lexical_weight", "dense_weight"):
-            value = float(getattr(self, name))
-            if not math.isfinite(value) or value < 0:
-                raise ConfigError(f"MemoryOSConfig.{name} must be a finite number >= 0, got {value}.")
-        weights = self.chain_weights
-        if (
-            not isinstance(weights, tuple)
-            or len(weights) != 2
-            or not all(isinstance(w, (int, float)) and math.isfinite(w) and w >= 0 for w in weights)
-        ):
-            raise ConfigError(
-                "MemoryOSConfig.chain_weights must be a tuple of two numbers >= 0 (2- and 3-page windows), "
-                f"got {weights!r}."
-            )
-        if self.page_units not in PAGE_UNITS:
-            raise ConfigError(f"MemoryOSConfig.page_units must be one of {PAGE_UNITS}, got {self.page_units!r}.")
-        for name in ("date_weight", "chain_gap_seconds", "speaker_weight"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-                raise ConfigError(f"MemoryOSConfig.{name} must be a finite number >= 0, got {value!r}.")
-        if self.stm_view not in STM_VIEWS:
-            raise ConfigError(f"MemoryOSConfig.stm_view must be one of {STM_VIEWS}, got {self.stm_view!r}.")
-        if self.lexical_weight == 0 and self.dense_weight == 0:
-            raise ConfigError("MemoryOSConfig: lexical_weight and dense_weight cannot both be 0.")
-        if self.context_words is not None and (
-            isinstance(self.context_words, bool) or not isinstance(self.context_words, int) or self.context_words < 1
-        ):
-            raise ConfigError(f"MemoryOSConfig.context_words must be an int >= 1 or None, got {self.context_words!r}.")
-        if not isinstance(self.agent_profile, str):
-            raise ConfigTypeError("MemoryOSConfig.agent_profile must be a string.")
+        """Every field checked against :data:`_CHECKS`, in its order: the first broken rule raises.
+
+        Raises:
+            ConfigTypeError: a field of the wrong type (also a ``TypeError``).
+            ConfigError: a field out of its range (also a ``ValueError``).
+        """
+        for names, check in _CHECKS:
+            for name in names:
+                error = check(self, name)
+                if error is not None:
+                    raise error
 
     @classmethod
     def paper(cls, **changes: Any) -> MemoryOSConfig:
@@ -433,3 +350,152 @@ class MemoryOSConfig:
             langchain_memoryos.errors.ConfigError: MemoryOSConfig.stm_capacity must be >= 1, got 0.
         """
         return dataclasses.replace(self, **changes)
+
+
+# -- the validation table ------------------------------------------------------------------------------------------
+#: A rule: the error for field ``name`` of the config, or ``None`` when it holds.
+_Check = Callable[[MemoryOSConfig, str], ConfigError | None]
+
+
+def _rule(
+    holds: Callable[[Any], bool],
+    text: str,
+    *,
+    error: type[ConfigError] = ConfigError,
+    convert: Callable[[Any], Any] | None = None,
+) -> _Check:
+    """A rule that ``holds`` for the field's value (``convert``-ed first), else ``error`` with ``text`` said of it.
+
+    ``text`` follows ``MemoryOSConfig.<name> `` and may name ``{value}`` (the
+    value, converted) and ``{value!r}``.
+
+    Example:
+        >>> check = _rule(lambda v: v > 5, "must be > 5, got {value}.")
+        >>> check(MemoryOSConfig(stm_capacity=7), "stm_capacity") is None
+        True
+        >>> check(MemoryOSConfig(stm_capacity=3), "stm_capacity")
+        ConfigError('MemoryOSConfig.stm_capacity must be > 5, got 3.')
+    """
+
+    def check(config: MemoryOSConfig, name: str) -> ConfigError | None:
+        value = getattr(config, name)
+        if convert is not None:
+            value = convert(value)
+        return None if holds(value) else error(f"MemoryOSConfig.{name} {text.format(value=value)}")
+
+    return check
+
+
+def _number(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float))
+
+
+def _whole(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int)
+
+
+def _two_weights(value: Any) -> bool:
+    return (
+        isinstance(value, tuple)
+        and len(value) == 2
+        and all(isinstance(w, (int, float)) and math.isfinite(w) and w >= 0 for w in value)
+    )
+
+
+def _whole_at_least(low: int) -> tuple[_Check, _Check]:
+    """An int (else a ``ConfigTypeError``), then one ``>= low``."""
+    return (
+        _rule(_whole, "must be an int, got {value!r}.", error=ConfigTypeError),
+        _rule(lambda v: v >= low, f"must be >= {low}, got {{value}}."),
+    )
+
+
+def _both(first: _Check, second: _Check) -> _Check:
+    """``first``, then ``second`` when ``first`` holds."""
+    return lambda config, name: first(config, name) or second(config, name)
+
+
+def _one_of(choices: tuple[str, ...]) -> _Check:
+    return _rule(lambda v: v in choices, f"must be one of {choices}, got {{value!r}}.")
+
+
+def _weights_nonzero(config: MemoryOSConfig, name: str) -> ConfigError | None:
+    if config.lexical_weight == 0 and config.dense_weight == 0:
+        return ConfigError("MemoryOSConfig: lexical_weight and dense_weight cannot both be 0.")
+    return None
+
+
+_FINITE_NON_NEGATIVE = _rule(
+    lambda v: math.isfinite(v) and v >= 0, "must be a finite number >= 0, got {value}.", convert=float
+)
+
+#: What every field must be, in the order checked (a config with several broken fields names the first).
+_CHECKS: tuple[tuple[tuple[str, ...], _Check], ...] = (
+    (
+        (
+            "stm_capacity",
+            "mtm_max_segments",
+            "top_segments",
+            "top_pages",
+            "user_kb_capacity",
+            "agent_traits_capacity",
+            "segment_keywords",
+            "page_keywords",
+            "max_embedding_chars",
+            "max_cache_bytes",
+            "max_message_chars",
+        ),
+        _both(*_whole_at_least(1)),
+    ),
+    (("top_facts", "facts_words"), _both(*_whole_at_least(0))),
+    (("heat_alpha", "heat_beta", "heat_gamma", "promotion_heat"), _FINITE_NON_NEGATIVE),
+    (("recency_tau_seconds",), _rule(lambda v: math.isfinite(v) and v > 0, "must be > 0, got {value}.")),
+    (
+        ("segment_threshold",),
+        _rule(lambda v: 0.0 <= v <= 2.0, "is compared with cos + Jaccard and must lie in [0, 2], got {value}."),
+    ),
+    (("gate_threshold",), _rule(lambda v: 0.0 <= v <= 1.0, "must lie in [0, 1], got {value}.")),
+    (
+        ("write_similarity", "retrieval_similarity", "duplicate_similarity", "chain_similarity"),
+        _rule(lambda v: v is None or -1.0 <= v <= 1.0, "is a cosine and must lie in [-1, 1], got {value}."),
+    ),
+    (
+        ("stm_idle_seconds",),
+        _rule(lambda v: v is None or (math.isfinite(v) and v >= 0), "must be >= 0 or None, got {value}."),
+    ),
+    (
+        ("judgement_timeout_seconds",),
+        _rule(
+            lambda v: v is None or (_number(v) and math.isfinite(v) and v > 0),
+            "must be a number of seconds > 0 or None (no deadline), got {value!r}.",
+        ),
+    ),
+    (
+        ("max_clock_skew_seconds",),
+        _both(
+            _rule(lambda v: v is None or (_number(v) and v >= 0), "must be >= 0 or None, got {value!r}."),
+            _rule(lambda v: v is None or math.isfinite(v), "must be finite; pass None to turn the check off."),
+        ),
+    ),
+    (("page_ranking",), _one_of(PAGE_RANKINGS)),
+    (("rrf_k", "lexical_weight", "dense_weight"), _FINITE_NON_NEGATIVE),
+    (
+        ("chain_weights",),
+        _rule(
+            _two_weights,
+            "must be a tuple of two numbers >= 0 (2- and 3-page windows), got {value!r}.",
+        ),
+    ),
+    (("page_units",), _one_of(PAGE_UNITS)),
+    (
+        ("date_weight", "chain_gap_seconds", "speaker_weight"),
+        _rule(lambda v: _number(v) and math.isfinite(v) and v >= 0, "must be a finite number >= 0, got {value!r}."),
+    ),
+    (("stm_view",), _one_of(STM_VIEWS)),
+    (("lexical_weight",), _weights_nonzero),
+    (
+        ("context_words",),
+        _rule(lambda v: v is None or (_whole(v) and v >= 1), "must be an int >= 1 or None, got {value!r}."),
+    ),
+    (("agent_profile",), _rule(lambda v: isinstance(v, str), "must be a string.", error=ConfigTypeError)),
+)

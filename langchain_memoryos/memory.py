@@ -5,21 +5,21 @@ before anything is read or written) and runs it with blocking or async IO:
 the sync and async twins are two one-liners over the same operation
 (:mod:`langchain_memoryos.operations`), as LangGraph's ``BaseStore`` builds
 its methods on ``batch`` and ``abatch``. The methods are grouped by concern
-(:mod:`langchain_memoryos.facade`); the backends' factories live in
-:mod:`langchain_memoryos.backends`.
+(:mod:`langchain_memoryos.facade`, one module per module of operations); this
+module holds the constructor, the views per agent, closing and flushing; the
+backends' factories live in :mod:`langchain_memoryos.backends`.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
@@ -29,15 +29,18 @@ from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.controllers.heuristic import HeuristicController
 from langchain_memoryos.embeddings import encode_texts, resolve_embeddings
 from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
+from langchain_memoryos.facade.bulk import BulkMethods
 from langchain_memoryos.facade.facts import FactMethods
+from langchain_memoryos.facade.forget import ForgetMethods
 from langchain_memoryos.facade.inspection import InspectionMethods
 from langchain_memoryos.facade.maintenance import MaintenanceMethods
+from langchain_memoryos.facade.search import SearchMethods
+from langchain_memoryos.facade.turns import TurnMethods
 from langchain_memoryos.kernel.controller import MemoryController
 from langchain_memoryos.kernel.effects import Services
-from langchain_memoryos.operations import bulk, reader, turns
+from langchain_memoryos.operations import reader
 from langchain_memoryos.operations.runtime import Runtime
 from langchain_memoryos.operations.validation import clean_metadata, clean_text
-from langchain_memoryos.schema import MemoryContext, WriteReport
 from langchain_memoryos.schema.layout import scope_root
 from langchain_memoryos.store.cache import shared_cache
 from langchain_memoryos.store.changes import STORE_CHANGES
@@ -54,7 +57,29 @@ def _dimension(embeddings: Embeddings) -> int:
     return int(encode_texts(embeddings, ["dimension probe"]).shape[1])
 
 
-class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
+def _controller(controller: Any, model: Any, config: MemoryOSConfig, settings: EngineSettings) -> MemoryController:
+    """The memory's controller: the one given, an ``LLMController`` of ``model``, or the offline default."""
+    if model is not None and controller is not None:
+        raise InvalidInputError("pass either model= (an LLMController is built for it) or controller=, not both.")
+    if model is not None:
+        from langchain_memoryos.controllers.llm import LLMController
+
+        controller = LLMController(model, judgement_timeout_seconds=config.judgement_timeout_seconds)
+    if controller is None:
+        controller = HeuristicController(settings.thresholds, page_keywords=config.page_keywords)
+    elif hasattr(controller, "adopt_thresholds"):
+        controller.adopt_thresholds(settings.thresholds)
+    if not isinstance(controller, MemoryController):
+        raise InvalidTypeError(
+            "controller must implement the MemoryController protocol (see "
+            "langchain_memoryos.controllers.base), e.g. HeuristicController()."
+        )
+    return controller
+
+
+class MemoryOS(
+    TurnMethods, BulkMethods, FactMethods, ForgetMethods, SearchMethods, InspectionMethods, MaintenanceMethods
+):
     """Hierarchical memory (STM → MTM → LPM) with AMU-controlled long-term writes.
 
     Args:
@@ -129,22 +154,7 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         self.embeddings = resolve_embeddings(embeddings)
         model_name = getattr(self.embeddings, "model_name", None) or getattr(self.embeddings, "model", None)
         self.settings = EngineSettings.build(self.config, model_name if isinstance(model_name, str) else None)
-        if model is not None and controller is not None:
-            raise InvalidInputError("pass either model= (an LLMController is built for it) or controller=, not both.")
-        if model is not None:
-            from langchain_memoryos.controllers.llm import LLMController
-
-            controller = LLMController(model, judgement_timeout_seconds=self.config.judgement_timeout_seconds)
-        if controller is None:
-            controller = HeuristicController(self.settings.thresholds, page_keywords=self.config.page_keywords)
-        elif hasattr(controller, "adopt_thresholds"):
-            controller.adopt_thresholds(self.settings.thresholds)
-        if not isinstance(controller, MemoryController):
-            raise InvalidTypeError(
-                "controller must implement the MemoryController protocol (see "
-                "langchain_memoryos.controllers.base), e.g. HeuristicController()."
-            )
-        self.controller: MemoryController = controller
+        self.controller: MemoryController = _controller(controller, model, self.config, self.settings)
         #: the scope: every namespace of this memory starts with ``scope_root(namespace_prefix, agent_id)``
         self.namespace_prefix: tuple[str, ...] = root[: len(root) - 2] if agent_id is not None else root
         self.agent_id = agent_id
@@ -170,10 +180,10 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
         )
         #: judgements made under the user's lock are never model calls: the controller itself when it is local
         #: (the offline default), else its fallback
-        self._local = bool(getattr(controller, "local", False))
-        offline = controller if self._local else getattr(controller, "fallback", None)
+        self._local = bool(getattr(self.controller, "local", False))
+        offline = self.controller if self._local else getattr(self.controller, "fallback", None)
         if offline is None:
-            offline = HeuristicController(self.settings.thresholds, page_keywords=self.config.page_keywords)
+            offline = _controller(None, None, self.config, self.settings)
         self._services = Services(
             self.store,
             self.embeddings,
@@ -400,44 +410,6 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
     ) -> None:
         self.close()
 
-    # -- graphs ------------------------------------------------------------------
-    @property
-    def write_graph(self) -> Any:
-        """The write path as a compiled LangGraph ``StateGraph``: the stages ``add_turn`` runs, as nodes.
-
-        Nodes: ``stm_append``, ``chain_link``, ``mtm_insert``, ``heat_evict``,
-        ``persona_promote``, ``write_gate``, ``relation_judge``, ``fuse``,
-        ``lpm_commit``; its state is ``{"turn": TurnWrite(...)}``. ``add_turn`` /
-        ``aadd_turn`` run the same stage functions directly, without the graph
-        runtime (same stored result); use them to write from Python, and the
-        graph to compose the memory into a LangGraph application. Draw it with
-        ``get_graph().draw_mermaid()``.
-
-        Example:
-            >>> "persona_promote" in MemoryOS().write_graph.get_graph().nodes
-            True
-        """
-        from langchain_memoryos.graph.write import memory_write_graph  # the graph runtime loaded on first use
-
-        return memory_write_graph(self._runtime)
-
-    @property
-    def read_graph(self) -> Any:
-        """The read path as a compiled LangGraph ``StateGraph``: the stages ``retrieve`` runs, as nodes.
-
-        Nodes: ``retrieve_stm``, ``retrieve_lpm``, ``retrieve_mtm``,
-        ``assemble_context``; its state is ``{"read": ReadRun(...)}``.
-        ``retrieve`` / ``aretrieve`` run the same stage functions directly,
-        without the graph runtime (same context).
-
-        Example:
-            >>> "assemble_context" in MemoryOS().read_graph.get_graph().nodes
-            True
-        """
-        from langchain_memoryos.graph.read import memory_read_graph  # the graph runtime loaded on first use
-
-        return memory_read_graph(self._runtime)
-
     # -- background writes -------------------------------------------------------
     def flush(self, *, user_id: str | None = None) -> None:
         """Wait until queued background writes are stored (all users, or one).
@@ -463,309 +435,3 @@ class MemoryOS(FactMethods, InspectionMethods, MaintenanceMethods):
             >>> asyncio.run(MemoryOS().aflush())
         """
         await self._runtime.aflush(user_id)
-
-    # -- turns in, context out ---------------------------------------------------
-    def add_turn(
-        self,
-        user_input: str | HumanMessage,
-        agent_response: str | AIMessage = "",
-        *,
-        user_id: str,
-        thread_id: str = "default",
-        timestamp: Any = None,
-        metadata: Mapping[str, Any] | None = None,
-        turn_id: str | None = None,
-    ) -> WriteReport:
-        """Store one exchange and run everything it triggers (STM→MTM, evict, promote).
-
-        Args:
-            user_input: what the user said (a string or a ``HumanMessage``).
-            agent_response: what the agent answered ("" for an unpaired turn;
-                a string or an ``AIMessage`` without tool calls). When both are
-                messages with ids and no ``turn_id`` is given, the turn id is
-                ``"lg:<human id>:<ai id>"``: the same exchange is stored once.
-                :meth:`add_messages` takes a whole list of messages.
-            user_id: whose memory.
-            thread_id: the conversation thread (STM is per thread).
-            timestamp: when it happened (``datetime``, ISO string or POSIX seconds;
-                default now; naive means UTC). The conversation clock is the
-                latest timestamp; a time more than
-                ``MemoryOSConfig.max_clock_skew_seconds`` ahead of this
-                machine's clock is refused.
-            metadata: kept on the page, as JSON (see :func:`clean_metadata`:
-                finite numbers, string keys; a ``datetime`` is stored as its
-                ISO string), the same on every backend; ``source_id`` (a
-                string or a list) is returned by
-                ``MemoryContext.source_ids()``; ``user_name`` and
-                ``agent_name`` name the speakers: the page is then embedded,
-                indexed and shown as "Ana: …" instead of "User: …".
-            turn_id: an id that makes the write idempotent (default: derived from
-                thread, timestamp and text).
-
-        Returns:
-            What happened (page key, moves, segments, AMU events).
-
-        Raises:
-            ValueError: for a missing user id, an empty turn, a timestamp out of
-                range or too far ahead, or metadata that is not JSON; nothing is
-                written then.
-
-        Example:
-            >>> MemoryOS().add_turn("Hi", "Hello", user_id="u", turn_id="t1").added
-            True
-            >>> from langchain_core.messages import AIMessage, HumanMessage
-            >>> MemoryOS().add_turn(HumanMessage("Hi", id="h1"), AIMessage("Hello", id="a1"), user_id="u").page_id
-            'p_...'
-            >>> MemoryOS().add_turn("Hi", "Hello", user_id="u", timestamp="9999-12-31T23:59:59")  # doctest: +ELLIPSIS
-            Traceback (most recent call last):
-            langchain_memoryos.errors.InvalidInputError: timestamp 9999-12-31T23:59:59+00:00 lies ... \
-max_clock_skew_seconds ...
-        """
-        return self._sync(
-            turns.add_turn(self._runtime, user_input, agent_response, user_id, thread_id, timestamp, metadata, turn_id)
-        )
-
-    async def aadd_turn(
-        self,
-        user_input: str | HumanMessage,
-        agent_response: str | AIMessage = "",
-        *,
-        user_id: str,
-        thread_id: str = "default",
-        timestamp: Any = None,
-        metadata: Mapping[str, Any] | None = None,
-        turn_id: str | None = None,
-    ) -> WriteReport:
-        """Async twin of :meth:`add_turn`.
-
-        Example:
-            >>> import asyncio
-            >>> asyncio.run(MemoryOS().aadd_turn("Hi", "Hello", user_id="u")).added
-            True
-        """
-        return await self._async(
-            turns.add_turn(self._runtime, user_input, agent_response, user_id, thread_id, timestamp, metadata, turn_id)
-        )
-
-    def add_turns(
-        self,
-        turns: Iterable[Any],
-        *,
-        user_id: str,
-        thread_id: str = "default",
-    ) -> list[WriteReport]:
-        """Store many turns of one user: the same result as ``add_turn`` on each in order, in far less time.
-
-        The pages are embedded in batches, the analyses of the pages that leave
-        STM (keywords, facts) are computed ahead — on a second core where the
-        platform can fork a worker process — and their facts embedded in
-        batches; then every turn runs through the same write stages as
-        ``add_turn``. Same pages, segments, facts and write events (vectors
-        equal up to float rounding). Use it to import a conversation or a
-        history; ``memoryos ingest`` and ``memoryos import`` do.
-
-        Args:
-            turns: in order, each a ``(user_input, agent_response)`` pair, a dict
-                with the keys of ``add_turn`` (``user_input``, ``agent_response``,
-                ``thread_id``, ``timestamp``, ``metadata``, ``turn_id``), or a
-                lone user input.
-            user_id: whose memory.
-            thread_id: the thread of the turns that do not name one.
-
-        Returns:
-            One report per turn, in order (``queued`` in background mode).
-
-        Raises:
-            ValueError, TypeError: as ``add_turn``, for the first invalid turn (its
-                index in the message); nothing is written then. A write that
-                fails later (the store) stops at its turn: the turns before it
-                are stored, as with ``add_turn`` one by one.
-
-        Example:
-            >>> memory = MemoryOS()
-            >>> reports = memory.add_turns(
-            ...     [("I moved to Denver.", "Nice!"), {"user_input": "I'm a nurse.", "turn_id": "t2"}], user_id="u1"
-            ... )
-            >>> [r.added for r in reports], [p.user_input for p in memory.get_stm(user_id="u1")]
-            ([True, True], ['I moved to Denver.', "I'm a nurse."])
-        """
-        return self._sync(bulk.add_turns(self._runtime, turns, user_id, thread_id))
-
-    async def aadd_turns(
-        self,
-        turns: Iterable[Any],
-        *,
-        user_id: str,
-        thread_id: str = "default",
-    ) -> list[WriteReport]:
-        """Async twin of :meth:`add_turns`.
-
-        Example:
-            >>> import asyncio
-            >>> [r.added for r in asyncio.run(MemoryOS().aadd_turns([("Hi", "Hello")], user_id="u"))]
-            [True]
-        """
-        return await self._async(bulk.add_turns(self._runtime, turns, user_id, thread_id))
-
-    def add_messages(
-        self,
-        messages: Iterable[BaseMessage | Mapping[str, Any]],
-        *,
-        user_id: str,
-        thread_id: str = "default",
-        timestamp: Any = None,
-        metadata: Mapping[str, Any] | None = None,
-        store_unanswered: bool = False,
-    ) -> list[WriteReport]:
-        """Store a list of messages as turns, as LangGraph's message state and mem0's ``add`` hold them.
-
-        The messages are paired into turns
-        (:func:`~langchain_memoryos.schema.messages.pair_messages`): the
-        human message(s), then the final AI answer (an ``AIMessage`` without
-        tool calls). Tool calls and tool results are kept out of the pages (the
-        answer is what is stored); system messages are ignored; consecutive
-        human messages form one turn's input; an AI answer with no human
-        message before it is a turn of its own. The turns are written as by
-        :meth:`add_turns` (every one checked before the first is written, the
-        same result as :meth:`add_turn` one by one, in batches); with
-        message ids (LangGraph's ``add_messages`` reducer gives every message
-        one) a turn's id derives from them, so passing the whole conversation
-        again stores only its new turns.
-
-        The trailing human message(s) still waiting for an answer are not
-        stored by default: pass them again with the answer (as a chat history
-        keeps them pending). ``store_unanswered=True`` stores them now, as a
-        turn without an answer (a later call with the answer then stores the
-        answered turn as well).
-
-        Args:
-            messages: LangChain messages, or ``{"role": ..., "content": ...}``
-                dicts (``user`` / ``assistant`` / ``system`` / ``tool``), oldest first.
-            user_id: whose memory.
-            thread_id: the conversation thread.
-            timestamp: the time of every turn (default: now, per turn).
-            metadata: kept on every page (see :meth:`add_turn`).
-            store_unanswered: store the trailing unanswered human message(s) too.
-
-        Returns:
-            One report per stored turn, in order.
-
-        Raises:
-            TypeError: ``messages`` is not a list of messages or role dicts.
-            ValueError: as :meth:`add_turn`; nothing is written then.
-
-        Example:
-            >>> from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
-            >>> memory = MemoryOS()
-            >>> messages = [
-            ...     SystemMessage("You are helpful."),
-            ...     HumanMessage("What's the weather in Oslo? I live there.", id="h1"),
-            ...     AIMessage("", tool_calls=[{"name": "weather", "args": {"city": "Oslo"}, "id": "c1"}], id="a1"),
-            ...     ToolMessage("-3C, snow", tool_call_id="c1"),
-            ...     AIMessage("It's -3C and snowing in Oslo.", id="a2"),
-            ...     HumanMessage("Thanks!", id="h2"),
-            ... ]
-            >>> [r.added for r in memory.add_messages(messages, user_id="ana")]
-            [True]
-            >>> [(p.user_input, p.agent_response) for p in memory.get_stm(user_id="ana")]
-            [("What's the weather in Oslo? I live there.", "It's -3C and snowing in Oslo.")]
-            >>> [r.added for r in memory.add_messages(messages, user_id="ana")]  # the same turn: stored once
-            [False]
-            >>> as_dicts = [{"role": "user", "content": "I'm vegan."}, {"role": "assistant", "content": "Noted."}]
-            >>> memory.add_messages(as_dicts, user_id="bob")[0].added
-            True
-        """
-        return self._sync(
-            bulk.add_messages(self._runtime, messages, user_id, thread_id, timestamp, metadata, store_unanswered)
-        )
-
-    async def aadd_messages(
-        self,
-        messages: Iterable[BaseMessage | Mapping[str, Any]],
-        *,
-        user_id: str,
-        thread_id: str = "default",
-        timestamp: Any = None,
-        metadata: Mapping[str, Any] | None = None,
-        store_unanswered: bool = False,
-    ) -> list[WriteReport]:
-        """Async twin of :meth:`add_messages`.
-
-        Example:
-            >>> import asyncio
-            >>> from langchain_core.messages import AIMessage, HumanMessage
-            >>> reports = asyncio.run(MemoryOS().aadd_messages([HumanMessage("hi"), AIMessage("hello")], user_id="u"))
-            >>> [r.added for r in reports]
-            [True]
-        """
-        return await self._async(
-            bulk.add_messages(self._runtime, messages, user_id, thread_id, timestamp, metadata, store_unanswered)
-        )
-
-    def retrieve(
-        self,
-        query: str,
-        *,
-        user_id: str,
-        thread_id: str = "default",
-        stm_view: str | None = None,
-        touch: bool = True,
-        messages: Iterable[BaseMessage | Mapping[str, Any]] | None = None,
-    ) -> MemoryContext:
-        """Retrieve the memory context for a query (no model call).
-
-        Args:
-            query: the user's message or question.
-            user_id: whose memory.
-            thread_id: the thread whose STM is included.
-            stm_view: how the thread's STM is shown (``"compact"``, ``"full"``,
-                ``"messages"``; see ``MemoryOSConfig.stm_view``); ``None``: the config's.
-            touch: count the visit (segments hit get ``N_visit + 1`` and fresh
-                recency, so heat follows use, as in the paper); ``False`` reads
-                without writing anything (a preview, ``memoryos recall``). The
-                visit never makes the read wait or fail: when the store cannot
-                take it at once (another connection holds SQLite's write lock, a
-                full disk) it is logged and applied with the user's next write
-                (see :mod:`langchain_memoryos.store.visits`).
-            messages: the messages the model gets beside this context (a
-                LangGraph state's ``messages`` after any trimming; LangChain
-                messages or role dicts): every page of a turn in them is left
-                out of the context, whichever tier it sits in, so no turn the
-                model already reads is pasted in again (a fact read off such a
-                turn is still listed, by its id and date, for the memory tools).
-
-        Returns:
-            The context (``to_prompt()``, ``to_system_message()``, ``source_ids()``).
-
-        Example:
-            >>> ctx = MemoryOS().retrieve("anything?", user_id="new-user")
-            >>> ctx.stm, ctx.pages, ctx.user_facts
-            ([], [], [])
-            >>> memory = MemoryOS()
-            >>> _ = memory.add_turn("I have a parrot named Rio.", "Lovely!", user_id="u", thread_id="t")
-            >>> seen = [{"role": "user", "content": "I have a parrot named Rio."},
-            ...         {"role": "assistant", "content": "Lovely!"}]
-            >>> ctx = memory.retrieve("my pet?", user_id="u", thread_id="t", messages=seen)
-            >>> ctx.stm, [h.record.summary for h in ctx.user_facts]  # the turn is not repeated; its fact, by id
-            ([], ['The user has a parrot named Rio.'])
-        """
-        return self._sync(turns.retrieve(self._runtime, query, user_id, thread_id, stm_view, touch, messages))
-
-    async def aretrieve(
-        self,
-        query: str,
-        *,
-        user_id: str,
-        thread_id: str = "default",
-        stm_view: str | None = None,
-        touch: bool = True,
-        messages: Iterable[BaseMessage | Mapping[str, Any]] | None = None,
-    ) -> MemoryContext:
-        """Async twin of :meth:`retrieve`.
-
-        Example:
-            >>> import asyncio
-            >>> asyncio.run(MemoryOS().aretrieve("hi", user_id="u")).stm
-            []
-        """
-        return await self._async(turns.retrieve(self._runtime, query, user_id, thread_id, stm_view, touch, messages))

@@ -447,7 +447,22 @@ def apply_forget(
         page = _page(state, pid)
         if page is not None:
             _delete_page(state, page, touched)
-    for pid, cut in plan.redacted.items():
+    yield from _redact_pages(state, plan.redacted, words, touched, max_chars)
+    _scrub_derived(state, words, touched)
+    events = _delete_facts(state, plan.facts, now)
+    yield from scrub_log(repo, state, set(plan.facts), words)
+    state.save_meta()
+    state.snapshot_due = (
+        True  # the next flush writes a fresh snapshot (it holds the pages' words) and drops the journal
+    )
+    return events
+
+
+def _redact_pages(
+    state: UserState, redacted: dict[str, list[str]], words: set[str], touched: set[str], max_chars: int
+) -> Step[None]:
+    """Step: the sentences cut out of their pages, each page re-embedded (deleted when nothing said is left)."""
+    for pid, cut in redacted.items():
         page = _page(state, pid)
         if page is None:
             continue
@@ -473,6 +488,10 @@ def apply_forget(
             state.stm_index.add(page.id, vector)
             state.indices.pages_removed([page.id])
             state.stm_update(page)
+
+
+def _scrub_derived(state: UserState, words: set[str], touched: set[str]) -> None:
+    """What was derived from the forgotten words: the pages' chain meta, topics and candidates, segments, persona."""
     for page in _every_page(state):  # chain meta, topic and candidates of the pages that stay
         derived = [page.meta, page.topic or "", *(c.summary for c in page.candidates)]
         if any(_holds(text, words) for text in derived):
@@ -501,8 +520,12 @@ def apply_forget(
     if profile != persona.user_profile or traits != persona.user_traits:
         persona.user_profile, persona.user_traits = profile, traits
         state.save_persona()
+
+
+def _delete_facts(state: UserState, fact_ids: list[str], now: _dt.datetime) -> list[WriteEvent]:
+    """The forgotten facts deleted, each with its ``deleted`` event (its summary ``[deleted]``)."""
     events: list[WriteEvent] = []
-    for fid in plan.facts:
+    for fid in fact_ids:
         kind: FactKind = "user" if fid in state.facts["user"] else "agent"
         old = state.facts[kind].get(fid)
         if old is None:
@@ -522,11 +545,6 @@ def apply_forget(
         )
         state.log_event(event)
         events.append(event)
-    yield from scrub_log(repo, state, set(plan.facts), words)
-    state.save_meta()
-    state.snapshot_due = (
-        True  # the next flush writes a fresh snapshot (it holds the pages' words) and drops the journal
-    )
     return events
 
 

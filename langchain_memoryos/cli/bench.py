@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from langchain_memoryos.cli.common import _errors, _fail
 from langchain_memoryos.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from langchain_memoryos.evaluation.benchmark import LocomoRun
 
 __all__ = ["bench_locomo"]
 
@@ -79,6 +82,49 @@ def _parse_grid(spec: str | None) -> dict[str, tuple[float, ...]]:
     return grid
 
 
+#: The options of ``memoryos bench locomo`` whose help takes several lines.
+_Baselines = Annotated[str, typer.Option(help="'default', 'none', or kind:k list, e.g. bm25:10,dense:10,last:10,full.")]
+_Llm = Annotated[
+    str | None, typer.Option(help="Answer with this chat model (init_chat_model name, or a server's model name).")
+]
+_LlmBaseUrl = Annotated[
+    str | None, typer.Option(help="OpenAI-compatible base URL for --llm (default: $OPENAI_BASE_URL).")
+]
+_Protocol = Annotated[
+    str,
+    typer.Option(
+        help="How turns are fed and where questions are asked: harness (speaker pairs, names as metadata, "
+        "questions from a new thread), plain (add_turn('Name: text', 'Name: text') by position, questions on "
+        "the conversation's thread) or fresh (plain, questions from a new thread)."
+    ),
+]
+_Budgets = Annotated[
+    str,
+    typer.Option(
+        help="Word budgets, e.g. 250,500,1000,2000: the memory (ingested once) and the flat baselines at each "
+        "(default: the config's)."
+    ),
+]
+_Cv = Annotated[
+    bool,
+    typer.Option(
+        help="Also fit the ranking constants by leave-one-conversation-out coordinate ascent and report the "
+        "held-out recall as 'memoryos (LOCO-CV)'."
+    ),
+]
+_CvGrid = Annotated[
+    str | None,
+    typer.Option(help="The --cv grid: field=v1,v2;field[i]=v1,v2 (default: chain_weights, date_weight, rrf_k)."),
+]
+_Answers = Annotated[
+    bool,
+    typer.Option(
+        help="Also measure answers in context: the first system again with top_facts=0 over the same store, "
+        "with LoCoMo's observations as its facts (oracle), and the raw turns at the same words."
+    ),
+]
+
+
 def bench_locomo(
     path: Annotated[Path, typer.Argument(help="A LoCoMo file (locomo10.json format).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for report.json, report.md and the plot.")] = Path(
@@ -86,61 +132,20 @@ def bench_locomo(
     ),
     conversations: Annotated[int | None, typer.Option(help="Only the first N conversations.")] = None,
     systems: Annotated[str, typer.Option(help="Memory presets to test: memoryos, paper.")] = "memoryos,paper",
-    baselines: Annotated[
-        str, typer.Option(help="'default', 'none', or kind:k list, e.g. bm25:10,dense:10,last:10,full.")
-    ] = "default",
+    baselines: _Baselines = "default",
     categories: Annotated[str, typer.Option(help="Question categories, e.g. 1,2,3,4,5.")] = "1,2,3,4,5",
-    llm: Annotated[
-        str | None, typer.Option(help="Answer with this chat model (init_chat_model name, or a server's model name).")
-    ] = None,
-    llm_base_url: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible base URL for --llm (default: $OPENAI_BASE_URL).")
-    ] = None,
+    llm: _Llm = None,
+    llm_base_url: _LlmBaseUrl = None,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
-    protocol: Annotated[
-        str,
-        typer.Option(
-            help="How turns are fed and where questions are asked: harness (speaker pairs, names as metadata, "
-            "questions from a new thread), plain (add_turn('Name: text', 'Name: text') by position, questions on "
-            "the conversation's thread) or fresh (plain, questions from a new thread)."
-        ),
-    ] = "harness",
-    budgets: Annotated[
-        str,
-        typer.Option(
-            help="Word budgets, e.g. 250,500,1000,2000: the memory (ingested once) and the flat baselines at each "
-            "(default: the config's)."
-        ),
-    ] = "",
-    cv: Annotated[
-        bool,
-        typer.Option(
-            help="Also fit the ranking constants by leave-one-conversation-out coordinate ascent and report the "
-            "held-out recall as 'memoryos (LOCO-CV)'."
-        ),
-    ] = False,
-    cv_grid: Annotated[
-        str | None,
-        typer.Option(help="The --cv grid: field=v1,v2;field[i]=v1,v2 (default: chain_weights, date_weight, rrf_k)."),
-    ] = None,
-    answers: Annotated[
-        bool,
-        typer.Option(
-            help="Also measure answers in context: the first system again with top_facts=0 over the same store, "
-            "with LoCoMo's observations as its facts (oracle), and the raw turns at the same words."
-        ),
-    ] = True,
+    protocol: _Protocol = "harness",
+    budgets: _Budgets = "",
+    cv: _Cv = False,
+    cv_grid: _CvGrid = None,
+    answers: _Answers = True,
 ) -> None:
     """Run the LoCoMo retrieval benchmark (and, with --llm, answer scoring)."""
-    from langchain_memoryos.evaluation.answer_rows import answers_table
     from langchain_memoryos.evaluation.benchmark import run_locomo
-    from langchain_memoryos.evaluation.report import (
-        cv_table,
-        latency_lines,
-        markdown_table,
-        recall_words_table,
-        write_report,
-    )
+    from langchain_memoryos.evaluation.report import write_report
 
     if not path.is_file():
         raise _fail(f"{path}: no such file (pass the path of a LoCoMo JSON file such as locomo10.json)")
@@ -173,6 +178,14 @@ def bench_locomo(
             answers=answers,
         )
         files = write_report(run.summaries, out, meta=run.meta, outcomes=run.outcomes)
+    _print_run(run, protocol, bool(budgets), files)
+
+
+def _print_run(run: LocomoRun, protocol: str, budgets: bool, files: dict[str, Path]) -> None:
+    """What ``memoryos bench locomo`` prints of a run: the tables, latencies, ingestion and the report's files."""
+    from langchain_memoryos.evaluation.answer_rows import answers_table
+    from langchain_memoryos.evaluation.report import cv_table, latency_lines, markdown_table, recall_words_table
+
     typer.echo(f"protocol {protocol}: {run.meta['protocol_description']}")
     typer.echo(markdown_table(run.summaries))
     words = recall_words_table(run.summaries, run.meta["word_budgets"])

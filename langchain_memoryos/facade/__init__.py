@@ -1,13 +1,22 @@
 """The public methods of ``MemoryOS``, by concern: each sync/async pair two one-liners over one operation.
 
-``MemoryOS`` (:mod:`langchain_memoryos.memory`) is built from these groups:
+``MemoryOS`` (:mod:`langchain_memoryos.memory`: the constructor, the backends'
+factories, closing, background flushes) is built from these groups, one module
+each, and each module's methods run the operations of the module of the same
+name in :mod:`langchain_memoryos.operations` (``facade/turns.py`` ↔
+``operations/turns.py``, and so on):
+:class:`~langchain_memoryos.facade.turns.TurnMethods` (``add_turn``,
+``retrieve``, the graphs), :class:`~langchain_memoryos.facade.bulk.BulkMethods`
+(``add_turns``, ``add_messages``),
 :class:`~langchain_memoryos.facade.facts.FactMethods` (facts and
-corrections), :class:`~langchain_memoryos.facade.inspection.InspectionMethods`
-(STM, segments, facts, persona, log, stats) and
+corrections), :class:`~langchain_memoryos.facade.forget.ForgetMethods`
+(``forget``, ``delete_fact``),
+:class:`~langchain_memoryos.facade.search.SearchMethods` (``search``),
+:class:`~langchain_memoryos.facade.inspection.InspectionMethods` (STM,
+segments, facts, persona, log, stats) and
 :class:`~langchain_memoryos.facade.maintenance.MaintenanceMethods` (check and
 repair, export and import, deletion, vacuum). A method builds its operation
-(:mod:`langchain_memoryos.operations`) and runs it with :meth:`Facade._sync` or
-:meth:`Facade._async`.
+and runs it with :meth:`Facade._sync` or :meth:`Facade._async`.
 """
 
 from __future__ import annotations

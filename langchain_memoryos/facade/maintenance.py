@@ -15,7 +15,7 @@ from langgraph.store.base import BaseStore
 from langchain_memoryos import backends
 from langchain_memoryos.facade import Facade
 from langchain_memoryos.operations import maintenance as ops
-from langchain_memoryos.operations.imports import ImportMode
+from langchain_memoryos.operations.maintenance import ImportMode
 
 __all__ = ["MaintenanceMethods"]
 

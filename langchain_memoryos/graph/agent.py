@@ -356,32 +356,10 @@ def create_memoryos_agent(
         ['agent', 'recall', 'remember']
     """
     from langchain_memoryos.controllers.chat_models import resolve_chat_model
-    from langchain_memoryos.memory import MemoryOS
 
-    if isinstance(memory, MemoryOS):
-        if store is not None and store is not memory.store:
-            raise InvalidInputError(
-                "create_memoryos_agent: memory= uses another store than store=; pass memory=MemoryOS(store) "
-                "or only one of them (the graph and the memory share one store)."
-            )
-        store = memory.store
-        share_memory(memory)
-    elif store is not None:
-        memory = memory_for_store(store, memory)
+    memory, store = _one_store(memory, store)
     chat = resolve_chat_model(model)
     bound: Any = chat.bind_tools(list(tools)) if tools else chat
-    instructions = system_prompt or DEFAULT_AGENT_SYSTEM_PROMPT
-
-    def prompt(state: Mapping[str, Any]) -> list[BaseMessage]:
-        memory_text = state.get("memory_context") or ""
-        system = f"{instructions}\n\n{memory_text}" if memory_text else instructions
-        return [SystemMessage(system), *state["messages"]]
-
-    def call_model(state: Any, config: RunnableConfig) -> dict[str, Any]:
-        return {"messages": [bound.invoke(prompt(state), config)]}
-
-    async def acall_model(state: Any, config: RunnableConfig) -> dict[str, Any]:
-        return {"messages": [await bound.ainvoke(prompt(state), config)]}
 
     def route(state: Mapping[str, Any]) -> str:
         last = state["messages"][-1]
@@ -389,7 +367,7 @@ def create_memoryos_agent(
 
     graph = StateGraph(MemoryAgentState)
     graph.add_node("recall", create_recall_node(memory))
-    graph.add_node("agent", RunnableLambda(call_model, afunc=acall_model, name="agent"))
+    graph.add_node("agent", _model_node(bound, system_prompt or DEFAULT_AGENT_SYSTEM_PROMPT))
     graph.add_node("remember", create_remember_node(memory))
     graph.add_edge(START, "recall")
     graph.add_edge("recall", "agent")
@@ -403,3 +381,39 @@ def create_memoryos_agent(
         graph.add_edge("agent", "remember")
     graph.add_edge("remember", END)
     return graph.compile(checkpointer=checkpointer, store=store)
+
+
+def _one_store(
+    memory: MemoryOS | MemoryFactory | None, store: BaseStore | None
+) -> tuple[MemoryOS | MemoryFactory | None, BaseStore | None]:
+    """The agent's memory and store, one store for both (see :func:`create_memoryos_agent`)."""
+    from langchain_memoryos.memory import MemoryOS
+
+    if isinstance(memory, MemoryOS):
+        if store is not None and store is not memory.store:
+            raise InvalidInputError(
+                "create_memoryos_agent: memory= uses another store than store=; pass memory=MemoryOS(store) "
+                "or only one of them (the graph and the memory share one store)."
+            )
+        store = memory.store
+        share_memory(memory)
+    elif store is not None:
+        memory = memory_for_store(store, memory)
+    return memory, store
+
+
+def _model_node(bound: Any, instructions: str) -> RunnableLambda[Any, dict[str, Any]]:
+    """The agent's model node: the instructions and the recalled memory as one system message, then the messages."""
+
+    def prompt(state: Mapping[str, Any]) -> list[BaseMessage]:
+        memory_text = state.get("memory_context") or ""
+        system = f"{instructions}\n\n{memory_text}" if memory_text else instructions
+        return [SystemMessage(system), *state["messages"]]
+
+    def call_model(state: Any, config: RunnableConfig) -> dict[str, Any]:
+        return {"messages": [bound.invoke(prompt(state), config)]}
+
+    async def acall_model(state: Any, config: RunnableConfig) -> dict[str, Any]:
+        return {"messages": [await bound.ainvoke(prompt(state), config)]}
+
+    return RunnableLambda(call_model, afunc=acall_model, name="agent")

@@ -178,6 +178,43 @@ class ManageMemoryInput(BaseModel):
     )
 
 
+#: What the model is told of the ``manage_memory`` tool.
+_MANAGE_DESCRIPTION = (
+    "Manage long-term memory of this user: action 'add' stores a fact (content), 'update' "
+    "corrects a fact (fact_id, content), 'delete' forgets a fact (fact_id), 'forget' forgets what the "
+    "user asks to forget (content). A fact's id is shown before it in the memory, e.g. [f:12]: pass f:12."
+)
+
+
+def _check_manage(action: Action, content: str | None, fact_id: str | None) -> str | None:
+    """What a ``manage_memory`` call lacks, as a short message for the model (``None``: nothing)."""
+    if action in ("add", "update") and not (content or "").strip():
+        return f"'{action}' needs the fact as 'content'."
+    if action in ("update", "delete") and not (fact_id or "").strip():
+        return f"'{action}' needs the 'fact_id' of the fact to change."
+    if action == "forget" and not ((content or "").strip() or (fact_id or "").strip()):
+        return "'forget' needs what to forget as 'content' (or a 'fact_id')."
+    return None
+
+
+def _forgot(report: ForgetReport) -> str:
+    """A forget's report, as the tool answers it."""
+    if not report.removed:
+        return "Nothing in memory matches that; nothing was forgotten."
+    done = ", ".join(f"{e.record.summary} (id {fact_ref(e.record.id)})" for e in report.events)
+    pages = len(report.pages) + len(report.redacted)
+    return f"forgot {len(report.facts)} fact{'s' * (len(report.facts) != 1)} and {pages} pages" + (
+        f": {done}" if done else ""
+    )
+
+
+def _forget_args(content: str | None, fact_id: str | None) -> dict[str, Any]:
+    """``MemoryOS.forget``'s arguments of a ``forget`` call: the fact named, else the query."""
+    if (fact_id or "").strip():
+        return {"fact_id": fact_id_from_ref(fact_id or "")}
+    return {"query": str(content)}
+
+
 def create_manage_memory_tool(
     memory: MemoryOS | MemoryFactory | None = None, *, name: str = "manage_memory"
 ) -> BaseTool:
@@ -208,31 +245,8 @@ def create_manage_memory_tool(
         "'update' needs the fact as 'content'."
     """
 
-    def check(action: Action, content: str | None, fact_id: str | None) -> str | None:
-        if action in ("add", "update") and not (content or "").strip():
-            return f"'{action}' needs the fact as 'content'."
-        if action in ("update", "delete") and not (fact_id or "").strip():
-            return f"'{action}' needs the 'fact_id' of the fact to change."
-        if action == "forget" and not ((content or "").strip() or (fact_id or "").strip()):
-            return "'forget' needs what to forget as 'content' (or a 'fact_id')."
-        return None
-
-    def forgot(report: ForgetReport) -> str:
-        if not report.removed:
-            return "Nothing in memory matches that; nothing was forgotten."
-        done = ", ".join(f"{e.record.summary} (id {fact_ref(e.record.id)})" for e in report.events)
-        pages = len(report.pages) + len(report.redacted)
-        return f"forgot {len(report.facts)} fact{'s' * (len(report.facts) != 1)} and {pages} pages" + (
-            f": {done}" if done else ""
-        )
-
-    def forget_args(content: str | None, fact_id: str | None) -> dict[str, Any]:
-        if (fact_id or "").strip():
-            return {"fact_id": fact_id_from_ref(fact_id or "")}
-        return {"query": str(content)}
-
     def manage(action: Action, config: RunnableConfig, content: str | None = None, fact_id: str | None = None) -> str:
-        problem = check(action, content, fact_id)
+        problem = _check_manage(action, content, fact_id)
         if problem:
             return problem
         user, ref = resolve_user_id(config), fact_id_from_ref(fact_id or "")
@@ -243,7 +257,7 @@ def create_manage_memory_tool(
             if action == "update":
                 return _events([mem.update_fact(ref, str(content), user_id=user)])
             if action == "forget":
-                return forgot(mem.forget(user_id=user, **forget_args(content, fact_id)))
+                return _forgot(mem.forget(user_id=user, **_forget_args(content, fact_id)))
             return _events([mem.delete_fact(ref, user_id=user)])
         except FactNotFoundError:
             return f"No fact with id {ref!r}; search the memory for the right id."
@@ -253,7 +267,7 @@ def create_manage_memory_tool(
     async def amanage(
         action: Action, config: RunnableConfig, content: str | None = None, fact_id: str | None = None
     ) -> str:
-        problem = check(action, content, fact_id)
+        problem = _check_manage(action, content, fact_id)
         if problem:
             return problem
         user, ref = resolve_user_id(config), fact_id_from_ref(fact_id or "")
@@ -264,7 +278,7 @@ def create_manage_memory_tool(
             if action == "update":
                 return _events([await mem.aupdate_fact(ref, str(content), user_id=user)])
             if action == "forget":
-                return forgot(await mem.aforget(user_id=user, **forget_args(content, fact_id)))
+                return _forgot(await mem.aforget(user_id=user, **_forget_args(content, fact_id)))
             return _events([await mem.adelete_fact(ref, user_id=user)])
         except FactNotFoundError:
             return f"No fact with id {ref!r}; search the memory for the right id."
@@ -275,10 +289,6 @@ def create_manage_memory_tool(
         func=manage,
         coroutine=amanage,
         name=name,
-        description=(
-            "Manage long-term memory of this user: action 'add' stores a fact (content), 'update' "
-            "corrects a fact (fact_id, content), 'delete' forgets a fact (fact_id), 'forget' forgets what the "
-            "user asks to forget (content). A fact's id is shown before it in the memory, e.g. [f:12]: pass f:12."
-        ),
+        description=_MANAGE_DESCRIPTION,
         args_schema=ManageMemoryInput,
     )

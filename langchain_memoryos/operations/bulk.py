@@ -1,16 +1,17 @@
 """``MemoryOS.add_turns``: many turns of one user, stored as the same turns added one by one, in far less time.
 
 Every turn is checked first (nothing is written when one is invalid). Then,
-window by window, the turns' pages are embedded in one encoder batch, the
-analysis of every page (keywords and facts, written as each turn is added; a
+window by window, the turns' pages are embedded in one encoder batch, every
+page is read ahead (keywords and facts, written as each turn is added; a
 pure function of each page:
 :meth:`~langchain_memoryos.controllers.heuristic.HeuristicController.page_content`)
-is computed ahead — in a worker process on a second core (a spawned
-:class:`~langchain_memoryos.operations.helper.Helper`, never a fork) — and
-their facts' summaries are embedded in one batch too. Then the
-turns run through the write stages one by one, exactly as ``add_turn`` runs
-them (:func:`~langchain_memoryos.pipeline.write.run_turn`), answering the
-analyses and embeddings from what was computed ahead: the same pages,
+— in a helper process on a second core, the read-ahead of
+:mod:`~langchain_memoryos.operations.reader` — and their facts' summaries
+are embedded in one batch too. Then the turns run through the write stages
+one by one, exactly as ``add_turn`` runs them
+(:func:`~langchain_memoryos.pipeline.write.run_turn`), each with its page's
+reading (as ``add_turn``'s) and the embeddings answered from what was
+computed ahead: the same pages,
 segments, facts and write events as ``add_turn`` turn by turn (the encoder
 gives a text its row alone in any batch, up to how the BLAS rounds a product
 of many rows: equal to the bit on some CPUs, a few float32 ulps apart on
@@ -27,12 +28,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from langchain_memoryos.amu import admitted_summaries
-from langchain_memoryos.controllers.heuristic import HeuristicController, PageContent
+from langchain_memoryos.controllers.heuristic import HeuristicController
 from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
 from langchain_memoryos.index.vector_index import Vector
-from langchain_memoryos.kernel.controller import PageAnalysis
 from langchain_memoryos.kernel.effects import Embed, Lock, Services, Step, Wait, run_async, run_sync
+from langchain_memoryos.operations import reader
 from langchain_memoryos.operations.helper import Helper, HelperError
+from langchain_memoryos.operations.reader import PageRead
 from langchain_memoryos.operations.replay import AlignedTurns
 from langchain_memoryos.operations.runtime import Runtime
 from langchain_memoryos.operations.turns import message_turns, turn_input
@@ -58,8 +60,6 @@ MIN_PARALLEL_PAGES = 24
 #: stopping the worker for good): a bulk write never waits for ever on it.
 WORKER_TIMEOUT_SECONDS = 30.0
 WORKER_SECONDS_PER_PAGE = 1.0
-
-_WORKER = Helper("analyser", "langchain_memoryos.operations.analyser:page_contents")
 
 
 def turn_fields(item: Any, index: int = 0) -> dict[str, Any]:
@@ -126,52 +126,7 @@ def _checked(runtime: Runtime, turns: Iterable[Any], user_id: Any, thread_id: An
     return tuple(out)
 
 
-# -- the page analyses computed ahead -------------------------------------------
-def _pool() -> Helper | None:
-    """The worker process that analyses pages on a second core (started on first use, kept), or ``None``.
-
-    ``None`` with one CPU, outside POSIX, and once the worker failed: the
-    pages are then analysed in this process.
-    """
-    if (os.cpu_count() or 1) < 2 or os.name != "posix" or _WORKER.failed:
-        return None
-    return _WORKER
-
-
-def _submit(pool: Helper, page_keywords: int, pages: list[DialoguePage]) -> Future[list[PageContent]] | None:
-    """The future of the pages' contents from the worker, or ``None`` while it starts (analyse them here)."""
-    return pool.submit((page_keywords, pages))
-
-
-def _drop_pool() -> None:
-    """Stop the worker for good (it failed or hung): pages are analysed in this process from now on."""
-    _WORKER.stop("did not answer in time")
-
-
-class _Primed:
-    """The memory's controller, answering ``analyze_page`` with a page's content computed ahead when there is one.
-
-    Everything else goes to the controller itself.
-    """
-
-    def __init__(self, base: HeuristicController, contents: dict[str, tuple[str, str, PageContent]]) -> None:
-        self._base = base
-        self._contents = contents
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._base, name)
-
-    def analyze_page(self, page: DialoguePage, previous: DialoguePage | None, similarity: float | None) -> PageAnalysis:
-        known = self._contents.get(page.id)
-        content = known[2] if known is not None and known[:2] == (page.user_input, page.agent_response) else None
-        return self._base.analyze_page(page, previous, similarity, content=content)
-
-    async def aanalyze_page(
-        self, page: DialoguePage, previous: DialoguePage | None, similarity: float | None
-    ) -> PageAnalysis:
-        return self.analyze_page(page, previous, similarity)
-
-
+# -- the pages read ahead -------------------------------------------------------
 def _analyser(services: Services) -> HeuristicController | None:
     """The controller whose page analysis can be computed ahead: the offline one, unless redefined."""
     c = services.controller
@@ -186,11 +141,11 @@ class _Plan:
 
     windows: list[tuple[TurnWrite, ...]]
     ahead: list[list[DialoguePage]]
-    contents: dict[str, tuple[str, str, PageContent]]
     vectors: dict[str, Vector]
     analyser: HeuristicController | None
-    jobs: list[Future[list[PageContent]] | None]
+    jobs: list[Future[list[PageRead]] | None]
     parallel: bool = False
+    pool: Helper | None = None
 
 
 def _plan(runtime: Runtime, turns: tuple[TurnWrite, ...]) -> _Plan:
@@ -198,25 +153,25 @@ def _plan(runtime: Runtime, turns: tuple[TurnWrite, ...]) -> _Plan:
     windows = [turns[i : i + WINDOW] for i in range(0, len(turns), WINDOW)]
     # every page is analysed as its turn is added (its facts are written with it)
     ahead = [[turn_page(t) for t in window] if analyser is not None else [] for window in windows]
-    jobs: list[Future[list[PageContent]] | None] = [None] * len(windows)
+    jobs: list[Future[list[PageRead]] | None] = [None] * len(windows)
     parallel = analyser is not None and sum(map(len, ahead)) >= MIN_PARALLEL_PAGES
-    plan = _Plan(windows, ahead, {}, {}, analyser, jobs, parallel)
+    plan = _Plan(windows, ahead, {}, analyser, jobs, parallel)
     _analyse_ahead(plan, 0)
     return plan
 
 
 def _analyse_ahead(plan: _Plan, w: int) -> None:
-    """Give window ``w``'s pages to the worker process (the first window's at once).
+    """Give window ``w``'s pages to the analyser process (the first window's at once).
 
     Each next window's pages go while the window before it is written: the
-    worker then uses the core the writing leaves idle, not one the encoder needs.
+    process then uses the core the writing leaves idle, not one the encoder needs.
     """
     if not plan.parallel or w >= len(plan.windows) or not plan.ahead[w] or plan.analyser is None:
         return
-    pool = _pool()
-    if pool is None:
+    plan.pool = reader.analyser()
+    if plan.pool is None:
         return
-    plan.jobs[w] = _submit(pool, plan.analyser.page_keywords, plan.ahead[w])  # None: analysed here
+    plan.jobs[w] = reader.submit_pages(plan.pool, plan.analyser.page_keywords, plan.ahead[w])  # None: read here
 
 
 def _write_turns(runtime: Runtime, plan: _Plan) -> Step[None]:
@@ -231,19 +186,19 @@ def _write_turns(runtime: Runtime, plan: _Plan) -> Step[None]:
             t.vector = row
         job = plan.jobs[w]
         if plan.analyser is not None and pages:
-            found: list[PageContent] | None = None
+            found: list[PageRead] | None = None
             if job is not None:
                 try:
                     found = yield Wait(job, timeout=WORKER_TIMEOUT_SECONDS + WORKER_SECONDS_PER_PAGE * len(pages))
-                except HelperError:  # the worker raised or stopped (logged): analyse here (same function, same result)
+                except HelperError:  # the worker raised or stopped (logged): read here (same function, same result)
                     pass
-                except Exception:  # noqa: BLE001 - the worker hung: analyse here, and stop it
-                    _drop_pool()
-            if found is None:
-                found = [plan.analyser.page_content(p) for p in pages]
-            for page, content in zip(pages, found, strict=True):
-                plan.contents[page.id] = (page.user_input, page.agent_response, content)
-            admitted = admitted_summaries([r for c in found for r in c.records], threshold)
+                except Exception:  # noqa: BLE001 - the worker hung: read here, and stop it
+                    if plan.pool is not None:
+                        plan.pool.stop("did not answer in time")
+            read = reader.contents(plan.analyser, pages, found)
+            for t, page, content in zip(window, pages, read, strict=True):
+                t.reading = plan.analyser.read_ahead(page, content)  # as add_turn's: chain_link uses it
+            admitted = admitted_summaries([r for c in read for r in c.records], threshold)
             summaries = tuple(s for s in admitted if s not in plan.vectors)
             if summaries:  # one encoder batch for the facts of the window's pages
                 plan.vectors.update(zip(summaries, (yield Embed(summaries, threads=THREADS)), strict=True))
@@ -279,13 +234,8 @@ def _write_window(runtime: Runtime, window: tuple[TurnWrite, ...]) -> Step[None]
 
 
 def _services(runtime: Runtime, plan: _Plan) -> Services:
-    """The memory's services, answering analyses and embeddings from what the call computed ahead."""
-    base = runtime.services
-    if plan.analyser is None:
-        return replace(base, vectors=plan.vectors)
-    primed: Any = _Primed(plan.analyser, plan.contents)
-    offline = primed if base.offline is base.controller else base.offline
-    return replace(base, controller=primed, offline=offline, vectors=plan.vectors)
+    """The memory's services, answering embeddings from what the call computed ahead."""
+    return replace(runtime.services, vectors=plan.vectors)
 
 
 @dataclass(frozen=True)

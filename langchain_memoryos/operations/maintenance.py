@@ -16,6 +16,7 @@ from langchain_memoryos.operations.imports import (
     DERIVED_PARTS,
     EXPORT_FORMAT,
     IMPORT_MODES,
+    ImportMode,
     check_export,
     import_rows,
 )
@@ -27,7 +28,7 @@ from langchain_memoryos.schema.layout import is_hash_label
 from langchain_memoryos.schema.pages import stored_thread
 from langchain_memoryos.store.repository import decode_label, flush
 
-__all__ = ["EXPORT_FORMAT", "check", "clear_stm", "delete_user", "export_user", "import_user"]
+__all__ = ["EXPORT_FORMAT", "ImportMode", "check", "clear_stm", "delete_user", "export_user", "import_user"]
 
 
 def check(runtime: Runtime, user_id: Any, *, repair: bool) -> Locked[list[str]]:

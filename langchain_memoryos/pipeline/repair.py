@@ -220,8 +220,33 @@ def _new_segment_id(page: DialoguePage, *, taken: Collection[str]) -> str:
 
 def _repair_membership(state: UserState, config: MemoryOSConfig) -> list[str]:
     done: list[str] = []
-    listed = _membership(state)
     order = sorted(state.segments.values(), key=lambda s: (s.created_at, s.id))
+    owner = _owners(state, order, done)
+    orphans = [p for pid, p in state.pages.items() if pid not in owner]
+    joining: dict[str, list[str]] = {}
+    for page in orphans:
+        if page.segment_id is not None and page.segment_id in state.segments:
+            owner[page.id] = page.segment_id
+            joining.setdefault(page.segment_id, []).append(page.id)
+            done.append(f"page {page.id}: added back to its segment {page.segment_id}")
+    for seg in order:
+        _mend_segment(state, seg, owner, joining.get(seg.id, []), done)
+    # the rest: a segment per lost segment id (recreated with the pages naming it), else one per page
+    homeless = [p for p in orphans if p.id not in owner and p.id in state.page_index]  # else: no vector to write
+    _rehome(state, config, homeless, owner, done)
+    for pid, sid in owner.items():
+        page = state.pages[pid]
+        vector = _indexed(state.page_index, pid)
+        if page.segment_id != sid and vector is not None:
+            done.append(f"page {pid}: segment_id {page.segment_id} set to {sid}")
+            page.segment_id = sid
+            state.put_page(page, vector)
+    return done
+
+
+def _owners(state: UserState, order: list[Segment], done: list[str]) -> dict[str, str]:
+    """The one segment each listed page stays in: the one it names, else the oldest listing it."""
+    listed = _membership(state)
     owner: dict[str, str] = {}
     for pid, sids in listed.items():
         page = state.pages.get(pid)
@@ -231,39 +256,40 @@ def _repair_membership(state: UserState, config: MemoryOSConfig) -> list[str]:
         others = sorted(set(sids) - {owner[pid]})
         if others:
             done.append(f"page {pid}: kept in segment {owner[pid]} only (removed from {', '.join(others)})")
-    orphans = [p for pid, p in state.pages.items() if pid not in owner]
-    joining: dict[str, list[str]] = {}
-    for page in orphans:
-        if page.segment_id is not None and page.segment_id in state.segments:
-            owner[page.id] = page.segment_id
-            joining.setdefault(page.segment_id, []).append(page.id)
-            done.append(f"page {page.id}: added back to its segment {page.segment_id}")
-    for seg in order:
-        page_ids = [p for p in dict.fromkeys(seg.page_ids) if owner.get(p) == seg.id] + joining.get(seg.id, [])
-        members = set(page_ids)
-        pending = [p for p in dict.fromkeys(seg.pending_page_ids) if p in members]
-        for pid in dict.fromkeys(seg.page_ids):
-            if pid not in state.pages:
-                done.append(f"segment {seg.id}: dropped missing page {pid}")
-            elif seg.page_ids.count(pid) > 1 and owner.get(pid) == seg.id:
-                done.append(f"segment {seg.id}: dropped the repeats of page {pid}")
-        for pid in dict.fromkeys(seg.pending_page_ids):
-            if pid not in members and owner.get(pid) is None or pid not in members and pid not in seg.page_ids:
-                done.append(f"segment {seg.id}: dropped pending page {pid} (not one of its pages)")
-            elif pid in members and seg.pending_page_ids.count(pid) > 1:
-                done.append(f"segment {seg.id}: dropped the repeats of pending page {pid}")
-        if page_ids and page_ids == seg.page_ids and pending == seg.pending_page_ids:
-            continue
-        if not page_ids:
-            seg.page_ids, seg.pending_page_ids = [], []  # delete_segment deletes the pages it lists
-            state.delete_segment(seg.id)
-            done.append(f"segment {seg.id}: deleted (no pages left)")
-            continue
-        changed = page_ids != seg.page_ids
-        seg.page_ids, seg.pending_page_ids = page_ids, pending
-        _put_segment(state, seg, changed)
-    # the rest: a segment per lost segment id (recreated with the pages naming it), else one per page
-    homeless = [p for p in orphans if p.id not in owner and p.id in state.page_index]  # else: no vector to write
+    return owner
+
+
+def _mend_segment(state: UserState, seg: Segment, owner: dict[str, str], joining: list[str], done: list[str]) -> None:
+    """The segment's page lists made its owned pages (and those ``joining`` it), once each; deleted when empty."""
+    page_ids = [p for p in dict.fromkeys(seg.page_ids) if owner.get(p) == seg.id] + joining
+    members = set(page_ids)
+    pending = [p for p in dict.fromkeys(seg.pending_page_ids) if p in members]
+    for pid in dict.fromkeys(seg.page_ids):
+        if pid not in state.pages:
+            done.append(f"segment {seg.id}: dropped missing page {pid}")
+        elif seg.page_ids.count(pid) > 1 and owner.get(pid) == seg.id:
+            done.append(f"segment {seg.id}: dropped the repeats of page {pid}")
+    for pid in dict.fromkeys(seg.pending_page_ids):
+        if pid not in members and owner.get(pid) is None or pid not in members and pid not in seg.page_ids:
+            done.append(f"segment {seg.id}: dropped pending page {pid} (not one of its pages)")
+        elif pid in members and seg.pending_page_ids.count(pid) > 1:
+            done.append(f"segment {seg.id}: dropped the repeats of pending page {pid}")
+    if page_ids and page_ids == seg.page_ids and pending == seg.pending_page_ids:
+        return
+    if not page_ids:
+        seg.page_ids, seg.pending_page_ids = [], []  # delete_segment deletes the pages it lists
+        state.delete_segment(seg.id)
+        done.append(f"segment {seg.id}: deleted (no pages left)")
+        return
+    changed = page_ids != seg.page_ids
+    seg.page_ids, seg.pending_page_ids = page_ids, pending
+    _put_segment(state, seg, changed)
+
+
+def _rehome(
+    state: UserState, config: MemoryOSConfig, homeless: list[DialoguePage], owner: dict[str, str], done: list[str]
+) -> None:
+    """Pages no segment holds: a segment per lost segment id (recreated with the pages naming it), else one each."""
     groups: dict[str, list[DialoguePage]] = {}
     for page in homeless:
         if page.segment_id:
@@ -296,14 +322,6 @@ def _repair_membership(state: UserState, config: MemoryOSConfig) -> list[str]:
             done.append(f"segment {sid}: recreated for its {len(ids)} orphan page(s) {', '.join(ids)}")
         else:
             done.append(f"page {ids[0]}: put into a new segment {sid}")
-    for pid, sid in owner.items():
-        page = state.pages[pid]
-        vector = _indexed(state.page_index, pid)
-        if page.segment_id != sid and vector is not None:
-            done.append(f"page {pid}: segment_id {page.segment_id} set to {sid}")
-            page.segment_id = sid
-            state.put_page(page, vector)
-    return done
 
 
 def _repair_segment_vectors(state: UserState) -> list[str]:

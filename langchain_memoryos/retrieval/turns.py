@@ -208,6 +208,16 @@ def pack_turns(
         taken.setdefault(hit.page.id, set()).add(side)
         hits.setdefault(hit.page.id, hit)
         count += 1
+    return _in_rank_order(ranked, hits, taken, fixed)
+
+
+def _in_rank_order(
+    ranked: Sequence[ScoredPage],
+    hits: dict[str, ScoredPage],
+    taken: dict[str, set[Side]],
+    fixed: dict[str, ScoredPage],
+) -> list[ScoredPage]:
+    """The packed hits in rank order, each whole or as the one side taken of it (``fixed``: kept as they were)."""
     order = {hit.page.id: i for i, hit in enumerate(ranked)}
     out: list[ScoredPage] = []
     for page_id in sorted(hits, key=lambda key: order.get(key, -1)):

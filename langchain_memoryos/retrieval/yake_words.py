@@ -231,7 +231,6 @@ def _ranked(text: str, lan: str) -> list[tuple[float, str, str]]:
     tf_norm = float(arr.mean() + arr.std())
     max_tf = max(t[_TF] for t in terms.values())
     n_sentences = len(sentences)
-    log, median = math.log, _median
 
     hs: dict[str, float] = {}
     ranked: list[tuple[float, str, str]] = []
@@ -241,21 +240,27 @@ def _ranked(text: str, lan: str) -> list[tuple[float, str, str]]:
             continue
         h = hs.get(key)
         if h is None:
-            tf = term[_TF]
-            wdl, wil = len(term[_LEFT]), float(term[_NLEFT])
-            wdr, wir = len(term[_RIGHT]), float(term[_NRIGHT])
-            pwl = 0 if wil == 0 else wdl / wil
-            pwr = 0 if wir == 0 else wdr / wir
-            wrel = (0.5 + (pwl * (tf / max_tf))) + (0.5 + (pwr * (tf / max_tf)))
-            wfreq = tf / tf_norm
-            wspread = len(term[_SIDS]) / n_sentences
-            wcase = max(term[_TF_A], term[_TF_N]) / (1.0 + log(tf))
-            wpos = log(log(3.0 + median(term[_SIDS])))
-            h = (wpos * wrel) / (wcase + (wfreq / wrel) + (wspread / wrel))
-            hs[key] = h
+            h = hs[key] = _term_score(term, max_tf, tf_norm, n_sentences)
         ranked.append((h / ((h + 1) * ctf), lower, kw))
     ranked.sort(key=_first)  # stable: ties keep the order of first occurrence, as yake's sort
     return ranked
+
+
+def _term_score(term: list[Any], max_tf: float, tf_norm: float, n_sentences: int) -> float:
+    """Yake's ``H`` of a single term from its features (relatedness, frequency, spread, case, position)."""
+    log = math.log
+    tf = term[_TF]
+    wdl, wil = len(term[_LEFT]), float(term[_NLEFT])
+    wdr, wir = len(term[_RIGHT]), float(term[_NRIGHT])
+    pwl = 0 if wil == 0 else wdl / wil
+    pwr = 0 if wir == 0 else wdr / wir
+    wrel = (0.5 + (pwl * (tf / max_tf))) + (0.5 + (pwr * (tf / max_tf)))
+    wfreq = tf / tf_norm
+    wspread = len(term[_SIDS]) / n_sentences
+    wcase = max(term[_TF_A], term[_TF_N]) / (1.0 + log(tf))
+    wpos = log(log(3.0 + _median(term[_SIDS])))
+    h: float = (wpos * wrel) / (wcase + (wfreq / wrel) + (wspread / wrel))
+    return h
 
 
 def _first(item: tuple[float, str, str]) -> float:

@@ -12,6 +12,9 @@ a turn is one transaction.
 A user's deletion is all or nothing in effect: its first transaction stores a
 tombstone, and until the last row is gone every access to the user finishes
 the deletion before doing anything else (see :meth:`MemoryRepository.delete_all`).
+
+How a user is read from the store (its records, or its snapshot and journal,
+and rows without a usable vector healed) is :mod:`~langchain_memoryos.store.loading`.
 """
 
 from __future__ import annotations
@@ -22,18 +25,12 @@ import logging
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from typing import Any
 
-import numpy as np
 from langgraph.store.base import GetOp, Item, PutOp, SearchOp
 
-from langchain_memoryos.index.vector_index import Vector, VectorIndex, decode_vector
-from langchain_memoryos.kernel.effects import ChangeToken, Embed, Purge, Step, StoreBatch
+from langchain_memoryos.kernel.effects import ChangeToken, Purge, Step, StoreBatch
 from langchain_memoryos.schema import (
     DialoguePage,
-    MemoryRecord,
-    Persona,
-    Segment,
 )
 from langchain_memoryos.schema.layout import (
     _DELETING,
@@ -41,20 +38,16 @@ from langchain_memoryos.schema.layout import (
     ROOT,
     decode_label,
     encode_label,
-    is_hash_label,
     page_key,
 )
 from langchain_memoryos.store.cache import UserCache
 from langchain_memoryos.store.changes import unchanged_after
+from langchain_memoryos.store.loading import every_item, read_records, replay, restore, search_all, version_of
 from langchain_memoryos.store.locks import ProcessLocks, UserLease
 from langchain_memoryos.store.snapshot import (
     JOURNAL,
-    REPLAY_LIMIT,
     SNAPSHOT,
     SNAPSHOT_EVERY,
-    STATE_PARTS,
-    apply_changes,
-    decode_snapshot,
 )
 from langchain_memoryos.store.state import UserState, next_revision
 from langchain_memoryos.store.visits import apply_visits
@@ -74,92 +67,6 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 _PAGE_SIZE = 1000
-#: the first read of a namespace asks for this many items; a larger one is read again with twice the limit
-_FIRST_READ = 10_000
-
-
-def _usable_vector(item: Item, dimension: int) -> Vector | None:
-    """The item's stored vector, or ``None`` when it is missing, malformed, of another size or not finite."""
-    raw = item.value.get("vector") if isinstance(item.value, dict) else None
-    if raw is None:
-        return None
-    try:
-        vector = decode_vector(str(raw))
-    except (ValueError, TypeError):
-        return None
-    if vector.shape != (dimension,) or not np.all(np.isfinite(vector)):
-        return None
-    return vector
-
-
-def _index(index: VectorIndex, items: list[Item], problems: list[str], what: str) -> None:
-    """Put the items' usable vectors into ``index``; note the others in ``problems``."""
-    keys: list[str] = []
-    vectors: list[Vector] = []
-    for it in items:
-        vector = _usable_vector(it, index.dimension)
-        if vector is None:
-            problems.append(f"{what} {it.key}: stored without a usable vector (re-embedded in memory; not yet stored)")
-        else:
-            keys.append(it.key)
-            vectors.append(vector)
-    if keys:
-        index.add_many(keys, np.stack(vectors))
-
-
-def _every(namespace: tuple[str, ...]) -> Step[list[Item]]:
-    """Step: every item under ``namespace``, read whole in one search (never paged by offset).
-
-    Paging by offset loses rows: ``PostgresStore`` orders a search by
-    ``updated_at``, which the rows written in one transaction share, so pages
-    of a tie overlap and miss rows. One search returns a consistent set; a
-    namespace with more items than the limit is read again with a doubled limit.
-    """
-    limit = _FIRST_READ
-    while True:
-        res = yield StoreBatch((SearchOp(namespace, limit=limit),))
-        items: list[Item] = list(res[0])
-        if len(items) < limit:
-            return items
-        limit *= 2
-
-
-#: A change a journal row names: the namespace after the user's label, and the key.
-Change = tuple[tuple[str, ...], str]
-
-
-def _journal_link(value: Any) -> tuple[str, list[Change]] | None:
-    """A journal row's value as ``(previous version, changes)``; ``None`` when it is not a well-formed link.
-
-    Well-formed: a dict with ``"prev"`` a string and ``"keys"`` a list of
-    changes, each a list of strings — a namespace part of the user's state
-    (:data:`~langchain_memoryos.store.snapshot.STATE_PARTS`), any further parts, then the key.
-
-    Example:
-        >>> _journal_link({"prev": "v1", "keys": [["pages", "p_1"], ["stm", "t", "p_2"]]})
-        ('v1', [(('pages',), 'p_1'), (('stm', 't'), 'p_2')])
-        >>> broken = (5, {"keys": []}, {"prev": "v1", "keys": [["pages"]]}, {"prev": "v", "keys": "x"})
-        >>> [_journal_link(v) for v in broken]
-        [None, None, None, None]
-    """
-    if not isinstance(value, dict):
-        return None
-    prev, keys = value.get("prev"), value.get("keys")
-    if not isinstance(prev, str) or not isinstance(keys, list):
-        return None
-    changes: list[Change] = []
-    for change in keys:
-        if not isinstance(change, list) or len(change) < 2 or not all(isinstance(x, str) and x for x in change):
-            return None
-        if change[0] not in STATE_PARTS:
-            return None
-        changes.append((tuple(change[:-1]), change[-1]))
-    return prev, changes
-
-
-def _version(item: Any) -> str | None:
-    value = getattr(item, "value", None)
-    return str(value.get("v")) if isinstance(value, dict) and value.get("v") else None
 
 
 def flush(state: UserState, *, wait: bool = True) -> Step[None]:
@@ -453,13 +360,13 @@ class MemoryRepository:
             if token is not None and token == state.current_at:
                 return state  # nothing written to the store since the state was known current: no stamp to read
             stamp = yield StoreBatch((GetOp(state.ns("version"), "v"),))
-            current = _version(stamp[0])
+            current = version_of(stamp[0])
             if current == state.version:
                 state.current_at = token
                 return state  # no other process wrote since this cache was built
             if self.snapshots and current is not None and not state.pending:
                 # another process wrote: apply what its flushes changed, if the journal links the two versions
-                if (yield from self._replay(state, current, state)):
+                if (yield from replay(state, current, state)):
                     state.revision = next_revision()  # a writer working on a copy of the old state must run again
                     return state
         started = self.cache.now()  # before the first read: a change after it means what is read may be old
@@ -485,64 +392,15 @@ class MemoryRepository:
         if head[0] is not None:  # an interrupted deletion: finish it, the user starts empty
             state.completed_deletion = yield from self._finish_deletion(user_id)
             return self._keep(state, started, from_records)
-        state.version = _version(head[1])
+        state.version = version_of(head[1])
         state.current_at = token
         if snapshots and state.version is not None and not from_records:
-            restored = yield from self._restore(state, head[2])
+            restored = yield from restore(state, head[2])
             if restored is not None:
                 restored.current_at = token
                 return self._keep(restored, started, from_records)
         state.snapshot_due = snapshots  # rebuilt from the records: the next flush saves a snapshot
-        pages = yield from self.search_all(state.ns("pages"))
-        segments = yield from self.search_all(state.ns("segments"))
-        user_facts = yield from self.search_all(state.ns("facts", "user"))
-        agent_facts = yield from self.search_all(state.ns("facts", "agent"))
-        stm_items = yield from self.search_all(state.ns("stm"), exact=False)
-        singles = yield StoreBatch(
-            (
-                SearchOp(state.ns("persona"), limit=1),
-                SearchOp(state.ns("meta"), limit=1),
-            )
-        )
-        for it in pages:
-            state.pages[it.key] = DialoguePage.from_dict(it.value)
-        _index(state.page_index, pages, state.load_problems, "page")
-        for it in segments:
-            state.segments[it.key] = Segment.from_dict(it.value)
-        _index(state.segment_index, segments, state.load_problems, "segment")
-        for kind, items in (("user", user_facts), ("agent", agent_facts)):
-            for it in items:
-                state.facts[kind][it.key] = MemoryRecord.from_dict(it.value)
-            _index(state.fact_index[kind], items, state.load_problems, f"{kind} fact")
-        stm_items.sort(key=lambda it: int(it.value.get("seq", 0)))
-        moved: list[DialoguePage] = []
-        for it in stm_items:
-            page = DialoguePage.from_dict(it.value)
-            page.metadata.setdefault("_seq", int(it.value.get("seq", 0)))
-            depth = len(self.root) + 2  # (*root, user, "stm", thread)
-            tl = it.namespace[depth] if len(it.namespace) > depth else None
-            # a hash label (a long thread id) cannot be decoded: the page's value holds the thread id
-            thread = page.thread_id if tl is None or is_hash_label(tl) else decode_label(tl)
-            if page.thread_id != thread:  # the namespace is where the row is: it decides
-                state.load_problems.append(
-                    f"STM page {it.key}: stored under thread {thread!r} but says {page.thread_id!r} (corrected)"
-                )
-                page.thread_id = thread
-                moved.append(page)
-            state.stm.setdefault(thread, []).append(page)
-        _index(state.stm_index, stm_items, state.load_problems, "STM page")
-        for key in state.stm_index.keys():
-            state.stm_vectors[key] = state.stm_index.get(key)
-        if state.load_problems:
-            yield from self._heal(state)
-        for page in moved:
-            if page.id in state.stm_vectors:
-                state.stm_update(page)  # the row says its own thread again
-        if singles[0]:
-            state.persona = Persona.from_dict(singles[0][0].value)
-            state.persona_stored = True
-        if singles[1]:
-            state.meta = dict(singles[1][0].value)
+        yield from read_records(state, self.embed_chars)
         if self.read_only and state.load_problems:  # healed for this read only: no rewrite buffered, not cached
             state.take_ops()
             return state
@@ -564,126 +422,6 @@ class MemoryRepository:
             self._states[state.user_id] = state
             return state
         return self._states.setdefault(state.user_id, state)
-
-    def _restore(self, state: UserState, item: Item | None) -> Step[UserState | None]:
-        """Step: the user from its snapshot and the journal since (``None``: rebuild from the records).
-
-        ``state`` is the empty state being loaded, with the current version
-        stamp. The snapshot is used only at that version, or when the journal
-        links the snapshot's version to it: then the records the linking
-        flushes changed are read again and applied. Journal rows found that
-        lead nowhere are noted in ``state.journal`` (the next snapshot deletes them).
-        """
-        if item is None:
-            return None
-        restored = decode_snapshot(item.value, state)
-        if restored is None or restored.version is None:
-            logger.warning(
-                "user %r: snapshot unusable (torn, altered, copied from another user or scope, restamped, or of "
-                "another format): rebuilt from the records",
-                state.user_id,
-            )
-            return None
-        restored.chain_gap, restored.snapshot_every = state.chain_gap, state.snapshot_every
-        restored.pending_visits = state.pending_visits
-        if restored.version == state.version:
-            return restored
-        assert state.version is not None
-        if (yield from self._replay(restored, state.version, state)):
-            return restored
-        return None
-
-    def _replay(self, target: UserState, stamp: str, note: UserState) -> Step[bool]:
-        """Step: bring ``target`` from its version to ``stamp`` with the journal (``False``: no way; rebuild).
-
-        The records the flushes on the journal path changed are read again and
-        applied. When there is no path (or a change cannot be applied), the
-        journal rows found are noted in ``note.journal`` for the next snapshot
-        to delete, and ``target`` must not be used (it may be half changed).
-        """
-        try:
-            rows = yield from self.search_all(target.ns(JOURNAL))
-        except ValueError as exc:  # a row the store cannot parse (SQLite: JSON text cut or edited)
-            logger.warning("user %r: the journal cannot be read (%s): rebuilt from the records", target.user_id, exc)
-            return False
-        links: dict[str, tuple[str, list[Change]]] = {}
-        broken: list[str] = []
-        for row in rows:
-            link = _journal_link(row.value)
-            if link is None or link[0] in links:  # not a link, or a second row from one version: not followed
-                broken.append(row.key)
-            else:
-                links[link[0]] = (row.key, link[1])
-        if broken:
-            logger.warning(
-                "user %r: %d journal rows are not well-formed links (%s): rebuilt from the records",
-                target.user_id,
-                len(broken),
-                ", ".join(repr(key) for key in broken[:3]),
-            )
-            note.journal = [row.key for row in rows]
-            return False
-        path: list[tuple[str, list[Change]]] = []
-        version = target.version
-        while version != stamp:
-            step = links.get(version) if version is not None else None
-            if step is None or len(path) > len(rows):
-                logger.info("user %r: no journal path from %s to the stamp: rebuilt", target.user_id, version)
-                note.journal = [row.key for row in rows]
-                return False
-            path.append(step)
-            version = step[0]
-        changed = list(dict.fromkeys(change for _, keys in path for change in keys))
-        current = yield StoreBatch(tuple(GetOp(target.ns(*tail), key) for tail, key in changed))
-        values = [
-            (tail, key, it.value if it is not None else None) for (tail, key), it in zip(changed, current, strict=True)
-        ]
-        try:
-            applied = apply_changes(target, values)
-        except (ValueError, TypeError, KeyError, AttributeError) as exc:  # a changed record that does not parse
-            logger.warning("user %r: a journaled change cannot be applied (%r): rebuilt", target.user_id, exc)
-            applied = False
-        if not applied:
-            note.journal = [row.key for row in rows]
-            return False
-        target.version = stamp
-        target.journal += [key for key, _ in path]
-        target.snapshot_due = target.snapshot_due or len(path) > REPLAY_LIMIT
-        return True
-
-    def _heal(self, state: UserState) -> Step[None]:
-        """Step: give every record stored without a usable vector a new one, and buffer its rewrite.
-
-        Pages, STM pages and facts are embedded again from their text (as they
-        were written); a segment gets its pages' centroid. The rewrites are
-        flushed with the next write (or by ``repair()``); until then
-        ``check()`` reports them. A corrupted row never makes a user unreadable.
-        """
-        limit = self.embed_chars
-        pages = [p for p in state.pages.values() if p.id not in state.page_index]
-        stm = [p for t in state.stm.values() for p in t if p.id not in state.stm_index]
-        facts = [
-            r for kind in ("user", "agent") for r in state.facts[kind].values() if r.id not in state.fact_index[kind]
-        ]
-        texts = [p.embedding_text[:limit] for p in pages + stm] + [r.summary[:limit] for r in facts]
-        if texts:
-            logger.warning("user %r: %d records stored without a usable vector: re-embedded", state.user_id, len(texts))
-        vectors = list((yield Embed(tuple(texts)))) if texts else []
-        for page, vector in zip(pages, vectors[: len(pages)], strict=True):
-            state.put_page(page, vector)
-        for page, vector in zip(stm, vectors[len(pages) : len(pages) + len(stm)], strict=True):
-            state.stm_vectors[page.id] = vector
-            state.stm_index.add(page.id, vector)
-            state.stm_update(page)
-        for record, vector in zip(facts, vectors[len(pages) + len(stm) :], strict=True):
-            state.put_fact(record, vector)
-        for segment in state.segments.values():
-            if segment.id not in state.segment_index:
-                members = [state.page_index.get(p) for p in segment.page_ids if p in state.page_index]
-                if members:
-                    mean = np.mean(np.stack(members), axis=0).astype(np.float32)
-                    norm = float(np.linalg.norm(mean))
-                    state.put_segment(segment, mean / np.float32(norm) if norm > 0 else mean)
 
     def load_thread(self, state: UserState, thread_id: str) -> Step[list[DialoguePage]]:
         """Step: a thread's STM pages, oldest first (loaded with the user's state).
@@ -712,8 +450,7 @@ class MemoryRepository:
             >>> [len(run_sync(MemoryRepository(2).search_all(("a",), exact=e), services)) for e in (True, False)]
             [1, 2]
         """
-        items = yield from _every(namespace)
-        return [it for it in items if not exact or it.namespace == namespace]
+        return (yield from search_all(namespace, exact=exact))
 
     def all_items(self, user_id: str) -> Step[list[Item]]:
         """Step: every stored item of a user, in every namespace.
@@ -726,7 +463,7 @@ class MemoryRepository:
             >>> [it.namespace for it in run_sync(MemoryRepository(2).all_items("u"), Services(store, None, None))]
             [('memoryos', 'u', 'pages')]
         """
-        return (yield from _every(self.namespace(user_id)))
+        return (yield from every_item(self.namespace(user_id)))
 
     def _marks(self, user_id: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The namespaces of the user's tombstone and version stamp."""

@@ -510,37 +510,44 @@ def decode_snapshot(value: Any, like: S) -> S | None:
         }
         for thread, pages in header["stm"].items():
             state.stm[thread] = [DialoguePage.from_dict(d) for d in pages]
-        ix = state.indices
-        # the MTM then the STM pages' vectors, one read-only block (FAISS copies what it indexes)
-        matrix = arrays["v:pages+stm"].astype(np.float32, copy=False)
-        page_keys = [*header["vectors"]["pages"], *header["vectors"]["stm"]]
-        if matrix.shape != (len(page_keys), like.dimension):
+        if not _restore_indices(state, header, arrays):
             return None
-        cut_at = len(header["vectors"]["pages"])
-        blocks = {"pages": matrix[:cut_at], "stm": matrix[cut_at:]}
-        for name, index in _indices(state).items():
-            keys = header["vectors"][name]
-            if keys:
-                index.add_many(keys, blocks[name] if name in blocks else arrays[f"v:{name}"])
-        rows = dict(zip(page_keys, range(len(page_keys)), strict=True))
-        ix.stm_vectors.update((key, matrix[rows[key]]) for key in ix.stm.keys())
-        stm_ids = {p.id for pages in state.stm.values() for p in pages}
-        if set(ix.pages.keys()) != set(state.pages) or set(ix.stm.keys()) != stm_ids:
-            return None
-        lex = header["lexicon"]
-        bags = Bags(
-            list(lex["keys"]),
-            list(lex["terms"]),
-            arrays["l:ptr"].astype(np.int64, copy=False),
-            arrays["l:ids"].astype(np.int64),
-            arrays["l:tfs"].astype(np.int64),
-        )
-        ix.restore(LexicalIndex.restore(bags))
-        if header["chain"] is not None:
-            ix.restore_chain(ChainWindows.restore(header["chain"], matrix, rows, bags))
         return state
     except (ValueError, KeyError, TypeError, IndexError):
         return None
+
+
+def _restore_indices(state: SnapshotState, header: dict[str, Any], arrays: dict[str, Any]) -> bool:
+    """A snapshot's vector, lexical and chain indices restored into ``state`` (``False``: they do not fit it)."""
+    ix = state.indices
+    # the MTM then the STM pages' vectors, one read-only block (FAISS copies what it indexes)
+    matrix = arrays["v:pages+stm"].astype(np.float32, copy=False)
+    page_keys = [*header["vectors"]["pages"], *header["vectors"]["stm"]]
+    if matrix.shape != (len(page_keys), state.dimension):
+        return False
+    cut_at = len(header["vectors"]["pages"])
+    blocks = {"pages": matrix[:cut_at], "stm": matrix[cut_at:]}
+    for name, index in _indices(state).items():
+        keys = header["vectors"][name]
+        if keys:
+            index.add_many(keys, blocks[name] if name in blocks else arrays[f"v:{name}"])
+    rows = dict(zip(page_keys, range(len(page_keys)), strict=True))
+    ix.stm_vectors.update((key, matrix[rows[key]]) for key in ix.stm.keys())
+    stm_ids = {p.id for pages in state.stm.values() for p in pages}
+    if set(ix.pages.keys()) != set(state.pages) or set(ix.stm.keys()) != stm_ids:
+        return False
+    lex = header["lexicon"]
+    bags = Bags(
+        list(lex["keys"]),
+        list(lex["terms"]),
+        arrays["l:ptr"].astype(np.int64, copy=False),
+        arrays["l:ids"].astype(np.int64),
+        arrays["l:tfs"].astype(np.int64),
+    )
+    ix.restore(LexicalIndex.restore(bags))
+    if header["chain"] is not None:
+        ix.restore_chain(ChainWindows.restore(header["chain"], matrix, rows, bags))
+    return True
 
 
 def apply_changes(state: SnapshotState, changes: list[tuple[tuple[str, ...], str, Any]]) -> bool:
@@ -566,17 +573,7 @@ def apply_changes(state: SnapshotState, changes: list[tuple[tuple[str, ...], str
         >>> apply_changes(s, [(("pages",), "p", None)]), list(s.pages), len(s.page_index)
         (True, [], 0)
     """
-    from langchain_memoryos.index.vector_index import decode_vector
-
     ix = state.indices
-
-    def vector(value: Any) -> Vector | None:
-        try:
-            vec = decode_vector(str(value["vector"]))
-        except (KeyError, ValueError, TypeError):
-            return None
-        return vec if vec.shape == (state.dimension,) and bool(np.all(np.isfinite(vec))) else None
-
     page_ids = list(dict.fromkeys(key for tail, key, _ in changes if tail[0] in ("pages", "stm")))
     for key in page_ids:  # first every changed page out, wherever it was
         state.pages.pop(key, None)
@@ -586,46 +583,62 @@ def apply_changes(state: SnapshotState, changes: list[tuple[tuple[str, ...], str
     ix.pages.remove(page_ids)
     ix.stm.remove(page_ids)
     ix.pages_removed(page_ids)
-    for tail, key, value in changes:
-        part = tail[0]
-        if part == "meta":
-            state.meta = dict(value) if isinstance(value, dict) else {}
-        elif part == "persona":
-            state.persona = Persona.from_dict(value) if isinstance(value, dict) else Persona()
-            state.persona_stored = isinstance(value, dict)
-        elif part == "segments":
-            state.segments.pop(key, None)
-            ix.segments.remove([key])
-            if value is not None:
-                vec = vector(value)
-                if vec is None:
-                    return False
-                state.segments[key] = Segment.from_dict(value)
-                ix.segments.add(key, vec)
-        elif part == "facts" and len(tail) == 2 and tail[1] in ("user", "agent"):
-            state.facts[tail[1]].pop(key, None)
-            ix.facts[tail[1]].remove([key])
-            if value is not None:
-                vec = vector(value)
-                if vec is None:
-                    return False
-                state.facts[tail[1]][key] = MemoryRecord.from_dict(value)
-                ix.facts[tail[1]].add(key, vec)
-        elif part in ("pages", "stm") and value is not None:
-            vec = vector(value)
+    return all(_apply_change(state, tail, key, value) for tail, key, value in changes)
+
+
+def _usable_vector(value: Any, dimension: int) -> Vector | None:
+    """A changed record's vector, or ``None`` when it is missing, malformed, of another size or not finite."""
+    from langchain_memoryos.index.vector_index import decode_vector
+
+    try:
+        vec = decode_vector(str(value["vector"]))
+    except (KeyError, ValueError, TypeError):
+        return None
+    return vec if vec.shape == (dimension,) and bool(np.all(np.isfinite(vec))) else None
+
+
+def _apply_change(state: SnapshotState, tail: tuple[str, ...], key: str, value: Any) -> bool:
+    """One changed record put back from its current value (``False``: it has no usable vector)."""
+    ix = state.indices
+    part = tail[0]
+    if part == "meta":
+        state.meta = dict(value) if isinstance(value, dict) else {}
+    elif part == "persona":
+        state.persona = Persona.from_dict(value) if isinstance(value, dict) else Persona()
+        state.persona_stored = isinstance(value, dict)
+    elif part == "segments":
+        state.segments.pop(key, None)
+        ix.segments.remove([key])
+        if value is not None:
+            vec = _usable_vector(value, state.dimension)
             if vec is None:
                 return False
-            page = DialoguePage.from_dict(value)
-            if part == "pages":
-                state.pages[key] = page
-                ix.pages.add(key, vec)
-            else:
-                page.thread_id = page.thread_id if is_hash_label(tail[1]) else decode_label(tail[1])
-                page.metadata.setdefault("_seq", int(value.get("seq", 0)))
-                thread = state.stm.setdefault(page.thread_id, [])
-                thread.append(page)
-                thread.sort(key=lambda p: int(p.metadata.get("_seq", 0)))
-                ix.stm.add(key, vec)
-                ix.stm_vectors[key] = vec
-            ix.page_added(page, vec)
+            state.segments[key] = Segment.from_dict(value)
+            ix.segments.add(key, vec)
+    elif part == "facts" and len(tail) == 2 and tail[1] in ("user", "agent"):
+        state.facts[tail[1]].pop(key, None)
+        ix.facts[tail[1]].remove([key])
+        if value is not None:
+            vec = _usable_vector(value, state.dimension)
+            if vec is None:
+                return False
+            state.facts[tail[1]][key] = MemoryRecord.from_dict(value)
+            ix.facts[tail[1]].add(key, vec)
+    elif part in ("pages", "stm") and value is not None:
+        vec = _usable_vector(value, state.dimension)
+        if vec is None:
+            return False
+        page = DialoguePage.from_dict(value)
+        if part == "pages":
+            state.pages[key] = page
+            ix.pages.add(key, vec)
+        else:
+            page.thread_id = page.thread_id if is_hash_label(tail[1]) else decode_label(tail[1])
+            page.metadata.setdefault("_seq", int(value.get("seq", 0)))
+            thread = state.stm.setdefault(page.thread_id, [])
+            thread.append(page)
+            thread.sort(key=lambda p: int(p.metadata.get("_seq", 0)))
+            ix.stm.add(key, vec)
+            ix.stm_vectors[key] = vec
+        ix.page_added(page, vec)
     return True

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
-from langchain_memoryos.operations import bulk
+from langchain_memoryos.operations import bulk, reader
 from tests.conftest import at
 
 CONFIG = dict(stm_capacity=3, mtm_max_segments=2)
@@ -120,26 +120,33 @@ def test_add_turns_stores_what_add_turn_stores_one_by_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, worker: bool | str
 ) -> None:
     submitted: list[int] = []
+    stopped: list[str] = []
     if worker == "hung":  # a worker that never answers: each window waits its timeout, then analyses here
         from concurrent.futures import Future
 
         never: Future[Any] = Future()
-        monkeypatch.setattr(bulk, "_pool", lambda: object())
-        monkeypatch.setattr(bulk, "_submit", lambda pool, k, pages: never)
-        monkeypatch.setattr(bulk, "_drop_pool", lambda: None)
+
+        class Hung:
+            def submit(self, request: Any, **_: Any) -> Future[Any]:
+                return never
+
+            def stop(self, reason: str) -> None:
+                stopped.append(reason)
+
+        monkeypatch.setattr(reader, "analyser", Hung)
         monkeypatch.setattr(bulk, "WORKER_TIMEOUT_SECONDS", 0.01)
         monkeypatch.setattr(bulk, "WORKER_SECONDS_PER_PAGE", 0.0)
     elif worker:
-        pool = bulk._pool()
+        pool = reader.analyser()
         assert pool is None or pool.ready(120)  # the spawned worker started (it is kept for the process's life)
-        submit = bulk._submit
+        submit = reader.submit_pages
         monkeypatch.setattr(
-            bulk,
-            "_submit",
+            reader,
+            "submit_pages",
             lambda pool, k, pages: submitted.append(len(pages)) or submit(pool, k, pages),  # type: ignore[func-returns-value]
         )
     else:
-        monkeypatch.setattr(bulk, "_pool", lambda: None)
+        monkeypatch.setattr(reader, "analyser", lambda: None)
     monkeypatch.setattr(bulk, "WINDOW", 16)  # several windows: the worker analyses ahead of the writes
     turns = _turns()
     with _sqlite(tmp_path, "one") as one, _sqlite(tmp_path, "bulk") as many:
@@ -150,7 +157,8 @@ def test_add_turns_stores_what_add_turn_stores_one_by_one(
         before, after = _memory_of(one, "ana"), _memory_of(many, "ana")
     assert [r.added for r in reports].count(False) == 1  # the duplicate
     # every page (its facts are written with its turn) was analysed in the worker process
-    assert sum(submitted) == (len(turns) if worker is True and bulk._pool() is not None else 0)
+    assert sum(submitted) == (len(turns) if worker is True and reader.analyser() is not None else 0)
+    assert stopped == (["did not answer in time"] * 3 if worker == "hung" else [])  # each hung window: stopped
     assert sum(len(r.moved_to_mtm) for r in reports) >= 30 and after["stats"]["segments"] >= 2
     assert any(r.segments_evicted for r in reports) and after["stats"]["user_facts"] >= 10
     # the same rows: every vector (a page's, a fact's) is its text's alone, whatever the batch (up to rounding)

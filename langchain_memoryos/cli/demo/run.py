@@ -86,16 +86,9 @@ def run_demo(
     """
     started = time.perf_counter()
     memory = memory if memory is not None else MemoryOS()
-    p = _Printer(out, color=color)
-    silent = _Printer(io.StringIO())
+    p, silent = _Printer(out, color=color), _Printer(io.StringIO())
     quiet = p if verbose else silent  # the full dump's sections print only with verbose
-    p("langchain-memoryos demo: MemoryOS (STM -> MTM -> LPM) with AMU-controlled long-term writes")
-    if model is None:
-        p("offline: MiniLM embeddings + the deterministic HeuristicController; no model or network calls")
-    else:
-        name = getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__
-        p(f"ingestion offline (MiniLM + {type(memory.controller).__name__}); the probes are answered by {name}")
-
+    _print_header(p, memory, model)
     turns, added, promoted = _ingest(memory, quiet)
     stats = memory.stats(user_id=USER_ID)
     if not verbose:
@@ -106,13 +99,8 @@ def run_demo(
         )
     events: Counter[str] = Counter(e.action for e in memory.write_log(user_id=USER_ID))
     if verbose:
-        _print_stm(memory, p)
-        _print_segments(memory, p)
-        _print_persona(memory, p)
-        _print_facts(memory, p)
-        events = _print_log(memory, p)
+        events = _print_tiers(memory, p)
     fused = _print_fused(memory, quiet, _page_sources(memory))
-
     if verbose:
         p.section(
             "RETRIEVAL PROBES",
@@ -120,14 +108,54 @@ def run_demo(
         )
     asked = [(probe, *_probe(memory, probe, quiet, model)) for probe in PROBES]
     results = [r for _, r, _ in asked]
-    hits = sum(r["hit"] for r in results)
     recalls = _print_session1([(probe, ctx) for probe, _, ctx in asked], SESSIONS, quiet)
     fact_recall = print_story(memory, silent if verbose else p, asked, fused, events, promoted)
+    result = DemoResult(
+        turns=turns,
+        added=added,
+        stats=stats,
+        promoted=promoted,
+        probe_hits=sum(r["hit"] for r in results),
+        probes=len(results),
+        events=events,
+        probe_results=results,
+        fused=fused,
+        session1_recalls=recalls,
+        fact_recall=fact_recall,
+        seconds=time.perf_counter() - started,
+    )
+    _print_summary(p, result, verbose)
+    return result
 
-    seconds = time.perf_counter() - started
+
+def _print_header(p: _Printer, memory: MemoryOS, model: BaseChatModel | None) -> None:
+    """The demo's first lines: what runs offline, and the model that answers the probes (if any)."""
+    p("langchain-memoryos demo: MemoryOS (STM -> MTM -> LPM) with AMU-controlled long-term writes")
+    if model is None:
+        p("offline: MiniLM embeddings + the deterministic HeuristicController; no model or network calls")
+    else:
+        name = getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__
+        p(f"ingestion offline (MiniLM + {type(memory.controller).__name__}); the probes are answered by {name}")
+
+
+def _print_tiers(memory: MemoryOS, p: _Printer) -> Counter[str]:
+    """The full dump of every tier (``verbose``): STM, segments, persona, facts, the write log (its counts)."""
+    _print_stm(memory, p)
+    _print_segments(memory, p)
+    _print_persona(memory, p)
+    _print_facts(memory, p)
+    return _print_log(memory, p)
+
+
+def _print_summary(p: _Printer, r: DemoResult, verbose: bool) -> None:
+    """The demo's last lines: the memory's counts and the write log (with ``verbose``: the full summary)."""
+    stats, events = r["stats"], r["events"]
     if verbose:
         p.section("SUMMARY")
-        p(f"turns ingested: {turns} ({added} new) in {len(SESSIONS)} sessions; segment promotions: {promoted}")
+        p(
+            f"turns ingested: {r['turns']} ({r['added']} new) in {len(SESSIONS)} sessions; "
+            f"segment promotions: {r['promoted']}"
+        )
     else:
         p()
     p(
@@ -137,28 +165,14 @@ def run_demo(
     )
     p("AMU write log: " + ", ".join(f"{a} {events[a]}" for a in _ACTIONS))
     if verbose:
-        for u in fused:
+        for u in r["fused"]:
             p(f"fused update: {' + '.join(map(repr, u['old']))} -> {u['fused']!r} [{' + '.join(u['sources'])}]")
-        p(f"probes answered from memory: {hits}/{len(results)}")
-        for r in recalls:
-            p(f"recalled from session 1: {r['question']} -> {r['source']}")
-        p(f"ran in {seconds:.1f} s")
+        p(f"probes answered from memory: {r['probe_hits']}/{r['probes']}")
+        for recall in r["session1_recalls"]:
+            p(f"recalled from session 1: {recall['question']} -> {recall['source']}")
+        p(f"ran in {r['seconds']:.1f} s")
     else:
-        p(f"ran in {seconds:.1f} s; `memoryos demo --verbose` prints every tier in full")
-    return DemoResult(
-        turns=turns,
-        added=added,
-        stats=stats,
-        promoted=promoted,
-        probe_hits=hits,
-        probes=len(results),
-        events=events,
-        probe_results=results,
-        fused=fused,
-        session1_recalls=recalls,
-        fact_recall=fact_recall,
-        seconds=seconds,
-    )
+        p(f"ran in {r['seconds']:.1f} s; `memoryos demo --verbose` prints every tier in full")
 
 
 def main(argv: list[str] | None = None) -> int:
