@@ -61,7 +61,7 @@ from typing import Any
 from langchain_memoryos.controllers.base import MemoryRequest
 from langchain_memoryos.controllers.dates import has_relative_time, resolve_relative_time
 from langchain_memoryos.controllers.lexicon import CALLED_NAME, PARTNERS, words
-from langchain_memoryos.controllers.rewrite import split_sentences, third_person
+from langchain_memoryos.controllers.rewrite import informal_apostrophes, split_sentences, third_person
 from langchain_memoryos.controllers.rules import (
     _CHAT_REPLY,
     ASPECT_LEXICON,
@@ -234,6 +234,18 @@ _EVALUATIVE_TAIL = re.compile(
     r"(?:relief|great|nice|fun|amazing|awesome|cool|exciting|good|wonderful|lovely|huge|big deal|crazy|wild|"
     r"insane|fantastic|incredible|special|stressful|scary|sad|tough|hard|weird|funny|much fun|lot of fun)\b"
     r"[^.!?;]*(?=[.!?]*$)|,?\s*\b(?:sadly|unfortunately|luckily|thankfully|honestly|lol|haha+)\s*(?=[.!?]*$)",
+    re.IGNORECASE,
+)
+#: A closing remark after a fact (", in case it matters for …", ", still sore", ", can't believe it", ", so we
+#: skip those"): why it was said, how the speaker feels about it, or what follows from it; dropped from the fact.
+_COMMENT_TAIL = re.compile(
+    r"(?:,|\s[—–-])\s*(?:(?:just|only)\s+)?(?:in case\b[^.!?]*|if (?:that|it|this) (?:matters|helps|makes (?:a|any) "
+    r"difference|is relevant|changes anything)\b[^.!?]*|if you (?:can believe it|must know|need to know|(?:were|are|'re) "
+    r"wondering|care)\b[^.!?]*|still\s+(?![^.!?]*(?:\d|(?-i:\s[A-Z])))(?:\S+\s*){1,5}?|(?:I\s+)?(?:still\s+)?(?:can't|cannot|"
+    r"can not)\s+(?:quite\s+|really\s+)?believe\s+(?:it|that|this)\b[^.!?]*|who knew|go figure|wish me luck|"
+    r"fingers crossed|lucky me|of all things|for what it's worth|no big deal|believe it or not|"
+    r"so\s+(?:we|I|he|she|they)\b[^,.!?]*\b(?:those|that|them|it|these|this)|(?:yay|woohoo|finally|ugh)+)"
+    r"\s*[.!?]*\s*$",
     re.IGNORECASE,
 )
 #: A request to keep what was just said, at the end (", so please keep that in mind", "— remember that!").
@@ -506,6 +518,9 @@ def _clean(sentence: str, other: str | None) -> str:
     tail = _EVALUATIVE_TAIL.search(s)
     if tail and len(words(s[: tail.start()])) >= 3:
         s = s[: tail.start()].rstrip(" ,;") + (s[-1] if s[-1:] in ".!" else ".")
+    comment = _COMMENT_TAIL.search(s)
+    if comment and len(words(s[: comment.start()])) >= 2:
+        s = s[: comment.start()].rstrip(" ,;") + "."
     for pattern, replacement in _COLLOQUIAL:
         s = pattern.sub(replacement, s).strip()
     return s
@@ -562,7 +577,7 @@ def _units(text: str, other: str | None) -> list[tuple[int, str, bool, bool]]:
 
     A dangling follower is joined to the sentence before it.
     """
-    body = _PHOTO.sub(" ", text or "")
+    body = informal_apostrophes(_PHOTO.sub(" ", text or ""))  # "i dont eat meat": "I don't eat meat"
     units: list[tuple[int, str, bool, bool]] = []
     private = False
     for i, raw in enumerate(split_sentences(" ".join(body.split()))):
@@ -693,7 +708,7 @@ def side_requests(text: str, other: str | None = None) -> list[str]:
         []
     """
     out: list[str] = []
-    for raw in split_sentences(" ".join(_PHOTO.sub(" ", text or "").split())):
+    for raw in split_sentences(" ".join(informal_apostrophes(_PHOTO.sub(" ", text or "")).split())):
         request, about = _request(raw, _clean(raw, other))
         if request == "forget":
             out.append(about)

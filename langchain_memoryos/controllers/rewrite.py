@@ -9,7 +9,7 @@ import re
 
 from langchain_memoryos.controllers.lexicon import CALLED_NAME, words
 
-__all__ = ["FIRST_PERSON", "agent_summary", "gist", "split_sentences", "third_person"]
+__all__ = ["FIRST_PERSON", "agent_summary", "gist", "informal_apostrophes", "split_sentences", "third_person"]
 
 #: A sentence ends at . ! ? ; (not after a title: "Dr. Patel", "Mr. Hall") or a newline.
 _SENT_SPLIT = re.compile(
@@ -124,6 +124,36 @@ def _split_clauses(sentence: str) -> list[str]:
     return parts
 
 
+#: Contractions typed without their apostrophe ("i dont", "cant", "ive"): the form the rules read.
+_BARE_CONTRACTION = re.compile(
+    r"\b(?:(do|does|did|ca|could|would|should|is|are|was|were|have|has|had|wo|ai)nt|(i)(m|ve|ll))\b|\b(i)\b(?!\.)",
+    re.IGNORECASE,
+)
+
+
+def _contraction(m: re.Match[str]) -> str:
+    if m.group(4):  # a lone "i"
+        return "I"
+    if m.group(2):  # "im", "ive", "ill"
+        if m.group(0) == "ill" or m.group(0) == "Ill":
+            return m.group(0)  # "ill" is a word of its own
+        return "I'" + m.group(3).lower()
+    stem = m.group(1)
+    return stem + ("n't" if m.group(0)[-2:].islower() else "N'T")
+
+
+def informal_apostrophes(text: str) -> str:
+    """Contractions typed without an apostrophe, and a lone lower-case "i", in their written form.
+
+    Example:
+        >>> informal_apostrophes("i dont drink coffee and im not sorry, ive tried")
+        "I don't drink coffee and I'm not sorry, I've tried"
+        >>> informal_apostrophes("We cant go, it wont start. I feel ill.")
+        "We can't go, it won't start. I feel ill."
+    """
+    return _BARE_CONTRACTION.sub(_contraction, text or "")
+
+
 def split_sentences(text: str) -> list[str]:
     """Split text into sentences (punctuation, newlines) and first-person clauses.
 
@@ -173,13 +203,17 @@ _PAST_FORMS = frozenset(
 )
 
 
+#: Present-tense verbs that end in "ed" ("I need a break": "the user needs").
+_ED_PRESENT = frozenset("need feed bleed breed speed proceed succeed exceed shed wed embed".split())
+
+
 def _third_person_verb(word: str) -> str:
     low = word.lower()
     if low in _IRREGULAR_3RD:
         return _IRREGULAR_3RD[low]
     if low in _PAST_FORMS:
         return word
-    if low.endswith("ed") or not low.isalpha():
+    if (low.endswith("ed") and low not in _ED_PRESENT) or not low.isalpha():
         return word
     if low.endswith(("s", "sh", "ch", "x", "z", "o")):
         return word + "es"

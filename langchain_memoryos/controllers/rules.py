@@ -22,6 +22,7 @@ from langchain_memoryos.controllers.rewrite import (
     FIRST_PERSON,
     agent_summary,
     gist,
+    informal_apostrophes,
     split_sentences,
     third_person,
 )
@@ -384,7 +385,7 @@ def memory_request(sentence: str) -> tuple[str, str]:
         >>> memory_request("Forget it, never mind."), memory_request("Remember when we met?")
         (('', 'Forget it, never mind.'), ('', 'Remember when we met?'))
     """
-    text = " ".join((sentence or "").replace("’", "'").split())
+    text = informal_apostrophes(" ".join((sentence or "").replace("’", "'").split()))
     forget = _FORGET.match(text)
     if forget and text[forget.end() :].strip(" .!?"):
         return "forget", text[forget.end() :]
@@ -401,7 +402,8 @@ def memory_request(sentence: str) -> tuple[str, str]:
 #: A statement of what the speaker is, has or takes ("I'm a night owl", "I don't have a car", "I take my tea black").
 _STATE = re.compile(
     r"^(?:I'm|I am|I've always been|I have|I've got|I don't have|I do not have|I have no|I own|I don't own|"
-    r"I take|I can't|I cannot|I can|I've never|I have never|I never)\b",
+    r"I take|I can't|I cannot|I can|I've never|I have never|I never|we're|we are|we have|we've got|we don't have|"
+    r"we do not have|we have no|we own|we don't own|we can't|we cannot|we've never|we never)\b",
     re.IGNORECASE,
 )
 _POSSESSIVE_START = re.compile(r"^(?:my|our)\s+\w+", re.IGNORECASE)
@@ -444,7 +446,7 @@ def analyze_sentence(sentence: str) -> SentenceFacts:
 @lru_cache(maxsize=4096)
 def _analyzed(sentence: str) -> SentenceFacts:
     """:func:`analyze_sentence`, remembered by sentence (a pure function of it); callers get copies."""
-    clean = sentence.replace("’", "'").strip()
+    clean = informal_apostrophes(sentence.replace("’", "'").strip())  # "i dont eat meat"
     bare = _INTERJECTION.sub("", clean)
     if _IMPLICIT_I.match(bare):
         clean = "I " + bare  # "moved to Ljubljana last month!" – chat drops the subject
