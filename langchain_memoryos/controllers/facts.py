@@ -59,7 +59,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from langchain_memoryos.controllers.base import MemoryRequest
-from langchain_memoryos.controllers.dates import has_relative_time, resolve_relative_time
+from langchain_memoryos.controllers.dates import has_relative_time, relative_time, resolve_relative_time
 from langchain_memoryos.controllers.lexicon import CALLED_NAME, PARTNERS, words
 from langchain_memoryos.controllers.rewrite import informal_apostrophes, split_sentences, third_person
 from langchain_memoryos.controllers.rules import (
@@ -279,17 +279,39 @@ _NAMED_SUBJECT = (
 )
 
 
+#: A time said before the subject ("On Monday, …", "In 2019 …", "Back in May …"; a relative time: see below).
+_LEAD_WRITTEN_TIME = re.compile(
+    r"^(?:(?i:(?:back\s+)?(?:on|in|at|during|since|over|by))\s+(?:the\s+)?(?:(?:\d{1,2}(?:st|nd|rd|th)?\s+)?[A-Z][a-z]+"
+    r"(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:\s+\d{4})?|\d{4})|(?i:recently|lately|the other day|earlier|finally|just))\s*,?\s+",
+)
+
+
+def _without_lead_time(sentence: str) -> str:
+    """A sentence without the time said before its subject ("Three days ago my son Eli …" → "my son Eli …")."""
+    text = sentence.strip()
+    lead = relative_time(text)
+    if lead and text.lower().startswith(lead.lower()):
+        text = text[len(lead) :].lstrip(" ,")
+    else:
+        text = _LEAD_WRITTEN_TIME.sub("", text)
+    return text[:1].upper() + text[1:]
+
+
 def named_subject(sentence: str) -> str:
     """The named person a first-person sentence is about ("" when it is about the speaker).
+
+    A time said before the subject is no part of it ("Yesterday my son Eli …" is about Eli).
 
     Example:
         >>> named_subject("My sister Ana lives in Rome."), named_subject("My mom, Helen, works as a nurse.")
         ('Ana', 'Helen')
         >>> named_subject("I visited my sister Ana."), named_subject("My sister Ana's dog is sick.")
         ('', '')
+        >>> named_subject("Three days ago my son Eli lost a tooth."), named_subject("On Monday, our neighbour Jo moved.")
+        ('Eli', 'Jo')
     """
     for pattern in _NAMED_SUBJECT:
-        m = pattern.match(sentence.strip())
+        m = pattern.match(sentence.strip()) or pattern.match(_without_lead_time(sentence))
         if m:
             return m.group(1)
     return ""

@@ -270,7 +270,7 @@ def third_person(sentence: str) -> str:
     tokens = text.split(" ")
     # "Our neighbour plays the trumpet" (opening on "our", no "we" in it): the user's neighbour, not "their"
     group = {"we", "we're", "we've", "we'll", "we'd", "us"} & set(words(text))
-    ours = "the user's" if not group and tokens[0].lower() == "our" else ""
+    ours = "the user's" if not group else ""  # "Last week our neighbour Priya had twins": no "we" to be "their"
     out: list[str] = []
     i = 0
     while i < len(tokens):
@@ -301,7 +301,7 @@ def third_person(sentence: str) -> str:
                 continue
             i += 1
             continue
-        if low == "our" and ours and i == 0:
+        if low == "our" and ours:
             out.append(ours + trail)
         elif low in _PRONOUN_MAP:
             out.append(_PRONOUN_MAP[low] + trail)
