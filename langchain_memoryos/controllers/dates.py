@@ -280,6 +280,30 @@ def _holiday(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] 
     return f"{preposition} {label} {year}", f"{label} {year}"
 
 
+#: A day of the month that recurs ("I pay rent on the 1st", "every month on the 15th"): no one date.
+_RECURRING = re.compile(r"(?i:\b(?:every|each|monthly|usually|always|normally|typically)\b)")
+
+
+def _month_day(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
+    """"on the 21st": the 21st of this month or the next (a plan), of this month or the last (a past event)."""
+    n = int(m.group("n"))
+    if not 1 <= n <= 31 or _RECURRING.search(sentence):
+        return None
+    past = _is_past(sentence)
+    if not past and not _FUTURE.search(sentence):
+        return None  # "I pay my rent on the 1st": a habit, not a date
+    step = -1 if past else 1
+    index = day.year * 12 + day.month - 1
+    for _ in range(3):  # a month without that day (31 April) is skipped
+        year, month = divmod(index, 12)
+        if n <= calendar.monthrange(year, month + 1)[1]:
+            found = _dt.date(year, month + 1, n)
+            if (found <= day) if past else (found >= day):
+                return _on(found)
+        index += step
+    return None
+
+
 def _other_day(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
     text = f"a few days before {format_date(day)}"
     return text, text
@@ -307,6 +331,13 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
     ),
     (re.compile(rf"(?i:\bon\s+(?P<day>{_DAY})\b(?!s))"), _bare_weekday),
     (re.compile(r"(?i:\bthe other day\b)"), _other_day),
+    (
+        re.compile(
+            r"(?i:\bon\s+the\s+(?P<n>\d{1,2})(?:st|nd|rd|th)\b(?!\s+of\b)(?!\s+(?:January|February|March|April|May|June|"
+            r"July|August|September|October|November|December)\b))"
+        ),
+        _month_day,
+    ),
     (
         re.compile(
             r"(?i:\b(?P<which>last|this|next)\s+(?P<holiday>christmas(?:\s+eve|\s+day)?|easter|thanksgiving|halloween|"

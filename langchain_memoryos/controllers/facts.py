@@ -71,7 +71,7 @@ from langchain_memoryos.controllers.rules import (
     analyze_sentence,
     memory_request,
 )
-from langchain_memoryos.controllers.slots import as_the_user, slot_of
+from langchain_memoryos.controllers.slots import CAR_MAKES, as_the_user, slot_of
 from langchain_memoryos.retrieval.lexical import STOPWORDS
 from langchain_memoryos.schema import DialoguePage, MemoryRecord
 from langchain_memoryos.schema.pages import split_speaker
@@ -105,7 +105,8 @@ _LEAD_NOISE = re.compile(
     r"congrats|congratulations|haha+|lol|so|well|ok|okay|sure|right|totally|great|cool|nice|awesome|ah|hmm+|"
     r"definitely|absolutely|exactly|indeed|true|good|sounds good|no way|gosh|dang|man|dude|hey there|"
     r"unfortunately|sadly|luckily|thankfully|fortunately|honestly|basically|never mind|nevermind|no worries|"
-    r"correction|update|wait|scratch that|to be clear|actually|in fact|sorry|oops|my bad)\b[\s,!.:;—-]*)+",
+    r"correction|update|wait|scratch that|to be clear|actually|in fact|sorry|oops|whoops|my bad|my mistake|"
+    r"my apologies|apologies|hold on|sorry about that)\b[\s,!.:;—-]*)+",
     re.I,
 )
 #: A discourse preamble before the statement ("Oh and I almost forgot,", "Did I tell you that", "I meant"):
@@ -588,6 +589,31 @@ class FactSentence:
     score: float
 
 
+#: "the <thing> is …" said to be kept or as a correction: the speaker's own thing ("the dentist appointment is …").
+_THE_THING = re.compile(
+    r"^[Tt]he\s+(?=(?:[\w-]+\s+){0,5}?(?:is|are|was|were|starts|begins|ends|leaves|opens|closes|expires|"
+    r"runs)\b)"
+)
+#: "it's a Honda Accord, not a Civic": a correction that names a car (the only "it" a page alone resolves).
+_IT_IS_CAR = re.compile(rf"^(?:it's|it is|that's|that is|it was)\s+(?:actually\s+)?(?:an?\s+|the\s+)?(?=(?-i:{CAR_MAKES})\b)", re.I)
+
+
+def _as_own(statement: str) -> str:
+    """A statement the speaker asked to keep, or corrected, about a thing of theirs, said as theirs.
+
+    Example:
+        >>> _as_own("the dentist appointment is on the 21st."), _as_own("it's a Toyota Corolla.")
+        ('My dentist appointment is on the 21st.', 'My car is a Toyota Corolla.')
+    """
+    if set(words(statement)) & (_FIRST | GROUP_PERSON):
+        return statement
+    car = _IT_IS_CAR.match(statement)
+    if car:
+        article = re.match(r"(?i)^(?:it's|it is|that's|that is|it was)\s+(?:actually\s+)?(an?\s+)?", statement)
+        return "My car is " + ((article.group(1) or "") if article else "") + statement[car.end() :]
+    return _THE_THING.sub("My ", statement, count=1)
+
+
 def _request(raw: str, cleaned: str) -> tuple[str, str]:
     """:func:`~.rules.memory_request` of a sentence as said, else as cleaned ("Oh, and remember …")."""
     found = memory_request(" ".join(raw.split()))
@@ -623,6 +649,8 @@ def _units(text: str, other: str | None) -> list[tuple[int, str, bool, bool]]:
             s = _clean(rest, other)  # "Please remember that I'm vegan": the statement is the fact
         if not s or not words(s):
             continue
+        if asked or _CORRECTION_CUE.match(" ".join(raw.split())):
+            s = _as_own(s)  # "Remember: the gate code is 4471", "Sorry: the appointment is on the 21st"
         dangling = bool(_DANGLING_START.match(s)) and not set(words(s)) & (_FIRST | GROUP_PERSON)
         if dangling and units and units[-1][0] == i - 1 and not units[-1][1].rstrip().endswith("?"):
             j, prev, _, was_asked = units[-1]

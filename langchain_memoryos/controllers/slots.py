@@ -47,6 +47,14 @@ _OCCUPATIONS = (
     r"data scientist|product manager|software engineer|web developer|graphic designer|dancer|singer|actor|"
     r"actress|driver|baker|butcher|janitor|clerk|student|pastor|priest|retiree|homemaker"
 )
+#: Car makes: "drives a grey Honda Civic", "bought a Tesla", "my car is a Subaru Outback" fill the ``car`` slot.
+CAR_MAKES = (
+    r"Toyota|Honda|Ford|Chevrolet|Chevy|Nissan|Hyundai|Kia|Volkswagen|VW|Subaru|Mazda|BMW|Audi|Mercedes(?:-Benz)?|"
+    r"Tesla|Volvo|Jeep|Dodge|GMC|Lexus|Porsche|Fiat|Peugeot|Renault|Skoda|Škoda|Citroen|Citroën|Opel|Vauxhall|Mini|"
+    r"Jaguar|Land Rover|Range Rover|Mitsubishi|Suzuki|Buick|Cadillac|Acura|Infiniti|Lincoln|Chrysler|Rivian|Polestar|"
+    r"Saab|Alfa Romeo|Dacia|Seat|Cupra|BYD|Lada|Ferrari|Lamborghini|Maserati"
+)
+_CAR = rf"((?-i:{CAR_MAKES})(?:\s+(?-i:[A-Z][\w-]*|\d[\w-]*)){{0,2}})"
 _DIETS = r"vegan|vegetarian|pescatarian|keto|gluten-free|plant-based|lactose-free|dairy-free|halal|kosher"
 _FOODS = r"meat|red meat|fish|seafood|dairy|pork|beef|chicken|gluten|sugar|eggs|animal products|alcohol"
 _STATUS = r"married|single|engaged|divorced|widowed|separated"
@@ -128,6 +136,16 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
         re.compile(
             r"^(?!(?:" + _NOT_A_NAME + r"|" + _NOT_A_NAME_LEAD + r")\b)([A-Z][a-z]+)"
             r"(?i:\s+here\b)(?!['’]s|\s+(?:is|are|was|were|comes|goes)\b)"
+        ),
+        None,
+    ),
+    # "The user drives a grey Honda Civic", "… bought a Tesla", "The user's car is a Subaru": the car, which a new one updates
+    (
+        "car",
+        re.compile(
+            r"(?i:\b(?:drives|is driving|has|owns|bought|got|just got|leases|is leasing|traded in [\w ]+? for|"
+            r"car is|new car is)\s+(?:an?\s+|the\s+|two\s+)?(?:(?:new|used|old|grey|gray|black|white|silver|red|blue|"
+            r"green|yellow|little|second-hand|secondhand|electric|hybrid|\d{4})\s+){0,2})" + _CAR
         ),
         None,
     ),
@@ -457,7 +475,7 @@ def _found_slot(summary: str) -> SlotFact | None:
         if obj:
             key = _pref_key(obj)
             return SlotFact(subject, f"preference:{key}", "-" if verb.startswith(_NEGATIVE_PREF) else "+", obj)
-    attribute = _ATTRIBUTE.match(text)
+    attribute = _ATTRIBUTE.match(text) or _ATTRIBUTE_OF.match(text)
     if attribute and _specific(attribute.group(2)):
         noun = " ".join(words(attribute.group(1)))
         if noun.split()[-1] not in _SOCIAL and noun.split()[-1] not in _NOT_ATTRIBUTES:
@@ -573,6 +591,11 @@ _NAMED_THING = re.compile(
 )
 #: "The user's flight is on Monday", "The user's locker code is 4471": an attribute with a value.
 _ATTRIBUTE = re.compile(r"^(?i:the user's)\s+((?:[a-z-]+\s+){0,2}?[a-z-]+)\s+(?:is|are)\s+(?!not\b|no\b)(.+?)\.?$")
+#: "The gate code for the user's building is 4471", "The name of the user's boat is Seabird": the same, said with "of".
+_ATTRIBUTE_OF = re.compile(
+    r"^(?i:the\s+((?:[a-z-]+\s+){0,2}?[a-z-]+\s+(?:for|of|to|at|on)\s+the user's\s+(?:[a-z-]+\s+)?[a-z-]+)\s+"
+    r"(?:is|are)\s+(?!not\b|no\b)(.+?)\.?$)"
+)
 _NOT_ATTRIBUTES = frozenset(
     {"name", "favorite", "favourite", "job", "age", "birthday", "life", "thing", "plan", "goal"}
 )
