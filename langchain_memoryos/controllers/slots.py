@@ -199,6 +199,14 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
     ("grade", re.compile(r"(?i:\bis\s+(?:now\s+)?in\s+(?:the\s+)?)(\w+)(?i:\s+grade\b)"), None),
     ("grade", re.compile(r"(?i:\bis\s+(?:now\s+)?in\s+)((?i:year|grade)\s+\d{1,2})\b"), None),
     ("relationship_status", re.compile(r"(?i:\b(?:ended things with|is no longer (?:with|dating)|dumped))"), "single"),
+    # "The user is not with Marcus anymore", "… aren't together any more": the relationship ended
+    (
+        "relationship_status",
+        re.compile(
+            r"(?i:\b(?:is not|isn't|are not|aren't)\s+(?:with|dating|seeing|together)\b[^.;]*?\b(?:anymore|any more))"
+        ),
+        "single",
+    ),
     (
         "relationship_status",
         re.compile(rf"(?i:\b(?:got|just got|recently got|has been)\s+({_STATUS}))"),
