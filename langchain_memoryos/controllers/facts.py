@@ -106,7 +106,7 @@ _LEAD_NOISE = re.compile(
     r"definitely|absolutely|exactly|indeed|true|good|sounds good|no way|gosh|dang|man|dude|hey there|"
     r"unfortunately|sadly|luckily|thankfully|fortunately|honestly|basically|never mind|nevermind|no worries|"
     r"correction|update|wait|scratch that|to be clear|actually|in fact|sorry|oops|whoops|my bad|my mistake|"
-    r"my apologies|apologies|hold on|sorry about that)\b[\s,!.:;—-]*)+",
+    r"my apologies|apologies|hold on|sorry about that|no wait|oh no)\b[\s,!.:;—-]*)+",
     re.I,
 )
 #: A discourse preamble before the statement ("Oh and I almost forgot,", "Did I tell you that", "I meant"):
@@ -179,6 +179,11 @@ _IMPLIED_SUBJECT = re.compile(
     r"volunteered|painted|wrote|decided|baked|cooked|built|gonna|wanna|gotta)\b(?!\s+(?:is|are|was|were)\b)",
     re.I,
 )
+#: A state said without its subject ("Not vegan anymore", "No longer in the choir"): "I'm" is implied.
+_IMPLIED_STATE = re.compile(
+    r"^(?:not\b(?=[^,.;!?]*\b(?:anymore|any more)\b)|no longer\b)\s+(?:an?\s+|the\s+)?([a-z'-]+)", re.I
+)
+_PLAIN_VERBS = frozenset("eat drink live work smoke play have go do use own take like need drive run".split())
 _COLLOQUIAL = (
     (re.compile(r"\bgonna\b", re.I), "going to"),
     (re.compile(r"\bwanna\b", re.I), "want to"),
@@ -535,6 +540,9 @@ def _clean(sentence: str, other: str | None) -> str:
         s = re.sub(rf"^{nick}\s*[.!]?$", "", s)
     if s and _IMPLIED_SUBJECT.match(s):
         s = "I " + s[0].lower() + s[1:]
+    elif s and _IMPLIED_STATE.match(s):  # "Not vegan anymore, …", "No longer at Acme": "I'm not vegan anymore"
+        verb = _IMPLIED_STATE.match(s).group(1)  # type: ignore[union-attr]
+        s = ("I " if verb.lower() in _PLAIN_VERBS else "I'm ") + s[0].lower() + s[1:]
     keep = _KEEP_TAIL.search(s)
     if keep and len(words(s[: keep.start()])) >= 2:  # "…, so please keep that in mind": the statement alone
         s = s[: keep.start()].rstrip(" ,;") + "."

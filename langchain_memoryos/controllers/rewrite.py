@@ -142,16 +142,19 @@ def _contraction(m: re.Match[str]) -> str:
     return stem + ("n't" if m.group(0)[-2:].islower() else "N'T")
 
 
+_NAMES_IS = re.compile(r"\b([Mm]y) names(?=\s+[A-Z])")  # "my names Oliver": "my name's Oliver"
+
+
 def informal_apostrophes(text: str) -> str:
     """Contractions typed without an apostrophe, and a lone lower-case "i", in their written form.
 
     Example:
         >>> informal_apostrophes("i dont drink coffee and im not sorry, ive tried")
         "I don't drink coffee and I'm not sorry, I've tried"
-        >>> informal_apostrophes("We cant go, it wont start. I feel ill.")
-        "We can't go, it won't start. I feel ill."
+        >>> informal_apostrophes("We cant go, it wont start. I feel ill. my names Oliver")
+        "We can't go, it won't start. I feel ill. my name's Oliver"
     """
-    return _BARE_CONTRACTION.sub(_contraction, text or "")
+    return _NAMES_IS.sub(r"\1 name's", _BARE_CONTRACTION.sub(_contraction, text or ""))
 
 
 def split_sentences(text: str) -> list[str]:

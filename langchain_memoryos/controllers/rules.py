@@ -359,7 +359,7 @@ _REMEMBER = re.compile(
 #: "Forget that I …", "Don't remember my address", "Delete what you know about …": a request, never a fact.
 _FORGET = re.compile(
     rf"^{_POLITE}{_ASK}(?:forget|unlearn|"
-    r"(?:don't|do not|dont|never|stop|no need to)\s+(?:remember|remembering|store|storing|save|saving|keep|"
+    r"(?:don't|do not|dont|never|not|stop|no need to)\s+(?:remember|remembering|store|storing|save|saving|keep|"
     r"keeping|record|recording|note|noting|write down|memori[sz]e|memori[sz]ing)|"
     r"(?:delete|erase|remove|wipe|clear|drop)(?=[^.!?]*\b(?:my|me|i|i'm|i've|what you know|what i said|"
     r"memory|memories|that)\b))"
@@ -392,7 +392,7 @@ def memory_request(sentence: str) -> tuple[str, str]:
     remember = _REMEMBER.match(text)
     if remember:
         rest = text[remember.end() :].strip()
-        if rest.endswith("?") and remember.group(0).lower().lstrip(" ,").startswith(("can", "could", "would", "will")):
+        if rest.endswith("?") and re.search(r"(?i:\b(?:can|could|would|will) you\b)", remember.group(0)):
             rest = rest.rstrip("?").rstrip() + "."  # "Can you remember that my gym closes at 9?"
         if len(words(rest)) >= 2:
             return "remember", rest[0].upper() + rest[1:]
