@@ -63,6 +63,9 @@ _UNIT = r"days?|weeks?|fortnights?|weekends?|months?|years?"
 _SEASONS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
 _DAY = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _PART = r"morning|afternoon|evening|night"
+_MONTHS = tuple(calendar.month_name[1:])
+#: a month's name, capitalised ("next March"; "this may be" is no date)
+_MONTH = "(?-i:" + "|".join(_MONTHS) + ")"
 #: prepositions after which a date stands alone ("since 2022", "until 7 May 2023")
 _BARE_AFTER = re.compile(
     r"(?i:\b(?:since|until|till|from|by|before|after|around|of|as of|(?<!'m )(?<!am )(?<!is )(?<!'s )(?<!are )(?<!'re )"
@@ -192,6 +195,14 @@ def _relative_day(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, 
 
 def _period(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
     which, unit = m.group("which").lower(), m.group("unit").lower()
+    if m.group("unit") in _MONTHS:  # "last March", "next May": that month's nearest year
+        month = _MONTHS.index(m.group("unit")) + 1
+        year = day.year
+        if which in ("last", "past", "this past") and month >= day.month:
+            year -= 1
+        elif which in ("next", "coming", "this coming") and month <= day.month:
+            year += 1
+        return f"in {m.group('unit')} {year}", f"{m.group('unit')} {year}"
     which = "last" if which in ("last", "past", "this past") else "next" if which.endswith("coming") else which
     d = format_date(day)
     if unit == "week":
@@ -364,7 +375,7 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
     (
         re.compile(
             rf"(?i:\b(?P<which>this past|past|last|this coming|coming|this|next)\s+"
-            rf"(?P<unit>weekend|week|month|year|spring|summer|fall|autumn|winter|{_DAY})\b)"
+            rf"(?P<unit>weekend|week|month|year|spring|summer|fall|autumn|winter|{_DAY}|{_MONTH})\b)"
         ),
         _period,
     ),
@@ -373,7 +384,7 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
         re.compile(rf"(?i:\bin\s+(?:(?P<few>{_FEW})|(?P<n>{_COUNT}))\s+(?P<unit>{_UNIT})(?!\s+(?:ago|old|time))\b)"),
         _ahead,
     ),
-    (re.compile(rf"(?i:\bon\s+(?P<day>{_DAY})\b(?!s))"), _bare_weekday),
+    (re.compile(rf"(?i:\bon\s+(?P<day>{_DAY})\b(?!s)(?!\s+(?:nights|mornings|evenings|afternoons)\b))"), _bare_weekday),
     (re.compile(r"(?i:\bthe other (?:day|week)\b)"), _other_day),
     (re.compile(rf"(?i:\b(?:(?P<few>{_FEW})|(?P<n>{_COUNT}))\s+(?P<unit>{_UNIT})\s+from now\b)"), _from_now),
     (

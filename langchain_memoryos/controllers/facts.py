@@ -115,7 +115,7 @@ _PREAMBLE = re.compile(
     r"^(?:(?:and|also|plus|anyway|anyways|by the way|btw|guess what|fun fact|side note|on another note|"
     r"speaking of which|one more thing|you won't believe it|you'll never guess what|long story short|"
     r"believe it or not|not gonna lie|to be honest|tbh|(?:small|quick|one|a|just a|minor) (?:correction|update|fix)|"
-    r"(?:just a |quick |a quick )?heads up|quick update|small update|"
+    r"(?:just a |quick |a quick )?heads up|quick update|small update|(?:a |just a )?quick note|that reminds me|"
     r"before I forget|I (?:almost|nearly) forgot|I forgot to (?:mention|tell you|say)(?: this)?|"
     r"I (?:should|must|have to|need to|wanted to|want to|meant to|forgot to) (?:mention|tell you|say|"
     r"let you know)(?: this)?(?=\s+that\b|\s*[,:—-]|\s+(?:I|I'm|I've|my|we|our)\b)|"
@@ -190,6 +190,7 @@ _COLLOQUIAL = (
     (re.compile(r"\bgotta\b", re.I), "have to"),
     (re.compile(r"\bI going to\b"), "I am going to"),
     (re.compile(r"\b([Nn]ame)'s\b"), r"\1 is"),  # "My name's Daniel"
+    (re.compile(r"\b([a-z]+)'s (called|named)\b"), r"\1 is \2"),  # "my cat's called Mochi"
     (re.compile(r"\bI been\b"), "I have been"),
     (re.compile(r",\s*you know\b,?|\byou know,\s*|,?\s*\byou know\s*(?=[.!?]?$)", re.I), ""),
     (re.compile(r"\s*-\s*$"), ""),
@@ -237,7 +238,9 @@ _EVALUATIVE_TAIL = re.compile(
     r",?\s*(?:(?:so|and|but|which|lol|haha)\s+)?(?:that's|that is|that was|it's|it is|it was|which is|which was|"
     r"it's been|it has been|which has been|that's been|that has been)\s+"
     r"(?:(?:a|an|such a|so|really|very|pretty|super|quite|kind of|a bit of)\s+)*"
-    r"(?:relief|great|nice|fun|amazing|awesome|cool|exciting|good|wonderful|lovely|huge|big deal|crazy|wild|"
+    r"(?:relief|great|nice|fun|amazing|awesome|cool|exciting|good|wonderful|lovely|huge|big deal|crazy|wild|relaxing|"
+    r"calming|therapeutic|rewarding|fulfilling|challenging|exhausting|interesting|brilliant|surreal|emotional|"
+    r"life-changing|a blast|an adventure|a journey|a game changer|a lifesaver|"
     r"insane|fantastic|incredible|special|stressful|scary|sad|tough|hard|weird|funny|much fun|lot of fun)\b"
     r"[^.!?;]*(?=[.!?]*$)|,?\s*\b(?:sadly|unfortunately|luckily|thankfully|honestly|lol|haha+)\s*(?=[.!?]*$)",
     re.IGNORECASE,
@@ -257,7 +260,7 @@ _COMMENT_TAIL = re.compile(
 #: A request to keep what was just said, at the end (", so please keep that in mind", "— remember that!").
 _KEEP_TAIL = re.compile(
     r"[,;—–-]?\s*(?:(?:so|and|just)\s+)?(?:please\s+)?(?:keep (?:that|this|it) in mind|remember (?:that|this|it)|"
-    r"note (?:that|this|it)(?: down)?|don't forget (?:that|this|it)|make a note of (?:that|this|it))"
+    r"note (?:that|this|it)(?: down)?|(?:don't|do not) forget(?: (?:that|this|it))?|make a note of (?:that|this|it))"
     r"\s*(?:please\s*)?[.!]*$",
     re.IGNORECASE,
 )

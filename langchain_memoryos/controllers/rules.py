@@ -331,7 +331,8 @@ _OTHERS_PAST = re.compile(
     re.IGNORECASE,
 )
 _CHAT_REPLY = re.compile(
-    r"^(?:i agree|i'm sorry|i am sorry|i'm sure|i can't wait|i cant wait|i'm glad|i hope|i bet|i know what you mean|"
+    r"^(?:i (?:really |just |so )?(?:love|adore|appreciate|miss|thank) (?:you|u|ya)\b(?!r)|you're the best|"
+    r"i agree|i'm sorry|i am sorry|i'm sure|i can't wait|i cant wait|i'm glad|i hope|i bet|i know what you mean|"
     r"i understand|let me know|i appreciate|i'm happy for you|i'm so happy for you|i'm proud of you|"
     r"i'm excited for you|i love that|i love it|i'd love to see|i totally agree|i feel you|i see|i can't believe|"
     r"i cannot believe|i'm not sure|i am not sure|i think so|i don't think so|i hope so|i guess so|i know,? right|"
@@ -339,7 +340,8 @@ _CHAT_REPLY = re.compile(
     r"^(?:i can't remember|i don't remember|i don't mind|i don't care|i don't know|i have no idea|i forgot)\b"
     r"(?:\s+(?:either way|about (?:it|that)|that|it|this|what to say|what to do|yet|really|anymore|honestly))?"
     r"[\s,]*(?:lol|haha|tbh)?[\s.!?]*$|"
-    r"^(?:i love this|i like it|i like that|i like this)\b(?!\s+(?:when|because|how|to)\b)",
+    r"^(?:i love this|i like it|i like that|i like this)\b(?!\s+(?:when|because|how|to)\b)|"
+    r"^(?:i\s+)?(?:gotta|got to|have to|need to|must)\s+(?:run|go|dash|head out|head off)\b[^.!?]*[.!?]*$",
     re.IGNORECASE,
 )
 
@@ -351,6 +353,7 @@ _REMEMBER = re.compile(
     rf"^{_POLITE}{_ASK}(?:remember|note|make a note|take a note|take note|note down|write down|keep in mind|"
     r"bear in mind|don't forget|do not forget|never forget|just so you know|for the record|fyi|"
     r"for your information|for future reference|for context|you should know|i want you to know|"
+    r"(?:just\s+)?(?:a\s+)?(?:quick\s+|friendly\s+)?reminder|"
     r"i'd like you to know|save|store)"
     r"(?:\s+(?:this|that|of this|the fact|for me|for later|for the future|in the future|in future))*"
     r"(?:\s*[:,;—–-]+\s*|\s+that\s+|\s+(?=(?:I|I'm|I've|I'd|my|My|we|We|our|Our|me)\b))",
