@@ -471,6 +471,8 @@ def resolve_relative_time(text: str, when: _dt.datetime | _dt.date) -> str:
             before = out[: m.start()]
             replacement = bare if _BARE_AFTER.search(before) else full
             if m.start() == 0 or re.search(r"[.!?]\s+$", before):
+                if re.match(r"\s+(?:is|was|will be|would be|'s)\b", out[m.end() :]):
+                    replacement = bare  # "Tomorrow is my last day": "16 May 2024 is …"
                 replacement = replacement[0].upper() + replacement[1:]
             pieces.append(out[last : m.start()] + replacement)
             last = m.end()

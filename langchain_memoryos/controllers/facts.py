@@ -191,6 +191,12 @@ _COLLOQUIAL = (
     (re.compile(r"\bI going to\b"), "I am going to"),
     (re.compile(r"\b([Nn]ame)'s\b"), r"\1 is"),  # "My name's Daniel"
     (re.compile(r"\b([a-z]+)'s (called|named)\b"), r"\1 is \2"),  # "my cat's called Mochi"
+    # "My birthday's next Friday", "The party's on the 4th": "'s" before a time is "is"
+    (re.compile(r"\b([a-z]+)'s (?=(?:next|last|this|on|in|at|tomorrow|today|tonight|yesterday)\b)"), r"\1 is "),
+    (re.compile(r"^[Tt]he name is\b"), "My name is"),  # "The name's Bond"
+    # "Raj here!": a speaker who introduces themselves
+    (re.compile(r"^(?!(?:Me|Everyone|Everybody|Someone|Nobody|Back|Home|Sorry|Hello|Hi|Hey)\b)([A-Z][a-z]+) here\s*[.!]*$"),
+     r"My name is \1."),
     (re.compile(r"\bI been\b"), "I have been"),
     (re.compile(r",\s*you know\b,?|\byou know,\s*|,?\s*\byou know\s*(?=[.!?]?$)", re.I), ""),
     (re.compile(r"\s*-\s*$"), ""),

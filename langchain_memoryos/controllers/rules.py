@@ -410,6 +410,8 @@ _STATE = re.compile(
     re.IGNORECASE,
 )
 _POSSESSIVE_START = re.compile(r"^(?:my|our)\s+\w+", re.IGNORECASE)
+#: The speaker's own thing anywhere in a dated sentence ("Tomorrow is my last day at the bakery").
+_POSSESSIVE_ANY = re.compile(r"\b(?:my|our)\s+\w+", re.IGNORECASE)
 #: A date or time written out: a month name, a year, a clock time.
 _DATE = re.compile(
     r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December|"
@@ -523,7 +525,7 @@ def _analyzed(sentence: str) -> SentenceFacts:
         )
         if subject_i and (_PROPER.search(clean) or _HABIT.search(clean) or episodic):
             aspect = "preference" if token_set & {"want", "wants", "like", "prefer", "need"} else "activity"
-        elif _STATE.match(clean) or (episodic and _POSSESSIVE_START.match(clean)):
+        elif _STATE.match(clean) or (episodic and _POSSESSIVE_ANY.search(clean)):
             # what the speaker is or has ("I'm left-handed", "I don't have a car", "My exam is tomorrow")
             aspect = "personal_profile"
         elif intent == "inform" and len([t for t in tokens if len(t) > 3 and t not in _COMMON]) >= 3:

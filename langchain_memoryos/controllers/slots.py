@@ -241,7 +241,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
     (
         "location",
         re.compile(
-            rf"(?i:\b(?:lives|is living|living|resides|moved|moves|has moved|relocated|is moving|is relocating|"
+            rf"(?i:\b(?:lives|live|is living|living|resides|moved|moves|has moved|relocated|is moving|is relocating|"
             rf"is based|settled|just moved|recently moved)\s+(?:back\s+)?(?:in|to|down to|up to|over to)\s+)"
             rf"(?:the\s+)?{_PROPER}"
         ),
