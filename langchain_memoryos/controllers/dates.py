@@ -256,7 +256,7 @@ def _ahead(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | 
 
 
 def _from_now(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
-    """"two weeks from now": as "in two weeks", whatever the sentence's tense."""
+    """A time "from now" ("two weeks from now"): as "in two weeks", whatever the sentence's tense."""
     if m.group("few"):
         unit = m.group("unit").lower().rstrip("s") + "s"
         when = _month(day, 0) if unit == "months" else day.year if unit == "years" else format_date(day)
@@ -266,7 +266,7 @@ def _from_now(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str]
 
 
 def _edge(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
-    """"the end of the month", "the start of next year": that edge of the period named."""
+    """An edge of a period ("the end of the month", "the start of next year"): of the period named."""
     edge, which, unit = m.group("edge").lower(), m.group("which").lower(), m.group("unit").lower()
     shift = {"the": 0, "this": 0, "next": 1, "last": -1}[which]
     if unit == "week":
@@ -332,7 +332,7 @@ _RECURRING = re.compile(r"(?i:\b(?:every|each|monthly|usually|always|normally|ty
 
 
 def _month_day(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
-    """"on the 21st": the 21st of this month or the next (a plan), of this month or the last (a past event)."""
+    """A day of the month ("on the 21st"): this month's or the next's (a plan), this or the last's (a past event)."""
     n = int(m.group("n"))
     if not 1 <= n <= 31 or _RECURRING.search(sentence):
         return None

@@ -195,8 +195,12 @@ _COLLOQUIAL = (
     (re.compile(r"\b([a-z]+)'s (?=(?:next|last|this|on|in|at|tomorrow|today|tonight|yesterday)\b)"), r"\1 is "),
     (re.compile(r"^[Tt]he name is\b"), "My name is"),  # "The name's Bond"
     # "Raj here!": a speaker who introduces themselves
-    (re.compile(r"^(?!(?:Me|Everyone|Everybody|Someone|Nobody|Back|Home|Sorry|Hello|Hi|Hey)\b)([A-Z][a-z]+) here\s*[.!]*$"),
-     r"My name is \1."),
+    (
+        re.compile(
+            r"^(?!(?:Me|Everyone|Everybody|Someone|Nobody|Back|Home|Sorry|Hello|Hi|Hey)\b)([A-Z][a-z]+) here\s*[.!]*$"
+        ),
+        r"My name is \1.",
+    ),
     (re.compile(r"\bI been\b"), "I have been"),
     (re.compile(r",\s*you know\b,?|\byou know,\s*|,?\s*\byou know\s*(?=[.!?]?$)", re.I), ""),
     (re.compile(r"\s*-\s*$"), ""),
@@ -255,10 +259,11 @@ _EVALUATIVE_TAIL = re.compile(
 #: skip those"): why it was said, how the speaker feels about it, or what follows from it; dropped from the fact.
 _COMMENT_TAIL = re.compile(
     r"(?:,|\s[—–-])\s*(?:(?:just|only)\s+)?(?:in case\b[^.!?]*|if (?:that|it|this) (?:matters|helps|makes (?:a|any) "
-    r"difference|is relevant|changes anything)\b[^.!?]*|if you (?:can believe it|must know|need to know|(?:were|are|'re) "
-    r"wondering|care)\b[^.!?]*|still\s+(?![^.!?]*(?:\d|(?-i:\s[A-Z])))(?:\S+\s*){1,5}?|(?:I\s+)?(?:still\s+)?(?:can't|cannot|"
-    r"can not)\s+(?:quite\s+|really\s+)?believe\s+(?:it|that|this)\b[^.!?]*|who knew|go figure|wish me luck|"
-    r"fingers crossed|lucky me|of all things|for what it's worth|no big deal|believe it or not|"
+    r"difference|is relevant|changes anything)\b[^.!?]*|if you (?:can believe it|must know|need to know|"
+    r"(?:were|are|'re) wondering|care)\b[^.!?]*|still\s+(?![^.!?]*(?:\d|(?-i:\s[A-Z])))(?:\S+\s*){1,5}?|"
+    r"(?:I\s+)?(?:still\s+)?(?:can't|cannot|can not)\s+(?:quite\s+|really\s+)?believe\s+(?:it|that|this)\b[^.!?]*|"
+    r"who knew|go figure|wish me luck|fingers crossed|lucky me|of all things|for what it's worth|"
+    r"no big deal|believe it or not|"
     r"so\s+(?:we|I|he|she|they)\b[^,.!?]*\b(?:those|that|them|it|these|this)|(?:yay|woohoo|finally|ugh)+)"
     r"\s*[.!?]*\s*$",
     re.IGNORECASE,
@@ -297,7 +302,8 @@ _NAMED_SUBJECT = (
 #: A time said before the subject ("On Monday, …", "In 2019 …", "Back in May …"; a relative time: see below).
 _LEAD_WRITTEN_TIME = re.compile(
     r"^(?:(?i:(?:back\s+)?(?:on|in|at|during|since|over|by))\s+(?:the\s+)?(?:(?:\d{1,2}(?:st|nd|rd|th)?\s+)?[A-Z][a-z]+"
-    r"(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:\s+\d{4})?|\d{4})|(?i:recently|lately|the other day|earlier|finally|just))\s*,?\s+",
+    r"(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:\s+\d{4})?|\d{4})|(?i:recently|lately|the other day|earlier|finally|just))"
+    r"\s*,?\s+",
 )
 
 
@@ -322,7 +328,7 @@ def named_subject(sentence: str) -> str:
         ('Ana', 'Helen')
         >>> named_subject("I visited my sister Ana."), named_subject("My sister Ana's dog is sick.")
         ('', '')
-        >>> named_subject("Three days ago my son Eli lost a tooth."), named_subject("On Monday, our neighbour Jo moved.")
+        >>> named_subject("Three days ago my son Eli lost a tooth."), named_subject("On Monday, our aunt Jo moved.")
         ('Eli', 'Jo')
     """
     for pattern in _NAMED_SUBJECT:
@@ -612,7 +618,9 @@ _THE_THING = re.compile(
     r"runs)\b)"
 )
 #: "it's a Honda Accord, not a Civic": a correction that names a car (the only "it" a page alone resolves).
-_IT_IS_CAR = re.compile(rf"^(?:it's|it is|that's|that is|it was)\s+(?:actually\s+)?(?:an?\s+|the\s+)?(?=(?-i:{CAR_MAKES})\b)", re.I)
+_IT_IS_CAR = re.compile(
+    rf"^(?:it's|it is|that's|that is|it was)\s+(?:actually\s+)?(?:an?\s+|the\s+)?(?=(?-i:{CAR_MAKES})\b)", re.I
+)
 
 
 def _as_own(statement: str) -> str:

@@ -139,7 +139,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
         ),
         None,
     ),
-    # "The user drives a grey Honda Civic", "… bought a Tesla", "The user's car is a Subaru": the car, which a new one updates
+    # "The user drives a grey Honda Civic", "… bought a Tesla", "The user's car is a Subaru": a new car updates it
     (
         "car",
         re.compile(
@@ -241,8 +241,9 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
     (
         "location",
         re.compile(
-            rf"(?i:\b(?:lives|live|is living|living|resides|moved|moves|has moved|relocated|is moving|is relocating|"
-            rf"is based|settled|just moved|recently moved)\s+(?:back\s+)?(?:in|to|down to|up to|over to)\s+)"
+            rf"(?i:\b(?:lives|(?<!to )live|is living|living|resides|moved|moves|has moved|relocated|"
+            rf"is moving|is relocating|is based|settled|just moved|recently moved)"
+            rf"\s+(?:back\s+)?(?:in|to|down to|up to|over to)\s+)"
             rf"(?:the\s+)?{_PROPER}"
         ),
         None,
