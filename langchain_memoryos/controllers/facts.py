@@ -460,6 +460,14 @@ def _is_feeling(sentence: str) -> bool:
     return bool(_AFFECT.search(sentence)) and len(_content_words(_AFFECT.sub(" ", sentence))) < 3
 
 
+#: "That's my favourite song", "This is my jam": a reaction to something unnamed (a birthday or a day is dated).
+_THAT_IS_MINE = re.compile(
+    r"^(?:that|this|it)(?:'s| is| was)\s+(?:so\s+|totally\s+|literally\s+|definitely\s+)?(?:my|our)\s+"
+    r"(?!(?:[\w-]+\s+){0,2}(?:birthday|anniversary|day|wedding)\b)(?:[\w-]+\s*){1,3}[.!]*$",
+    re.IGNORECASE,
+)
+
+
 def is_chatter(sentence: str, facts: SentenceFacts | None = None, *, asked: bool = False) -> bool:
     """Whether a (first-person) sentence is small talk that never becomes a fact.
 
@@ -476,6 +484,8 @@ def is_chatter(sentence: str, facts: SentenceFacts | None = None, *, asked: bool
     tokens = set(words(sentence))
     if sentence.rstrip().endswith("?") or _CHAT_REPLY.match(sentence) or _is_feeling(sentence):
         return True
+    if _THAT_IS_MINE.match(sentence) and not (_PROPER_MID.search(sentence) or _NUMBER.search(sentence)):
+        return True  # "That's my favourite song!": what "that" is, the page alone does not say
     if tokens & _SECOND and not tokens & (_FIRST | GROUP_PERSON):
         return True
     content = _content_words(sentence)

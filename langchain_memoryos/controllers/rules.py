@@ -362,7 +362,8 @@ _REMEMBER = re.compile(
 #: "Forget that I …", "Don't remember my address", "Delete what you know about …": a request, never a fact.
 _FORGET = re.compile(
     rf"^{_POLITE}{_ASK}(?:forget|unlearn|"
-    r"(?:don't|do not|dont|never|not|stop|no need to)\s+(?:remember|remembering|store|storing|save|saving|keep|"
+    r"(?:don't|do not|dont|never|not|stop|no need to|i (?:don't|do not) want you to|i'd rather you (?:didn't|not)|"
+    r"i would rather you (?:didn't|not))\s+(?:remember|remembering|store|storing|save|saving|keep|"
     r"keeping|record|recording|note|noting|write down|memori[sz]e|memori[sz]ing)|"
     r"(?:delete|erase|remove|wipe|clear|drop)(?=[^.!?]*\b(?:my|me|i|i'm|i've|what you know|what i said|"
     r"memory|memories|that)\b))"

@@ -34,7 +34,9 @@ _SOCIAL = PARTNERS | frozenset(
     stepson stepdaughter flatmate housemate dog cat puppy kitten pet parrot rabbit hamster horse ex ex-wife
     ex-husband ex-boyfriend ex-girlfriend ex-partner landlord landlady classmate teammate bandmate godmother
     godfather stepbrother stepsister grandparents twin mother-in-law father-in-law sister-in-law
-    brother-in-law""".split()
+    brother-in-law mum mummy mommy mama daddy papa granny gran nan nana grandad granddad granddaughter grandson
+    grandkids grandchildren stepmum godson goddaughter buddy bff mentor teacher coach tutor therapist doctor
+    dentist nanny babysitter manager supervisor""".split()
 )
 _OCCUPATIONS = (
     r"engineer|developer|teacher|nurse|doctor|physician|surgeon|designer|lawyer|attorney|manager|student|"
@@ -414,9 +416,17 @@ def _norm(value: str) -> str:
 def _subject(summary: str) -> tuple[str, str]:
     """``(subject, rest)``: who the statement is about and the text after the subject."""
     m = _SUBJECT.match(summary)
-    if m and m.group(2).lower() in _SOCIAL:
+    if m and (m.group(2).lower() in _SOCIAL or _PERSON_VERB.match(summary[m.end() :])):
+        # "The user's mum lives in Cork": the mum's home, not the user's (a thing does not live or work)
         return m.group(2).lower(), summary[m.end() :]
     return "user", summary
+
+
+#: What only a person (or a pet) does: the one it is said of is the slot's subject.
+_PERSON_VERB = re.compile(
+    r"(?i:\s*,?\s*(?:[A-Z][a-z]+,?\s+)?(?:lives|lived|works|worked|is from|comes from|moved|grew up|was born|studies|"
+    r"is studying|is married|got married|is engaged|got engaged|is divorced|got divorced|turned|is retired)\b)"
+)
 
 
 def find_slot(summary: str) -> SlotFact | None:
@@ -693,6 +703,8 @@ def canonical_summary(summary: str) -> str:
     moved = found.slot == "location" and _MOVED.search(summary) and when
     if not moved and (when or _TIMED.search(summary)):
         return summary  # "got divorced in 2021", "married for 20 years": the time kept as said
+    if found.slot == "occupation" and re.search(r"(?i:\bteach)", summary):
+        return summary  # "teaches yoga on weekends": what and when would be lost in "works as a teacher"
     if found.slot == "employer" and re.search(r"(?i:\bis an? [\w -]+? at\b)", summary):
         return summary  # "is an engineer at Google": the role would be lost
     if found.slot in ("employer", "work_location") and re.search(r"(?i:\bas an? [\w -]+? (?:at|for|by|in)\b)", summary):
