@@ -71,7 +71,7 @@ from langchain_memoryos.controllers.rules import (
     analyze_sentence,
     memory_request,
 )
-from langchain_memoryos.controllers.slots import CAR_MAKES, as_the_user, slot_of
+from langchain_memoryos.controllers.slots import CAR_MAKES, NOT_A_NAME_LEAD, as_the_user, slot_of
 from langchain_memoryos.retrieval.lexical import STOPWORDS
 from langchain_memoryos.schema import DialoguePage, MemoryRecord
 from langchain_memoryos.schema.pages import split_speaker
@@ -113,7 +113,7 @@ _LEAD_NOISE = re.compile(
 #: it frames the fact and is dropped from it.
 _PREAMBLE = re.compile(
     r"^(?:(?:and|also|plus|anyway|anyways|by the way|btw|guess what|fun fact|side note|on another note|"
-    r"speaking of which|one more thing|you won't believe it|you'll never guess what|long story short|"
+    r"speaking of which|one more thing|next up|you won't believe it|you'll never guess what|long story short|"
     r"believe it or not|not gonna lie|to be honest|tbh|(?:small|quick|one|a|just a|minor) (?:correction|update|fix)|"
     r"(?:just a |quick |a quick )?heads up|quick update|small update|(?:a |just a )?quick note|that reminds me|"
     r"before I forget|I (?:almost|nearly) forgot|I forgot to (?:mention|tell you|say)(?: this)?|"
@@ -194,17 +194,12 @@ _COLLOQUIAL = (
     # "My birthday's next Friday", "The party's on the 4th": "'s" before a time is "is"
     (re.compile(r"\b([a-z]+)'s (?=(?:next|last|this|on|in|at|tomorrow|today|tonight|yesterday)\b)"), r"\1 is "),
     (re.compile(r"^[Tt]he name is\b"), "My name is"),  # "The name's Bond"
-    # "Raj here!": a speaker who introduces themselves
-    (
-        re.compile(
-            r"^(?!(?:Me|Everyone|Everybody|Someone|Nobody|Back|Home|Sorry|Hello|Hi|Hey)\b)([A-Z][a-z]+) here\s*[.!]*$"
-        ),
-        r"My name is \1.",
-    ),
     (re.compile(r"\bI been\b"), "I have been"),
     (re.compile(r",\s*you know\b,?|\byou know,\s*|,?\s*\byou know\s*(?=[.!?]?$)", re.I), ""),
     (re.compile(r"\s*-\s*$"), ""),
 )
+_NAME_HERE = re.compile(r"^([A-Z][a-z]+) here\s*[.!]*$")
+_NOT_A_NAME_HERE = re.compile(rf"^(?:{NOT_A_NAME_LEAD})$")
 _DANGLING_START = re.compile(
     r"^(?:it|it's|its|this|that|that's|these|those|they|they're|them|he|she|his|her|there|which)\b", re.I
 )
@@ -468,6 +463,13 @@ _THAT_IS_MINE = re.compile(
 )
 
 
+_SKILL = re.compile(
+    r"^(?:I'm|I am|we're|we are)\s+(?:really\s+|pretty\s+|very\s+|quite\s+|not\s+|so\s+)*(?:good|great|bad|terrible|"
+    r"awful|decent|hopeless|useless|amazing|rubbish)\s+at\s+[a-z]",
+    re.IGNORECASE,
+)
+
+
 def is_chatter(sentence: str, facts: SentenceFacts | None = None, *, asked: bool = False) -> bool:
     """Whether a (first-person) sentence is small talk that never becomes a fact.
 
@@ -491,6 +493,8 @@ def is_chatter(sentence: str, facts: SentenceFacts | None = None, *, asked: bool
     content = _content_words(sentence)
     if len(content) >= 3 or (facts.summary and slot_of(facts.summary)) or (asked and content):
         return False
+    if _SKILL.match(sentence):
+        return False  # "I'm good at chess", "I'm terrible at maths": what the speaker can do
     described = _SELF_DESCRIPTION.match(sentence)
     if described and (described.group(1) or (content and tokens & (_LEXICON | _IDENTITY))):
         return False  # "I'm not a morning person", "I'm diabetic", "I don't have a car": what the speaker is
@@ -579,6 +583,9 @@ def _clean(sentence: str, other: str | None) -> str:
         s = s[: comment.start()].rstrip(" ,;") + "."
     for pattern, replacement in _COLLOQUIAL:
         s = pattern.sub(replacement, s).strip()
+    here = _NAME_HERE.match(s)
+    if here and here.group(1).lower() not in STOPWORDS and not _NOT_A_NAME_HERE.match(here.group(1)):
+        s = f"My name is {here.group(1)}."  # "Raj here!": a speaker who introduces themselves ("Same here" does not)
     return s
 
 

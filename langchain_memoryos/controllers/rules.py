@@ -341,7 +341,12 @@ _CHAT_REPLY = re.compile(
     r"(?:\s+(?:either way|about (?:it|that)|that|it|this|what to say|what to do|yet|really|anymore|honestly))?"
     r"[\s,]*(?:lol|haha|tbh)?[\s.!?]*$|"
     r"^(?:i love this|i like it|i like that|i like this)\b(?!\s+(?:when|because|how|to)\b)|"
-    r"^(?:i\s+)?(?:gotta|got to|have to|need to|must)\s+(?:run|go|dash|head out|head off)\b[^.!?]*[.!?]*$",
+    r"^(?:i\s+)?(?:gotta|got to|have to|need to|must)\s+(?:run|go|dash|head out|head off)\b[^.!?]*[.!?]*$|"
+    # "I've been good, busy with work": how the speaker is, in answer to "How have you been?"
+    r"^(?:i've|i have|i'm|i am)\s+(?:been\s+)?(?:doing\s+)?(?:really\s+|pretty\s+|so\s+|very\s+)?(?:good|great|fine|"
+    r"okay|ok|alright|all right|well|better|not bad|so-so|hanging in there)\b(?!\s+(?:at|with|in|as|for|to|about)\b)"
+    r"(?![^.!?]*\b(?:at|in|as)\s+[A-Z])"
+    r"[^.!?]*[.!?]*$",
     re.IGNORECASE,
 )
 

@@ -64,8 +64,12 @@ _EATING = r"is eating|eats|started eating|is back to eating"
 _WHO = r"the user|the user's \w+|[A-Z][a-z]+"
 _JOB = r"job|position|role"
 _I = re.IGNORECASE
-#: Capitalised sentence openers that are not names ("And here's a pic", "So here we are").
-_NOT_A_NAME_LEAD = r"And|But|So|Oh|Well|Look|Right|Over|Out|In|Up|Hey|Okay|Ok|Yes|Yeah|Now|Then|Just|Also|Here|There"
+#: Capitalised sentence openers that are not names ("And here's a pic", "Same here"): a regular-expression alternation.
+NOT_A_NAME_LEAD = (
+    r"And|But|So|Oh|Well|Look|Right|Over|Out|In|Up|Hey|Okay|Ok|Yes|Yeah|Now|Then|Just|Also|Here|There|Same|Me|Us|"
+    r"Everyone|Everybody|Nobody|Someone|Somebody|Anyone|Sorry|Still|Not|Only|All|Both|Life|Work|Home|Nothing|"
+    r"Something|Everything|Ditto|Hello|Hi|Thanks|Cheers|Love|Back|Almost|Nearly"
+)
 _NOT_A_NAME = (
     r"American|Canadian|Mexican|British|English|Irish|Scottish|Welsh|French|German|Italian|Spanish|Portuguese|"
     r"Dutch|Belgian|Swiss|Austrian|Swedish|Norwegian|Danish|Finnish|Polish|Russian|Ukrainian|Greek|Turkish|"
@@ -136,7 +140,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
     (
         "name",
         re.compile(
-            r"^(?!(?:" + _NOT_A_NAME + r"|" + _NOT_A_NAME_LEAD + r")\b)([A-Z][a-z]+)"
+            r"^(?!(?:" + _NOT_A_NAME + r"|" + NOT_A_NAME_LEAD + r")\b)([A-Z][a-z]+)"
             r"(?i:\s+here\b)(?!['’]s|\s+(?:is|are|was|were|comes|goes)\b)"
         ),
         None,
