@@ -198,6 +198,12 @@ _COLLOQUIAL = (
     (re.compile(r",\s*you know\b,?|\byou know,\s*|,?\s*\byou know\s*(?=[.!?]?$)", re.I), ""),
     (re.compile(r"\s*-\s*$"), ""),
 )
+#: Capitalised words that open a sentence and name no person (days, months, car makes, nationalities).
+_NOT_PERSON = re.compile(
+    r"^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|"
+    rf"August|September|October|November|December|Today|Tonight|Tomorrow|Yesterday|Christmas|Easter|{CAR_MAKES}|"
+    r"God|Work|School|Class|Dinner|Lunch|Breakfast|Everything|Nothing|Mom|Mum|Dad|Grandma|Grandpa)$"
+)
 _NAME_HERE = re.compile(r"^([A-Z][a-z]+) here\s*[.!]*$")
 _NOT_A_NAME_HERE = re.compile(rf"^(?:{NOT_A_NAME_LEAD})$")
 _DANGLING_START = re.compile(
@@ -560,7 +566,8 @@ def _clean(sentence: str, other: str | None) -> str:
         if asking and s.endswith("?"):
             s = s[:-1].rstrip() + "."  # "Did I tell you I got a puppy?": a statement
         if other:
-            s = re.sub(rf"^{re.escape(other)}\b[\s,!.:;—-]*", "", s).strip()
+            # "Mel, I …" is a vocative; "Mel got a puppy" names its subject
+            s = re.sub(rf"^{re.escape(other)}\b\s*(?:[,!.:;—-]+\s*|$)", "", s).strip()
     s = _drop_replaced(s, correcting)
     if other:
         nick = rf"(?:{re.escape(other)}|{re.escape(other[:3])}\w{{0,3}})"
@@ -627,6 +634,7 @@ class FactSentence:
     index: int
     facts: SentenceFacts
     score: float
+    subject: str = ""  # a named person the sentence is about ("Mel got a puppy"), as the fact names them
 
 
 #: "the <thing> is …" said to be kept or as a correction: the speaker's own thing ("the dentist appointment is …").
@@ -724,14 +732,66 @@ def side_facts(text: str, speaker: str, other: str | None) -> list[FactSentence]
     """
     out: list[FactSentence] = []
     for i, sentence, dangling, asked in _units(text, other):
+        about, said = _said_of(sentence, speaker, other)
+        if about:  # "Mel got a new puppy!": a fact about Mel (read as Mel would say it)
+            sentence = said
         facts = analyze_sentence(sentence)
         if facts.agent_directed:
             continue  # an instruction to the assistant is an agent trait (see records_from_text)
-        fact = to_third_person(sentence, speaker, other, facts)
+        fact = to_third_person(sentence, about or speaker, other, facts)
         if fact:
             score = fact_score(sentence, facts, dangling=dangling, asked=asked)
-            out.append(FactSentence(fact, sentence, i, facts, score))
+            out.append(FactSentence(fact, sentence, i, facts, score, about))
     return out
+
+
+#: A sentence about a named person ("Mel got a new puppy", "Tom moved to Lyon"): the name and the verb after it.
+_NAMED_OPENING = re.compile(
+    r"^([A-Z][a-z]+)\s+(?:(just|finally|recently|also|now|still)\s+)?(is|was|has|had|'s|[a-z]+)\b(?!')(?!\s+(?:is|are|was)\b)"
+)
+#: What a person does or goes through: a named person other than the listener is a subject with one of these.
+_PERSON_EVENTS = frozenset(
+    """got adopted moved moves lives works started starts quit graduated graduates turned turns retired married
+    marries broke bought won joined left became gave passed visited studies teaches plays runs is was has had
+    lost sold finished signed booked""".split()
+)
+_GENERIC_VERBS = frozenset({"is", "was", "has", "had", "'s", "runs", "plays", "lost", "sold", "finished"})
+_AS_SAID = {"is": "am", "'s": "'m", "has": "have", "does": "do", "was": "was", "goes": "go"}
+
+
+def _said_of(sentence: str, speaker: str, other: str | None) -> tuple[str, str]:
+    """``(name, the sentence as that person would say it)`` of a sentence about a named person, else ``("", "")``.
+
+    The listener is named by their name or its start ("Mel" for Melanie) and may do anything; anyone else
+    named must go through a person's event (:data:`_PERSON_EVENTS`: moved, got, started …).
+
+    Example:
+        >>> _said_of("Mel got a new puppy!", "Caroline", "Melanie"), _said_of("Tom is a nurse.", "Ana", "Tom")
+        (('Melanie', 'I got a new puppy!'), ('Tom', 'I am a nurse.'))
+        >>> _said_of("Paris is lovely.", "Ana", None), _said_of("Jo moved to Lyon.", "Ana", None)
+        (('', ''), ('Jo', 'I moved to Lyon.'))
+    """
+    m = _NAMED_OPENING.match(sentence)
+    if m is None or set(words(sentence)) & (_FIRST | GROUP_PERSON):
+        return "", ""
+    name, adverb, verb = m.group(1), m.group(2), m.group(3)
+    if name.lower() in STOPWORDS or _NOT_A_NAME_HERE.match(name) or _NOT_PERSON.match(name) or name == speaker:
+        return "", ""
+    listener = bool(other) and (name == other or (len(name) >= 3 and str(other).lower().startswith(name.lower())))
+    if not listener and (verb not in _PERSON_EVENTS or verb in _GENERIC_VERBS):
+        return "", ""
+    who = str(other) if listener else name
+    said = _AS_SAID.get(verb) or (
+        verb[:-3] + "y"
+        if verb.endswith("ies")
+        else verb[:-2]
+        if verb.endswith(("shes", "ches", "xes", "sses"))
+        else verb[:-1]
+        if verb.endswith("s") and not verb.endswith("ss")
+        else verb
+    )
+    rest = sentence[m.end() :]
+    return who, "I " + (adverb + " " if adverb else "") + said + rest
 
 
 def page_speakers(page: DialoguePage) -> list[tuple[str, str, str | None]]:
@@ -933,7 +993,11 @@ def page_fact_records(
         # a sentence that fills a property slot (location, employer, diet …) or is about a named person is a
         # record of its own, so that a later change of that slot (or of that person's) replaces it alone; the
         # other sentences are joined into one record
-        alone = [c for c in chosen if (c.facts.summary and slot_of(c.facts.summary)) or named_subject(c.sentence)]
+        alone = [
+            c
+            for c in chosen
+            if (c.facts.summary and slot_of(c.facts.summary)) or named_subject(c.sentence) or c.subject
+        ]
         rest = [c for c in chosen if c not in alone]
         records.extend(_record([c], speaker, when) for c in alone)
         if rest:
@@ -947,7 +1011,7 @@ def _record(chosen: list[FactSentence], speaker: str, when: _dt.datetime | None 
     entities = list(dict.fromkeys(e for c in chosen for e in c.facts.entities))
     aspect = next((c.facts.aspect for c in chosen if c.facts.aspect != "other"), first.facts.aspect)
     intent = next((c.facts.intent for c in chosen if c.facts.intent not in ("other", "request")), first.facts.intent)
-    named = named_subject(first.sentence) if len(chosen) == 1 else ""
+    named = (named_subject(first.sentence) or first.subject) if len(chosen) == 1 else ""
     # a named person's slot is their own ("My sister Ana lives in Rome": Ana's location, which "Ana moved" updates)
     slot = slot_of(as_the_user(first.fact, named) if named else first.facts.summary) if first.facts.summary else None
     summary = " ".join(c.fact for c in chosen)

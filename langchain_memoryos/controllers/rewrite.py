@@ -241,7 +241,7 @@ _PRONOUN_MAP = {
     "we've": "the user and others have",
     "our": "their",
     "ours": "theirs",
-    "us": "them",
+    "us": "the user and others",
     "you": "the assistant",
     "your": "the assistant's",
     "yours": "the assistant's",
@@ -273,6 +273,7 @@ def third_person(sentence: str) -> str:
     tokens = text.split(" ")
     # "Our neighbour plays the trumpet" (opening on "our", no "we" in it): the user's neighbour, not "their"
     group = {"we", "we're", "we've", "we'll", "we'd", "us"} & set(words(text))
+    group = group or set(re.findall(r"(?i)\band (?:I|me)\b", text))  # "My wife and I … our anniversary"
     ours = "the user's" if not group else ""  # "Last week our neighbour Priya had twins": no "we" to be "their"
     out: list[str] = []
     i = 0
