@@ -280,7 +280,17 @@ def _edge(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | N
 
 
 def _bare_weekday(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
-    return _on(_weekday(day, m.group("day"), -1 if _is_past(sentence) else 1))
+    past = _is_past(sentence) or sentence[: m.start()].lower().endswith("since ")
+    return _on(_weekday(day, m.group("day"), -1 if past else 1))
+
+
+def _after_next(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
+    """A week or weekend "after next": the week two weeks on, or the weekend after the coming one."""
+    if m.group("unit").lower() == "weekend":
+        sat = format_date(_saturday(day, "next") + _dt.timedelta(weeks=1))
+        return f"on the weekend of {sat}", f"the weekend of {sat}"
+    d = format_date(day + _dt.timedelta(weeks=2))
+    return f"in the week of {d}", f"the week of {d}"
 
 
 def _easter(year: int) -> _dt.date:
@@ -386,6 +396,14 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
     ),
     (re.compile(rf"(?i:\bon\s+(?P<day>{_DAY})\b(?!s)(?!\s+(?:nights|mornings|evenings|afternoons)\b))"), _bare_weekday),
     (re.compile(r"(?i:\bthe other (?:day|week)\b)"), _other_day),
+    (re.compile(r"(?i:\b(?:the\s+)?(?P<unit>week|weekend)\s+after\s+next\b)"), _after_next),
+    (
+        re.compile(
+            rf"(?i:(?:(?<=\bstarting )|(?<=\bfrom )|(?<=\buntil )|(?<=\btill )|(?<=\bby )|(?<=\bsince ))"
+            rf"(?P<day>{_DAY})\b(?!s))"
+        ),
+        _bare_weekday,
+    ),
     (re.compile(rf"(?i:\b(?:(?P<few>{_FEW})|(?P<n>{_COUNT}))\s+(?P<unit>{_UNIT})\s+from now\b)"), _from_now),
     (
         re.compile(

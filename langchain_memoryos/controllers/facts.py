@@ -501,6 +501,8 @@ def is_chatter(sentence: str, facts: SentenceFacts | None = None, *, asked: bool
         return False
     if _SKILL.match(sentence):
         return False  # "I'm good at chess", "I'm terrible at maths": what the speaker can do
+    if content and tokens & _LEXICON and re.search(r"\b\d{1,3}\b", sentence):
+        return False  # "My kids are 4 and 7": a relative's age, a count
     described = _SELF_DESCRIPTION.match(sentence)
     if described and (described.group(1) or (content and tokens & (_LEXICON | _IDENTITY))):
         return False  # "I'm not a morning person", "I'm diabetic", "I don't have a car": what the speaker is

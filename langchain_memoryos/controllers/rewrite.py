@@ -345,6 +345,7 @@ def agent_summary(sentence: str) -> str:
         return f"The assistant should call the user {called.group(1)}."
     if re.match(r"^no\s+\w", text, re.IGNORECASE):
         text = "use " + text  # "no emojis" → "use no emojis"
+    text = re.sub(r"(?i)^(?:don't|do not|dont)\s+", "not ", text)  # "don't tell anyone" → "not tell anyone"
     if not text:
         return ""
     body = third_person(text).rstrip(".")
