@@ -265,7 +265,10 @@ _COMMENT_TAIL = re.compile(
     r"(?:I\s+)?(?:still\s+)?(?:can't|cannot|can not)\s+(?:quite\s+|really\s+)?believe\s+(?:it|that|this)\b[^.!?]*|"
     r"who knew|go figure|wish me luck|fingers crossed|lucky me|of all things|for what it's worth|"
     r"no big deal|believe it or not|"
-    r"so\s+(?:we|I|he|she|they)\b[^,.!?]*\b(?:those|that|them|it|these|this)|(?:yay|woohoo|finally|ugh)+)"
+    r"so\s+(?:we|I|he|she|they)\b[^,.!?]*\b(?:those|that|them|it|these|this)|(?:yay|woohoo|finally|ugh)+|"
+    r"(?:so|super|really|very)\s+(?:excited|happy|thrilled|stoked|pumped|relieved|proud|nervous|grateful|glad)\b[^.!?]*|"
+    r"(?:which|and)\s+I'm\s+(?:so\s+|really\s+)?(?:excited|happy|thrilled|stoked|glad|nervous)\s+about\b[^.!?]*|"
+    r"(?:I\s+)?hope (?:that's|that is|it's|this is) (?:ok|okay|fine|alright|cool)\b[^.!?]*|(?:just\s+)?fyi)"
     r"\s*[.!?]*\s*$",
     re.IGNORECASE,
 )
@@ -355,7 +358,8 @@ def _content_words(text: str) -> list[str]:
 #: "I'm (not) a night owl", "I'm left-handed": a self-description (a feeling is caught before).
 _SELF_DESCRIPTION = re.compile(
     r"^(?:I'm|I am|I've always been|I have always been|I don't have|I do not have|I have no|I have|I own|"
-    r"I don't own|I can't|I cannot|I've never|I have never|we're|we are|we don't have|we do not have|we have no|"
+    r"I don't own|I can't|I cannot|I've never|I have never|I haven't|I have not|we're|we are|we don't have|"
+    r"we do not have|we have no|"
     r"we have|we own|we don't own)\s+(?:not\s+|never\s+|always\s+)?"
     r"(?:((?:an?|no|any)\s+(?!(?:question|idea|clue|suggestion|doubt|feeling|minute|moment|second|sec|"
     r"point|problem|favou?r)s?\b)[\w -]+|[a-z]+-[a-z]+|(?:swim|drive|cook|ride|read|sing|dance|ski|skate|"
@@ -650,15 +654,26 @@ _IT_IS_CAR = re.compile(
 )
 
 
-def _as_own(statement: str) -> str:
+#: A note without a verb ("gate code 4471", "locker: 212"): a thing and its value (a number or a name).
+_NOTE = re.compile(r"^(?:the\s+|my\s+)?((?:[A-Za-z-]+\s+){0,3}[A-Za-z-]+)\s*[:=—–-]?\s+(\S*\d\S*|[A-Z][\w-]+)[.!]?$")
+
+
+def _as_own(statement: str, asked: bool = False) -> str:
     """A statement the speaker asked to keep, or corrected, about a thing of theirs, said as theirs.
+
+    A note asked to be kept may have no verb ("Remember: gate code 4471").
 
     Example:
         >>> _as_own("the dentist appointment is on the 21st."), _as_own("it's a Toyota Corolla.")
         ('My dentist appointment is on the 21st.', 'My car is a Toyota Corolla.')
+        >>> _as_own("Gate code 4471.", asked=True)
+        'My gate code is 4471.'
     """
     if set(words(statement)) & (_FIRST | GROUP_PERSON):
         return statement
+    note = _NOTE.match(statement) if asked else None
+    if note and not set(words(note.group(1))) & _VERB_WORDS:
+        return f"My {note.group(1).lower()} is {note.group(2).rstrip('.!,')}."
     car = _IT_IS_CAR.match(statement)
     if car:
         article = re.match(r"(?i)^(?:it's|it is|that's|that is|it was)\s+(?:actually\s+)?(an?\s+)?", statement)
@@ -702,7 +717,7 @@ def _units(text: str, other: str | None) -> list[tuple[int, str, bool, bool]]:
         if not s or not words(s):
             continue
         if asked or _CORRECTION_CUE.match(" ".join(raw.split())):
-            s = _as_own(s)  # "Remember: the gate code is 4471", "Sorry: the appointment is on the 21st"
+            s = _as_own(s, asked)  # "Remember: the gate code is 4471", "Sorry: the appointment is on the 21st"
         dangling = bool(_DANGLING_START.match(s)) and not set(words(s)) & (_FIRST | GROUP_PERSON)
         if dangling and units and units[-1][0] == i - 1 and not units[-1][1].rstrip().endswith("?"):
             j, prev, _, was_asked = units[-1]

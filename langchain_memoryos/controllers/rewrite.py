@@ -126,14 +126,19 @@ def _split_clauses(sentence: str) -> list[str]:
 
 #: Contractions typed without their apostrophe ("i dont", "cant", "ive"): the form the rules read.
 _BARE_CONTRACTION = re.compile(
-    r"\b(?:(do|does|did|ca|could|would|should|is|are|was|were|have|has|had|wo|ai)nt|(i)(m|ve|ll))\b|\b(i)\b(?!\.)",
+    r"\b(?:(do|does|did|ca|could|would|should|is|are|was|were|have|has|had|wo|ai)nt|(i)(m|ve|ll)|"
+    r"(she|he|that|what|there)(s)|(they|you)(re))\b|\b(i)\b(?!\.)",
     re.IGNORECASE,
 )
 
 
 def _contraction(m: re.Match[str]) -> str:
-    if m.group(4):  # a lone "i"
+    if m.group(8):  # a lone "i"
         return "I"
+    if m.group(4):  # "shes", "thats", "whats"
+        return m.group(4) + "'s"
+    if m.group(6):  # "theyre", "youre"
+        return m.group(6) + "'re"
     if m.group(2):  # "im", "ive", "ill"
         if m.group(0) == "ill" or m.group(0) == "Ill":
             return m.group(0)  # "ill" is a word of its own

@@ -431,6 +431,10 @@ _PASSING_STATE = re.compile(
 )
 
 
+#: A time of today said first ("This morning my wife ran …"): the event after it is dated, not passing.
+_LEAD_DAY = re.compile(
+    r"^(?:this (?:morning|afternoon|evening)|today|tonight|earlier today|just now|yesterday|last night)[\s,]+", re.I
+)
 #: Leaving a named place or employer ("I left Amazon last month").
 _LEFT_NAMED = re.compile(r"\b(?:left|quit|leaving|am leaving|'m leaving)\s+(?:the\s+)?[A-Z][a-z]")
 
@@ -547,7 +551,7 @@ def _analyzed(sentence: str) -> SentenceFacts:
     hedges = {m.group(0).lower() for m in HEDGES.finditer(clean)}
     confidence *= CONFIDENCE_RUBRIC["hedged"] ** max(0, min(3, len(hedges)) - 1)
     dated_event = (
-        bool(_PAST_VERB.search(clean) or _OTHERS_PAST.match(clean))
+        bool(_PAST_VERB.search(clean) or _OTHERS_PAST.match(_LEAD_DAY.sub("", clean)))
         and not transient_ing
         and not _PASSING_STATE.search(clean)
     )
