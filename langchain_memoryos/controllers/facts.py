@@ -573,7 +573,7 @@ def _clean(sentence: str, other: str | None) -> str:
             s = s[:-1].rstrip() + "."  # "Did I tell you I got a puppy?": a statement
         if other:
             # "Mel, I …" is a vocative; "Mel got a puppy" names its subject
-            s = re.sub(rf"^{re.escape(other)}\b\s*(?:[,!.:;—-]+\s*|$)", "", s).strip()
+            s = re.sub(rf"^{re.escape(other)}\b\s*(?:[,!.:;—-]+\s*|$|(?=(?:you|you're|u)\b))", "", s).strip()
     s = _drop_replaced(s, correcting)
     if other:
         nick = rf"(?:{re.escape(other)}|{re.escape(other[:3])}\w{{0,3}})"

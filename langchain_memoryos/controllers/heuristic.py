@@ -284,7 +284,10 @@ class HeuristicController(BaseController):
         """
         this_gist = gist(page.user_input) or gist(page.agent_response)
         keywords = extract_keywords(f"{page.user_input}\n{page.agent_response}", self.page_keywords)
-        traits = [r for r in self.records_from_text(split_speaker(page.user_input)[1]) if r.kind == "agent"]
+        # an instruction to the assistant; a named other side is a person, whom "you" addresses, not the assistant
+        named_other = bool(split_speaker(page.agent_response)[0])
+        traits = [] if named_other else self.records_from_text(split_speaker(page.user_input)[1])
+        traits = [r for r in traits if r.kind == "agent"]
         return PageContent(this_gist, keywords, traits + page_fact_records(page), page_requests(page))
 
     def read_ahead(self, page: DialoguePage, content: PageContent | None = None) -> PageReading | None:
