@@ -83,6 +83,7 @@ __all__ = [
     "is_chatter",
     "kept_statement",
     "named_subject",
+    "own_statement",
     "page_fact_records",
     "page_requests",
     "page_speakers",
@@ -658,15 +659,15 @@ _IT_IS_CAR = re.compile(
 _NOTE = re.compile(r"^(?:the\s+|my\s+)?((?:[A-Za-z-]+\s+){0,3}[A-Za-z-]+)\s*[:=—–-]?\s+(\S*\d\S*|[A-Z][\w-]+)[.!]?$")
 
 
-def _as_own(statement: str, asked: bool = False) -> str:
+def own_statement(statement: str, asked: bool = False) -> str:
     """A statement the speaker asked to keep, or corrected, about a thing of theirs, said as theirs.
 
     A note asked to be kept may have no verb ("Remember: gate code 4471").
 
     Example:
-        >>> _as_own("the dentist appointment is on the 21st."), _as_own("it's a Toyota Corolla.")
+        >>> own_statement("the dentist appointment is on the 21st."), own_statement("it's a Toyota Corolla.")
         ('My dentist appointment is on the 21st.', 'My car is a Toyota Corolla.')
-        >>> _as_own("Gate code 4471.", asked=True)
+        >>> own_statement("Gate code 4471.", asked=True)
         'My gate code is 4471.'
     """
     if set(words(statement)) & (_FIRST | GROUP_PERSON):
@@ -717,7 +718,7 @@ def _units(text: str, other: str | None) -> list[tuple[int, str, bool, bool]]:
         if not s or not words(s):
             continue
         if asked or _CORRECTION_CUE.match(" ".join(raw.split())):
-            s = _as_own(s, asked)  # "Remember: the gate code is 4471", "Sorry: the appointment is on the 21st"
+            s = own_statement(s, asked)  # "Remember: the gate code is 4471", "Sorry: the appointment is on the 21st"
         dangling = bool(_DANGLING_START.match(s)) and not set(words(s)) & (_FIRST | GROUP_PERSON)
         if dangling and units and units[-1][0] == i - 1 and not units[-1][1].rstrip().endswith("?"):
             j, prev, _, was_asked = units[-1]

@@ -29,7 +29,13 @@ from langchain_memoryos.controllers.base import (
     QueryPlan,
     RelationJudgement,
 )
-from langchain_memoryos.controllers.facts import kept_statement, page_fact_records, page_requests, split_speaker
+from langchain_memoryos.controllers.facts import (
+    kept_statement,
+    own_statement,
+    page_fact_records,
+    page_requests,
+    split_speaker,
+)
 from langchain_memoryos.controllers.lexicon import PARTNERS, words
 from langchain_memoryos.controllers.rewrite import agent_summary, gist, split_sentences, third_person
 from langchain_memoryos.controllers.rules import (
@@ -258,7 +264,7 @@ class HeuristicController(BaseController):
             if request == "forget":
                 continue  # a request about the memory: never a record (see facts.page_requests)
             if request == "remember":
-                sentence = rest  # "Please remember that I'm vegan": the statement is the fact
+                sentence = own_statement(rest, asked=True)  # "Remember that I'm vegan": the statement is the fact
             facts = analyze_sentence(sentence)
             if kind == "agent":
                 facts = _as_agent_trait(sentence, facts)
