@@ -519,6 +519,8 @@ def is_chatter(sentence: str, facts: SentenceFacts | None = None, *, asked: bool
         or _WHEN.search(sentence)
         or _PAST_OWN.match(sentence)
     )
+    if re.match(r"(?i)^(?:I|we)\s+(?:just\s+|finally\s+|have\s+|'ve\s+)?(?:quit|stopped|gave up)\s+[a-z]", sentence):
+        return False  # "I quit badminton": an end of what the speaker did
     habit = _NEGATED_HABIT.match(sentence)
     if habit and habit.group(1).lower() not in _NOT_HABITS:
         return False  # "I've never smoked", "I don't drink": what the speaker does not do

@@ -467,6 +467,9 @@ class HeuristicController(BaseController):
             if _ended_with(record, new_slot, cand):
                 relations.append(Relation(cand.id, "update", sim, f"the relationship with {cand.subject} ended"))
                 continue
+            if _gone(record, cand):
+                relations.append(Relation(cand.id, "update", sim, f"{record.subject} is gone"))
+                continue
             if _subject(cand) != _subject(record):
                 relations.append(Relation(cand.id, "separate", sim, "facts about different people"))
                 continue
@@ -637,7 +640,9 @@ _STRONG_CHANGE = re.compile(
 #: An end stated outright ("doesn't go to the gym anymore", "stopped playing the violin"): it updates the
 #: fact about the same thing even when no named entity is shared.
 _STATED_END = re.compile(
-    r"\b(?:no longer|any ?more|stopped|quit|gave up|sold|got rid of|gave away|moved out|called off)\b", re.IGNORECASE
+    r"\b(?:no longer|any ?more|stopped|quit|gave up|sold|got rid of|gave away|moved out|called off|graduated|"
+    r"passed away|died)\b",
+    re.IGNORECASE,
 )
 _TIME_WORDS = frozenset(
     """monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays
@@ -673,6 +678,19 @@ def _ended_with(record: MemoryRecord, new_slot: tuple[str, str] | None, cand: Me
         and bool(cand.subject)
         and bool(re.search(rf"\b{re.escape(cand.subject)}\b", record.summary))
         and bool(_PARTNER_WORDS.search(cand.summary))
+    )
+
+
+_GONE = re.compile(r"\b(?:passed away|died|was put down|ran away)\b", re.IGNORECASE)
+
+
+def _gone(record: MemoryRecord, cand: MemoryRecord) -> bool:
+    """Whether the new fact says that the one it is about is gone ("Pixel passed away") and the candidate names them."""
+    return (
+        bool(record.subject)
+        and bool(_GONE.search(record.summary))
+        and _subject(cand) != _subject(record)
+        and bool(re.search(rf"\b{re.escape(record.subject)}\b", cand.summary))
     )
 
 

@@ -49,7 +49,7 @@ ASPECT_LEXICON: dict[str, frozenset[str]] = {
         sick illness ill injury injured pain medication medicine therapy therapist diabetes diabetic
         asthma insomnia sleep surgery pregnant anxiety depression depressed hospital health healthy
         fitness workout gym cholesterol blood pressure migraine migraines celiac keto sober
-        quit smoking smoke drinking alcohol knee back disability""".split()
+        smoking smoke drinking alcohol knee back disability""".split()
     ),
     "social_relationship": frozenset(
         """friend friends bestie mom mother dad father

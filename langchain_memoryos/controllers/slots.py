@@ -155,6 +155,26 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
         ),
         None,
     ),
+    # "The user sold the user's car", "… no longer has a car": no car (a new one is read above)
+    (
+        "car",
+        re.compile(
+            r"(?i:\b(?:sold|got rid of|no longer has|doesn't have|does not have|gave up|scrapped|totaled|totalled)\s+"
+            r"(?:the user's\s+|a\s+|the\s+)?(?:car|vehicle))\b"
+        ),
+        "none",
+    ),
+    # "The user lives alone", "… lives with two roommates": who the user lives with
+    (
+        "household",
+        re.compile(r"(?i:\b(?:lives|is living|live)\s+(?:all\s+)?(alone|on (?:their|the user's) own))"),
+        None,
+    ),
+    (
+        "household",
+        re.compile(r"(?i:\b(?:lives|is living|live)\s+with\s+)((?:the user's\s+|a\s+|an\s+|\w+\s+)?[a-z-]+)"),
+        None,
+    ),
     ("allergy", re.compile(r"(?i:\ballerg\w*\b[^.]*?\bonly\s+)([a-z][a-z ]*?)(?=,|\.|$| are| is)"), None),
     (
         "allergy",
@@ -718,7 +738,7 @@ def canonical_summary(summary: str) -> str:
         canonical = f"{canonical.rstrip('.')}, having moved there {when}."
     current = re.split(r"(?i:\b(?:used to|previously|formerly|no longer)\b[^.]*?\bbut\b)", summary)[-1]
     kept = {m.group(0) for m in re.finditer(_PROPER, canonical)}
-    dropped = [m.group(0) for m in re.finditer(_PROPER, current[1:]) if m.group(0) not in kept]
+    dropped = [m.group(0) for m in re.finditer(_PROPER, current) if m.group(0) not in kept]  # "Jake and the user …"
     return summary if any(d not in _NOT_NAMES for d in dropped) else canonical
 
 
