@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
@@ -248,15 +249,45 @@ def select_candidates(
         allowed = COMPATIBLE_INTENTS.get(record.intent, frozenset({record.intent}))
         kept = [(r, s) for r, s in pool if r.intent in allowed]
     names = _names(record)
+    ended = _content(record.summary) if _ENDED.search(record.summary) else set()
     seen = {r.id for r, _ in kept}
     for r, s in pairs:
         if r.id in seen:
             continue
-        if (record.slot and r.slot == record.slot) or (r.aspect == record.aspect and names & _names(r)):
+        if (
+            (record.slot and r.slot == record.slot)
+            or (r.aspect == record.aspect and names & _names(r))
+            or bool(ended & _content(r.summary))  # "quit tennis" / "plays tennis": the judge decides
+        ):
             kept.append((r, s))
             seen.add(r.id)
     kept.sort(key=lambda pair: pair[1], reverse=True)
     return kept
+
+
+#: A stated end ("no longer", "stopped", "quit" …): the fact it ends may score under ``tau_s`` ("quit tennis").
+_ENDED = re.compile(r"\b(?:no longer|any ?more|stopped|quit|gave up|passed away|died|graduated)\b", re.IGNORECASE)
+_LIGHT = frozenset(
+    """the user users and others their with from that this have has had does doesn't not for was are but
+    his her its any all now one who""".split()
+)
+
+
+def _content(summary: str) -> set[str]:
+    """The content words of a summary (three letters or more, not the subject's words), lower-cased."""
+    return {w for w in re.findall(r"[a-z]{3,}", summary.lower()) if w not in _LIGHT} - {
+        "stopped",
+        "quit",
+        "longer",
+        "anymore",
+        "gave",
+        "passed",
+        "away",
+        "died",
+        "graduated",
+        "going",
+        "goes",
+    }
 
 
 def _names(record: MemoryRecord) -> set[str]:

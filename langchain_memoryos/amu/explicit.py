@@ -39,7 +39,8 @@ from dataclasses import replace
 
 from langchain_memoryos.controllers.dates import resolve_relative_time
 from langchain_memoryos.controllers.facts import named_subject as relative_named
-from langchain_memoryos.controllers.rewrite import FIRST_PERSON, third_person
+from langchain_memoryos.controllers.rewrite import FIRST_PERSON, informal_apostrophes, third_person
+from langchain_memoryos.controllers.rules import memory_request
 from langchain_memoryos.controllers.slots import as_the_user, slot_of
 from langchain_memoryos.index.lexical import STOPWORDS
 from langchain_memoryos.schema import MemoryRecord
@@ -183,6 +184,10 @@ def explicit_records(
         ...     named=[parsed_as_user], subject="Joanna")]
         [('Joanna adopted a dog named Max in May 2022.', 'Joanna', True)]
     """
+    statement = informal_apostrophes(statement)  # "i dont eat meat": the words as written
+    request, kept = memory_request(" ".join(statement.split()))
+    if request == "remember":
+        statement = kept  # "Please remember that I'm vegan": the words to keep are the statement's
     given = [r for r in records if r.summary.strip()]
     if not given and subject:
         given = [replace(r, summary=_as_named(r.summary, subject), subject=subject) for r in named if r.summary.strip()]

@@ -59,12 +59,18 @@ _NUMBERS = {
 }
 _FEW = r"a few|a couple of|a couple|several|some"
 _COUNT = r"\d{1,3}|" + "|".join(sorted(_NUMBERS, key=len, reverse=True))
-_UNIT = r"days?|weeks?|months?|years?"
+_UNIT = r"days?|weeks?|fortnights?|weekends?|months?|years?"
 _SEASONS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
 _DAY = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _PART = r"morning|afternoon|evening|night"
+_MONTHS = tuple(calendar.month_name[1:])
+#: a month's name, capitalised ("next March"; "this may be" is no date)
+_MONTH = "(?-i:" + "|".join(_MONTHS) + ")"
 #: prepositions after which a date stands alone ("since 2022", "until 7 May 2023")
-_BARE_AFTER = re.compile(r"(?i:\b(?:since|until|till|from|by|before|after|around|of|as of|starting)\s*)$")
+_BARE_AFTER = re.compile(
+    r"(?i:\b(?:since|until|till|from|by|before|after|around|of|as of|(?<!'m )(?<!am )(?<!is )(?<!'s )(?<!are )(?<!'re )"
+    r"starting)\s*)$"
+)
 _FUTURE = re.compile(
     r"(?i:\b(?:will|'ll|shall|going to|gonna|plan|plans|planning|hope|hopes|want|wants|intend|"
     r"(?:am|is|are|i'm|we're|you're|they're|he's|she's|it's)\s+(?:\w+ly\s+)?\w+ing|starts?|begins?|is on|are on|"
@@ -101,6 +107,11 @@ def _count(text: str) -> int:
 def _shift(day: _dt.date, unit: str, n: int) -> tuple[str, str]:
     """(with its preposition, alone) of ``day`` moved by ``n`` units (negative: earlier)."""
     unit = unit.lower().rstrip("s")
+    if unit == "fortnight":
+        unit, n = "week", 2 * n
+    if unit == "weekend":  # "two weekends ago": the weekend before last
+        sat = _saturday(day, "last" if n < 0 else "next") + _dt.timedelta(weeks=n + 1 if n < 0 else n - 1)
+        return f"on the weekend of {format_date(sat)}", f"the weekend of {format_date(sat)}"
     if unit == "day":
         d = format_date(day + _dt.timedelta(days=n))
         return f"on {d}", d
@@ -184,7 +195,15 @@ def _relative_day(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, 
 
 def _period(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
     which, unit = m.group("which").lower(), m.group("unit").lower()
-    which = "last" if which in ("last", "past", "this past") else which
+    if m.group("unit") in _MONTHS:  # "last March", "next May": that month's nearest year
+        month = _MONTHS.index(m.group("unit")) + 1
+        year = day.year
+        if which in ("last", "past", "this past") and month >= day.month:
+            year -= 1
+        elif which in ("next", "coming", "this coming") and month <= day.month:
+            year += 1
+        return f"in {m.group('unit')} {year}", f"{m.group('unit')} {year}"
+    which = "last" if which in ("last", "past", "this past") else "next" if which.endswith("coming") else which
     d = format_date(day)
     if unit == "week":
         if which == "this":
@@ -215,25 +234,63 @@ def _ago(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | No
     unit = m.group("unit")
     if m.group("few"):
         plural = unit.lower().rstrip("s") + "s"
-        when = format_date(day) if plural in ("days", "weeks") else _month(day, 0) if plural == "months" else day.year
+        when = _month(day, 0) if plural == "months" else day.year if plural == "years" else format_date(day)
         text = f"{m.group('few').lower()} {plural} before {when}"
         return text, text
     return _shift(day, unit, -_count(m.group("n")))
 
 
+#: A perfect or a negation before "in five years": a span of time, not a date ("I haven't eaten meat in five years").
+_SPAN_BEFORE = re.compile(r"(?i:\b(?:have|has|had|'ve)(?:n't|\s+not|\s+never)\b|\b(?:first|only|once|twice)\b[^.!?]*$)")
+
+
 def _ahead(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
-    if _is_past(sentence):
+    if _is_past(sentence) or _SPAN_BEFORE.search(sentence[: m.start()]):
         return None  # "I learned it in two weeks": a duration, not a date
     if m.group("few"):  # "in a few weeks": a few weeks after the day
         unit = m.group("unit").lower().rstrip("s") + "s"
-        when = format_date(day) if unit in ("days", "weeks") else _month(day, 0) if unit == "months" else day.year
+        when = _month(day, 0) if unit == "months" else day.year if unit == "years" else format_date(day)
         text = f"{m.group('few').lower()} {unit} after {when}"
         return text, text
     return _shift(day, m.group("unit"), _count(m.group("n")))
 
 
+def _from_now(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
+    """A time "from now" ("two weeks from now"): as "in two weeks", whatever the sentence's tense."""
+    if m.group("few"):
+        unit = m.group("unit").lower().rstrip("s") + "s"
+        when = _month(day, 0) if unit == "months" else day.year if unit == "years" else format_date(day)
+        text = f"{m.group('few').lower()} {unit} after {when}"
+        return text, text
+    return _shift(day, m.group("unit"), _count(m.group("n")))
+
+
+def _edge(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
+    """An edge of a period ("the end of the month", "the start of next year"): of the period named."""
+    edge, which, unit = m.group("edge").lower(), m.group("which").lower(), m.group("unit").lower()
+    shift = {"the": 0, "this": 0, "next": 1, "last": -1}[which]
+    if unit == "week":
+        side = {0: "of", 1: "after", -1: "before"}[shift]
+        label = f"the {edge} of the week {side} {format_date(day)}"
+    elif unit == "month":
+        label = f"the {edge} of {_month(day, shift)}"
+    else:
+        label = f"the {edge} of {day.year + shift}"
+    return label, label
+
+
 def _bare_weekday(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
-    return _on(_weekday(day, m.group("day"), -1 if _is_past(sentence) else 1))
+    past = _is_past(sentence) or sentence[: m.start()].lower().endswith("since ")
+    return _on(_weekday(day, m.group("day"), -1 if past else 1))
+
+
+def _after_next(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
+    """A week or weekend "after next": the week two weeks on, or the weekend after the coming one."""
+    if m.group("unit").lower() == "weekend":
+        sat = format_date(_saturday(day, "next") + _dt.timedelta(weeks=1))
+        return f"on the weekend of {sat}", f"the weekend of {sat}"
+    d = format_date(day + _dt.timedelta(weeks=2))
+    return f"in the week of {d}", f"the week of {d}"
 
 
 def _easter(year: int) -> _dt.date:
@@ -280,12 +337,44 @@ def _holiday(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] 
     return f"{preposition} {label} {year}", f"{label} {year}"
 
 
+#: A day of the month that recurs ("I pay rent on the 1st", "every month on the 15th"): no one date.
+_RECURRING = re.compile(r"(?i:\b(?:every|each|monthly|usually|always|normally|typically)\b)")
+
+
+def _month_day(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
+    """A day of the month ("on the 21st"): this month's or the next's (a plan), this or the last's (a past event)."""
+    n = int(m.group("n"))
+    if not 1 <= n <= 31 or _RECURRING.search(sentence):
+        return None
+    past = _is_past(sentence)
+    if not past and not _FUTURE.search(sentence):
+        return None  # "I pay my rent on the 1st": a habit, not a date
+    step = -1 if past else 1
+    index = day.year * 12 + day.month - 1
+    for _ in range(3):  # a month without that day (31 April) is skipped
+        year, month = divmod(index, 12)
+        if n <= calendar.monthrange(year, month + 1)[1]:
+            found = _dt.date(year, month + 1, n)
+            if (found <= day) if past else (found >= day):
+                return _on(found)
+        index += step
+    return None
+
+
 def _other_day(m: re.Match[str], day: _dt.date, sentence: str) -> tuple[str, str] | None:
-    text = f"a few days before {format_date(day)}"
+    unit = "weeks" if m.group(0).lower().endswith("week") else "days"
+    text = f"a few {unit} before {format_date(day)}"
     return text, text
 
 
 _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
+    (
+        re.compile(
+            r"(?i:\b(?:the\s+)?(?P<edge>end|start|beginning|middle)\s+of\s+(?P<which>the|this|next|last)\s+"
+            r"(?P<unit>week|month|year)\b)"
+        ),
+        _edge,
+    ),
     (
         re.compile(
             rf"(?i:\b(?:the day before yesterday|the day after tomorrow|(?:yesterday|tomorrow)(?:\s+(?:{_PART}))?|"
@@ -295,8 +384,8 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
     ),
     (
         re.compile(
-            rf"(?i:\b(?P<which>this past|past|last|this|next)\s+"
-            rf"(?P<unit>weekend|week|month|year|spring|summer|fall|autumn|winter|{_DAY})\b)"
+            rf"(?i:\b(?P<which>this past|past|last|this coming|coming|this|next)\s+"
+            rf"(?P<unit>weekend|week|month|year|spring|summer|fall|autumn|winter|{_DAY}|{_MONTH})\b)"
         ),
         _period,
     ),
@@ -305,8 +394,24 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
         re.compile(rf"(?i:\bin\s+(?:(?P<few>{_FEW})|(?P<n>{_COUNT}))\s+(?P<unit>{_UNIT})(?!\s+(?:ago|old|time))\b)"),
         _ahead,
     ),
-    (re.compile(rf"(?i:\bon\s+(?P<day>{_DAY})\b(?!s))"), _bare_weekday),
-    (re.compile(r"(?i:\bthe other day\b)"), _other_day),
+    (re.compile(rf"(?i:\bon\s+(?P<day>{_DAY})\b(?!s)(?!\s+(?:nights|mornings|evenings|afternoons)\b))"), _bare_weekday),
+    (re.compile(r"(?i:\bthe other (?:day|week)\b)"), _other_day),
+    (re.compile(r"(?i:\b(?:the\s+)?(?P<unit>week|weekend)\s+after\s+next\b)"), _after_next),
+    (
+        re.compile(
+            rf"(?i:(?:(?<=\bstarting )|(?<=\bfrom )|(?<=\buntil )|(?<=\btill )|(?<=\bby )|(?<=\bsince ))"
+            rf"(?P<day>{_DAY})\b(?!s))"
+        ),
+        _bare_weekday,
+    ),
+    (re.compile(rf"(?i:\b(?:(?P<few>{_FEW})|(?P<n>{_COUNT}))\s+(?P<unit>{_UNIT})\s+from now\b)"), _from_now),
+    (
+        re.compile(
+            r"(?i:\bon\s+the\s+(?P<n>\d{1,2})(?:st|nd|rd|th)\b(?!\s+of\b)(?!\s+(?:January|February|March|April|May|June|"
+            r"July|August|September|October|November|December)\b))"
+        ),
+        _month_day,
+    ),
     (
         re.compile(
             r"(?i:\b(?P<which>last|this|next)\s+(?P<holiday>christmas(?:\s+eve|\s+day)?|easter|thanksgiving|halloween|"
@@ -384,6 +489,8 @@ def resolve_relative_time(text: str, when: _dt.datetime | _dt.date) -> str:
             before = out[: m.start()]
             replacement = bare if _BARE_AFTER.search(before) else full
             if m.start() == 0 or re.search(r"[.!?]\s+$", before):
+                if re.match(r"\s+(?:is|was|will be|would be|'s)\b", out[m.end() :]):
+                    replacement = bare  # "Tomorrow is my last day": "16 May 2024 is …"
                 replacement = replacement[0].upper() + replacement[1:]
             pieces.append(out[last : m.start()] + replacement)
             last = m.end()

@@ -58,9 +58,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from langchain_memoryos.controllers.dates import has_relative_time, resolve_relative_time
+from langchain_memoryos.controllers.dates import has_relative_time, relative_time, resolve_relative_time
 from langchain_memoryos.controllers.lexicon import CALLED_NAME, PARTNERS, words
-from langchain_memoryos.controllers.rewrite import split_sentences, third_person
+from langchain_memoryos.controllers.rewrite import informal_apostrophes, split_sentences, third_person
 from langchain_memoryos.controllers.rules import (
     _CHAT_REPLY,
     ASPECT_LEXICON,
@@ -70,7 +70,7 @@ from langchain_memoryos.controllers.rules import (
     analyze_sentence,
     memory_request,
 )
-from langchain_memoryos.controllers.slots import as_the_user, slot_of
+from langchain_memoryos.controllers.slots import CAR_MAKES, NOT_A_NAME_LEAD, as_the_user, slot_of
 from langchain_memoryos.index.lexical import STOPWORDS
 from langchain_memoryos.kernel.controller import MemoryRequest
 from langchain_memoryos.schema import DialoguePage, MemoryRecord
@@ -83,6 +83,7 @@ __all__ = [
     "is_chatter",
     "kept_statement",
     "named_subject",
+    "own_statement",
     "page_fact_records",
     "page_requests",
     "page_speakers",
@@ -105,16 +106,17 @@ _LEAD_NOISE = re.compile(
     r"congrats|congratulations|haha+|lol|so|well|ok|okay|sure|right|totally|great|cool|nice|awesome|ah|hmm+|"
     r"definitely|absolutely|exactly|indeed|true|good|sounds good|no way|gosh|dang|man|dude|hey there|"
     r"unfortunately|sadly|luckily|thankfully|fortunately|honestly|basically|never mind|nevermind|no worries|"
-    r"correction|update|wait|scratch that|to be clear|actually|in fact|sorry|oops|my bad)\b[\s,!.:;—-]*)+",
+    r"correction|update|wait|scratch that|to be clear|actually|in fact|sorry|oops|whoops|my bad|my mistake|"
+    r"my apologies|apologies|hold on|sorry about that|no wait|oh no)\b[\s,!.:;—-]*)+",
     re.I,
 )
 #: A discourse preamble before the statement ("Oh and I almost forgot,", "Did I tell you that", "I meant"):
 #: it frames the fact and is dropped from it.
 _PREAMBLE = re.compile(
     r"^(?:(?:and|also|plus|anyway|anyways|by the way|btw|guess what|fun fact|side note|on another note|"
-    r"speaking of which|one more thing|you won't believe it|you'll never guess what|long story short|"
+    r"speaking of which|one more thing|next up|you won't believe it|you'll never guess what|long story short|"
     r"believe it or not|not gonna lie|to be honest|tbh|(?:small|quick|one|a|just a|minor) (?:correction|update|fix)|"
-    r"(?:just a |quick |a quick )?heads up|quick update|small update|"
+    r"(?:just a |quick |a quick )?heads up|quick update|small update|(?:a |just a )?quick note|that reminds me|"
     r"before I forget|I (?:almost|nearly) forgot|I forgot to (?:mention|tell you|say)(?: this)?|"
     r"I (?:should|must|have to|need to|wanted to|want to|meant to|forgot to) (?:mention|tell you|say|"
     r"let you know)(?: this)?(?=\s+that\b|\s*[,:—-]|\s+(?:I|I'm|I've|my|we|our)\b)|"
@@ -178,16 +180,33 @@ _IMPLIED_SUBJECT = re.compile(
     r"volunteered|painted|wrote|decided|baked|cooked|built|gonna|wanna|gotta)\b(?!\s+(?:is|are|was|were)\b)",
     re.I,
 )
+#: A state said without its subject ("Not vegan anymore", "No longer in the choir"): "I'm" is implied.
+_IMPLIED_STATE = re.compile(
+    r"^(?:not\b(?=[^,.;!?]*\b(?:anymore|any more)\b)|no longer\b)\s+(?:an?\s+|the\s+)?([a-z'-]+)", re.I
+)
+_PLAIN_VERBS = frozenset("eat drink live work smoke play have go do use own take like need drive run".split())
 _COLLOQUIAL = (
     (re.compile(r"\bgonna\b", re.I), "going to"),
     (re.compile(r"\bwanna\b", re.I), "want to"),
     (re.compile(r"\bgotta\b", re.I), "have to"),
     (re.compile(r"\bI going to\b"), "I am going to"),
     (re.compile(r"\b([Nn]ame)'s\b"), r"\1 is"),  # "My name's Daniel"
+    (re.compile(r"\b([a-z]+)'s (called|named)\b"), r"\1 is \2"),  # "my cat's called Mochi"
+    # "My birthday's next Friday", "The party's on the 4th": "'s" before a time is "is"
+    (re.compile(r"\b([a-z]+)'s (?=(?:next|last|this|on|in|at|tomorrow|today|tonight|yesterday)\b)"), r"\1 is "),
+    (re.compile(r"^[Tt]he name is\b"), "My name is"),  # "The name's Bond"
     (re.compile(r"\bI been\b"), "I have been"),
     (re.compile(r",\s*you know\b,?|\byou know,\s*|,?\s*\byou know\s*(?=[.!?]?$)", re.I), ""),
     (re.compile(r"\s*-\s*$"), ""),
 )
+#: Capitalised words that open a sentence and name no person (days, months, car makes, nationalities).
+_NOT_PERSON = re.compile(
+    r"^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|"
+    rf"August|September|October|November|December|Today|Tonight|Tomorrow|Yesterday|Christmas|Easter|{CAR_MAKES}|"
+    r"God|Work|School|Class|Dinner|Lunch|Breakfast|Everything|Nothing|Mom|Mum|Dad|Grandma|Grandpa)$"
+)
+_NAME_HERE = re.compile(r"^([A-Z][a-z]+) here\s*[.!]*$")
+_NOT_A_NAME_HERE = re.compile(rf"^(?:{NOT_A_NAME_LEAD})$")
 _DANGLING_START = re.compile(
     r"^(?:it|it's|its|this|that|that's|these|those|they|they're|them|he|she|his|her|there|which)\b", re.I
 )
@@ -231,15 +250,33 @@ _EVALUATIVE_TAIL = re.compile(
     r",?\s*(?:(?:so|and|but|which|lol|haha)\s+)?(?:that's|that is|that was|it's|it is|it was|which is|which was|"
     r"it's been|it has been|which has been|that's been|that has been)\s+"
     r"(?:(?:a|an|such a|so|really|very|pretty|super|quite|kind of|a bit of)\s+)*"
-    r"(?:relief|great|nice|fun|amazing|awesome|cool|exciting|good|wonderful|lovely|huge|big deal|crazy|wild|"
+    r"(?:relief|great|nice|fun|amazing|awesome|cool|exciting|good|wonderful|lovely|huge|big deal|crazy|wild|relaxing|"
+    r"calming|therapeutic|rewarding|fulfilling|challenging|exhausting|interesting|brilliant|surreal|emotional|"
+    r"life-changing|a blast|an adventure|a journey|a game changer|a lifesaver|"
     r"insane|fantastic|incredible|special|stressful|scary|sad|tough|hard|weird|funny|much fun|lot of fun)\b"
     r"[^.!?;]*(?=[.!?]*$)|,?\s*\b(?:sadly|unfortunately|luckily|thankfully|honestly|lol|haha+)\s*(?=[.!?]*$)",
+    re.IGNORECASE,
+)
+#: A closing remark after a fact (", in case it matters for …", ", still sore", ", can't believe it", ", so we
+#: skip those"): why it was said, how the speaker feels about it, or what follows from it; dropped from the fact.
+_COMMENT_TAIL = re.compile(
+    r"(?:,|\s[—–-])\s*(?:(?:just|only)\s+)?(?:in case\b[^.!?]*|if (?:that|it|this) (?:matters|helps|makes (?:a|any) "
+    r"difference|is relevant|changes anything)\b[^.!?]*|if you (?:can believe it|must know|need to know|"
+    r"(?:were|are|'re) wondering|care)\b[^.!?]*|still\s+(?![^.!?]*(?:\d|(?-i:\s[A-Z])))(?:\S+\s*){1,5}?|"
+    r"(?:I\s+)?(?:still\s+)?(?:can't|cannot|can not)\s+(?:quite\s+|really\s+)?believe\s+(?:it|that|this)\b[^.!?]*|"
+    r"who knew|go figure|wish me luck|fingers crossed|lucky me|of all things|for what it's worth|"
+    r"no big deal|believe it or not|"
+    r"so\s+(?:we|I|he|she|they)\b[^,.!?]*\b(?:those|that|them|it|these|this)|(?:yay|woohoo|finally|ugh)+|"
+    r"(?:so|super|really|very)\s+(?:excited|happy|thrilled|stoked|pumped|relieved|proud|nervous|grateful|glad)\b[^.!?]*|"
+    r"(?:which|and)\s+I'm\s+(?:so\s+|really\s+)?(?:excited|happy|thrilled|stoked|glad|nervous)\s+about\b[^.!?]*|"
+    r"(?:I\s+)?hope (?:that's|that is|it's|this is) (?:ok|okay|fine|alright|cool)\b[^.!?]*|(?:just\s+)?fyi)"
+    r"\s*[.!?]*\s*$",
     re.IGNORECASE,
 )
 #: A request to keep what was just said, at the end (", so please keep that in mind", "— remember that!").
 _KEEP_TAIL = re.compile(
     r"[,;—–-]?\s*(?:(?:so|and|just)\s+)?(?:please\s+)?(?:keep (?:that|this|it) in mind|remember (?:that|this|it)|"
-    r"note (?:that|this|it)(?: down)?|don't forget (?:that|this|it)|make a note of (?:that|this|it))"
+    r"note (?:that|this|it)(?: down)?|(?:don't|do not) forget(?: (?:that|this|it))?|make a note of (?:that|this|it))"
     r"\s*(?:please\s*)?[.!]*$",
     re.IGNORECASE,
 )
@@ -267,17 +304,40 @@ _NAMED_SUBJECT = (
 )
 
 
+#: A time said before the subject ("On Monday, …", "In 2019 …", "Back in May …"; a relative time: see below).
+_LEAD_WRITTEN_TIME = re.compile(
+    r"^(?:(?i:(?:back\s+)?(?:on|in|at|during|since|over|by))\s+(?:the\s+)?(?:(?:\d{1,2}(?:st|nd|rd|th)?\s+)?[A-Z][a-z]+"
+    r"(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:\s+\d{4})?|\d{4})|(?i:recently|lately|the other day|earlier|finally|just))"
+    r"\s*,?\s+",
+)
+
+
+def _without_lead_time(sentence: str) -> str:
+    """A sentence without the time said before its subject ("Three days ago my son Eli …" → "my son Eli …")."""
+    text = sentence.strip()
+    lead = relative_time(text)
+    if lead and text.lower().startswith(lead.lower()):
+        text = text[len(lead) :].lstrip(" ,")
+    else:
+        text = _LEAD_WRITTEN_TIME.sub("", text)
+    return text[:1].upper() + text[1:]
+
+
 def named_subject(sentence: str) -> str:
     """The named person a first-person sentence is about ("" when it is about the speaker).
+
+    A time said before the subject is no part of it ("Yesterday my son Eli …" is about Eli).
 
     Example:
         >>> named_subject("My sister Ana lives in Rome."), named_subject("My mom, Helen, works as a nurse.")
         ('Ana', 'Helen')
         >>> named_subject("I visited my sister Ana."), named_subject("My sister Ana's dog is sick.")
         ('', '')
+        >>> named_subject("Three days ago my son Eli lost a tooth."), named_subject("On Monday, our aunt Jo moved.")
+        ('Eli', 'Jo')
     """
     for pattern in _NAMED_SUBJECT:
-        m = pattern.match(sentence.strip())
+        m = pattern.match(sentence.strip()) or pattern.match(_without_lead_time(sentence))
         if m:
             return m.group(1)
     return ""
@@ -299,7 +359,8 @@ def _content_words(text: str) -> list[str]:
 #: "I'm (not) a night owl", "I'm left-handed": a self-description (a feeling is caught before).
 _SELF_DESCRIPTION = re.compile(
     r"^(?:I'm|I am|I've always been|I have always been|I don't have|I do not have|I have no|I have|I own|"
-    r"I don't own|I can't|I cannot|I've never|I have never|we're|we are|we don't have|we do not have|we have no|"
+    r"I don't own|I can't|I cannot|I've never|I have never|I haven't|I have not|we're|we are|we don't have|"
+    r"we do not have|we have no|"
     r"we have|we own|we don't own)\s+(?:not\s+|never\s+|always\s+)?"
     r"(?:((?:an?|no|any)\s+(?!(?:question|idea|clue|suggestion|doubt|feeling|minute|moment|second|sec|"
     r"point|problem|favou?r)s?\b)[\w -]+|[a-z]+-[a-z]+|(?:swim|drive|cook|ride|read|sing|dance|ski|skate|"
@@ -405,6 +466,21 @@ def _is_feeling(sentence: str) -> bool:
     return bool(_AFFECT.search(sentence)) and len(_content_words(_AFFECT.sub(" ", sentence))) < 3
 
 
+#: "That's my favourite song", "This is my jam": a reaction to something unnamed (a birthday or a day is dated).
+_THAT_IS_MINE = re.compile(
+    r"^(?:that|this|it)(?:'s| is| was)\s+(?:so\s+|totally\s+|literally\s+|definitely\s+)?(?:my|our)\s+"
+    r"(?!(?:[\w-]+\s+){0,2}(?:birthday|anniversary|day|wedding)\b)(?:[\w-]+\s*){1,3}[.!]*$",
+    re.IGNORECASE,
+)
+
+
+_SKILL = re.compile(
+    r"^(?:I'm|I am|we're|we are)\s+(?:really\s+|pretty\s+|very\s+|quite\s+|not\s+|so\s+)*(?:good|great|bad|terrible|"
+    r"awful|decent|hopeless|useless|amazing|rubbish)\s+at\s+[a-z]",
+    re.IGNORECASE,
+)
+
+
 def is_chatter(sentence: str, facts: SentenceFacts | None = None, *, asked: bool = False) -> bool:
     """Whether a (first-person) sentence is small talk that never becomes a fact.
 
@@ -421,11 +497,17 @@ def is_chatter(sentence: str, facts: SentenceFacts | None = None, *, asked: bool
     tokens = set(words(sentence))
     if sentence.rstrip().endswith("?") or _CHAT_REPLY.match(sentence) or _is_feeling(sentence):
         return True
+    if _THAT_IS_MINE.match(sentence) and not (_PROPER_MID.search(sentence) or _NUMBER.search(sentence)):
+        return True  # "That's my favourite song!": what "that" is, the page alone does not say
     if tokens & _SECOND and not tokens & (_FIRST | GROUP_PERSON):
         return True
     content = _content_words(sentence)
     if len(content) >= 3 or (facts.summary and slot_of(facts.summary)) or (asked and content):
         return False
+    if _SKILL.match(sentence):
+        return False  # "I'm good at chess", "I'm terrible at maths": what the speaker can do
+    if content and tokens & _LEXICON and re.search(r"\b\d{1,3}\b", sentence):
+        return False  # "My kids are 4 and 7": a relative's age, a count
     described = _SELF_DESCRIPTION.match(sentence)
     if described and (described.group(1) or (content and tokens & (_LEXICON | _IDENTITY))):
         return False  # "I'm not a morning person", "I'm diabetic", "I don't have a car": what the speaker is
@@ -437,6 +519,8 @@ def is_chatter(sentence: str, facts: SentenceFacts | None = None, *, asked: bool
         or _WHEN.search(sentence)
         or _PAST_OWN.match(sentence)
     )
+    if re.match(r"(?i)^(?:I|we)\s+(?:just\s+|finally\s+|have\s+|'ve\s+)?(?:quit|stopped|gave up)\s+[a-z]", sentence):
+        return False  # "I quit badminton": an end of what the speaker did
     habit = _NEGATED_HABIT.match(sentence)
     if habit and habit.group(1).lower() not in _NOT_HABITS:
         return False  # "I've never smoked", "I don't drink": what the speaker does not do
@@ -491,7 +575,8 @@ def _clean(sentence: str, other: str | None) -> str:
         if asking and s.endswith("?"):
             s = s[:-1].rstrip() + "."  # "Did I tell you I got a puppy?": a statement
         if other:
-            s = re.sub(rf"^{re.escape(other)}\b[\s,!.:;—-]*", "", s).strip()
+            # "Mel, I …" is a vocative; "Mel got a puppy" names its subject
+            s = re.sub(rf"^{re.escape(other)}\b\s*(?:[,!.:;—-]+\s*|$|(?=(?:you|you're|u)\b))", "", s).strip()
     s = _drop_replaced(s, correcting)
     if other:
         nick = rf"(?:{re.escape(other)}|{re.escape(other[:3])}\w{{0,3}})"
@@ -500,14 +585,23 @@ def _clean(sentence: str, other: str | None) -> str:
         s = re.sub(rf"^{nick}\s*[.!]?$", "", s)
     if s and _IMPLIED_SUBJECT.match(s):
         s = "I " + s[0].lower() + s[1:]
+    elif s and _IMPLIED_STATE.match(s):  # "Not vegan anymore, …", "No longer at Acme": "I'm not vegan anymore"
+        verb = _IMPLIED_STATE.match(s).group(1)  # type: ignore[union-attr]
+        s = ("I " if verb.lower() in _PLAIN_VERBS else "I'm ") + s[0].lower() + s[1:]
     keep = _KEEP_TAIL.search(s)
     if keep and len(words(s[: keep.start()])) >= 2:  # "…, so please keep that in mind": the statement alone
         s = s[: keep.start()].rstrip(" ,;") + "."
     tail = _EVALUATIVE_TAIL.search(s)
     if tail and len(words(s[: tail.start()])) >= 3:
         s = s[: tail.start()].rstrip(" ,;") + (s[-1] if s[-1:] in ".!" else ".")
+    comment = _COMMENT_TAIL.search(s)
+    if comment and len(words(s[: comment.start()])) >= 2:
+        s = s[: comment.start()].rstrip(" ,;") + "."
     for pattern, replacement in _COLLOQUIAL:
         s = pattern.sub(replacement, s).strip()
+    here = _NAME_HERE.match(s)
+    if here and here.group(1).lower() not in STOPWORDS and not _NOT_A_NAME_HERE.match(here.group(1)):
+        s = f"My name is {here.group(1)}."  # "Raj here!": a speaker who introduces themselves ("Same here" does not)
     return s
 
 
@@ -549,6 +643,45 @@ class FactSentence:
     index: int
     facts: SentenceFacts
     score: float
+    subject: str = ""  # a named person the sentence is about ("Mel got a puppy"), as the fact names them
+
+
+#: "the <thing> is …" said to be kept or as a correction: the speaker's own thing ("the dentist appointment is …").
+_THE_THING = re.compile(
+    r"^[Tt]he\s+(?=(?:[\w-]+\s+){0,5}?(?:is|are|was|were|starts|begins|ends|leaves|opens|closes|expires|"
+    r"runs)\b)"
+)
+#: "it's a Honda Accord, not a Civic": a correction that names a car (the only "it" a page alone resolves).
+_IT_IS_CAR = re.compile(
+    rf"^(?:it's|it is|that's|that is|it was)\s+(?:actually\s+)?(?:an?\s+|the\s+)?(?=(?-i:{CAR_MAKES})\b)", re.I
+)
+
+
+#: A note without a verb ("gate code 4471", "locker: 212"): a thing and its value (a number or a name).
+_NOTE = re.compile(r"^(?:the\s+|my\s+)?((?:[A-Za-z-]+\s+){0,3}[A-Za-z-]+)\s*[:=—–-]?\s+(\S*\d\S*|[A-Z][\w-]+)[.!]?$")
+
+
+def own_statement(statement: str, asked: bool = False) -> str:
+    """A statement the speaker asked to keep, or corrected, about a thing of theirs, said as theirs.
+
+    A note asked to be kept may have no verb ("Remember: gate code 4471").
+
+    Example:
+        >>> own_statement("the dentist appointment is on the 21st."), own_statement("it's a Toyota Corolla.")
+        ('My dentist appointment is on the 21st.', 'My car is a Toyota Corolla.')
+        >>> own_statement("Gate code 4471.", asked=True)
+        'My gate code is 4471.'
+    """
+    if set(words(statement)) & (_FIRST | GROUP_PERSON):
+        return statement
+    note = _NOTE.match(statement) if asked else None
+    if note and not set(words(note.group(1))) & _VERB_WORDS:
+        return f"My {note.group(1).lower()} is {note.group(2).rstrip('.!,')}."
+    car = _IT_IS_CAR.match(statement)
+    if car:
+        article = re.match(r"(?i)^(?:it's|it is|that's|that is|it was)\s+(?:actually\s+)?(an?\s+)?", statement)
+        return "My car is " + ((article.group(1) or "") if article else "") + statement[car.end() :]
+    return _THE_THING.sub("My ", statement, count=1)
 
 
 def _request(raw: str, cleaned: str) -> tuple[str, str]:
@@ -562,7 +695,7 @@ def _units(text: str, other: str | None) -> list[tuple[int, str, bool, bool]]:
 
     A dangling follower is joined to the sentence before it.
     """
-    body = _PHOTO.sub(" ", text or "")
+    body = informal_apostrophes(_PHOTO.sub(" ", text or ""))  # "i dont eat meat": "I don't eat meat"
     units: list[tuple[int, str, bool, bool]] = []
     private = False
     for i, raw in enumerate(split_sentences(" ".join(body.split()))):
@@ -586,6 +719,8 @@ def _units(text: str, other: str | None) -> list[tuple[int, str, bool, bool]]:
             s = _clean(rest, other)  # "Please remember that I'm vegan": the statement is the fact
         if not s or not words(s):
             continue
+        if asked or _CORRECTION_CUE.match(" ".join(raw.split())):
+            s = own_statement(s, asked)  # "Remember: the gate code is 4471", "Sorry: the appointment is on the 21st"
         dangling = bool(_DANGLING_START.match(s)) and not set(words(s)) & (_FIRST | GROUP_PERSON)
         if dangling and units and units[-1][0] == i - 1 and not units[-1][1].rstrip().endswith("?"):
             j, prev, _, was_asked = units[-1]
@@ -617,14 +752,66 @@ def side_facts(text: str, speaker: str, other: str | None) -> list[FactSentence]
     """
     out: list[FactSentence] = []
     for i, sentence, dangling, asked in _units(text, other):
+        about, said = _said_of(sentence, speaker, other)
+        if about:  # "Mel got a new puppy!": a fact about Mel (read as Mel would say it)
+            sentence = said
         facts = analyze_sentence(sentence)
         if facts.agent_directed:
             continue  # an instruction to the assistant is an agent trait (see records_from_text)
-        fact = to_third_person(sentence, speaker, other, facts)
+        fact = to_third_person(sentence, about or speaker, other, facts)
         if fact:
             score = fact_score(sentence, facts, dangling=dangling, asked=asked)
-            out.append(FactSentence(fact, sentence, i, facts, score))
+            out.append(FactSentence(fact, sentence, i, facts, score, about))
     return out
+
+
+#: A sentence about a named person ("Mel got a new puppy", "Tom moved to Lyon"): the name and the verb after it.
+_NAMED_OPENING = re.compile(
+    r"^([A-Z][a-z]+)\s+(?:(just|finally|recently|also|now|still)\s+)?(is|was|has|had|'s|[a-z]+)\b(?!')(?!\s+(?:is|are|was)\b)"
+)
+#: What a person does or goes through: a named person other than the listener is a subject with one of these.
+_PERSON_EVENTS = frozenset(
+    """got adopted moved moves lives works started starts quit graduated graduates turned turns retired married
+    marries broke bought won joined left became gave passed visited studies teaches plays runs is was has had
+    lost sold finished signed booked""".split()
+)
+_GENERIC_VERBS = frozenset({"is", "was", "has", "had", "'s", "runs", "plays", "lost", "sold", "finished"})
+_AS_SAID = {"is": "am", "'s": "'m", "has": "have", "does": "do", "was": "was", "goes": "go"}
+
+
+def _said_of(sentence: str, speaker: str, other: str | None) -> tuple[str, str]:
+    """``(name, the sentence as that person would say it)`` of a sentence about a named person, else ``("", "")``.
+
+    The listener is named by their name or its start ("Mel" for Melanie) and may do anything; anyone else
+    named must go through a person's event (:data:`_PERSON_EVENTS`: moved, got, started …).
+
+    Example:
+        >>> _said_of("Mel got a new puppy!", "Caroline", "Melanie"), _said_of("Tom is a nurse.", "Ana", "Tom")
+        (('Melanie', 'I got a new puppy!'), ('Tom', 'I am a nurse.'))
+        >>> _said_of("Paris is lovely.", "Ana", None), _said_of("Jo moved to Lyon.", "Ana", None)
+        (('', ''), ('Jo', 'I moved to Lyon.'))
+    """
+    m = _NAMED_OPENING.match(sentence)
+    if m is None or set(words(sentence)) & (_FIRST | GROUP_PERSON):
+        return "", ""
+    name, adverb, verb = m.group(1), m.group(2), m.group(3)
+    if name.lower() in STOPWORDS or _NOT_A_NAME_HERE.match(name) or _NOT_PERSON.match(name) or name == speaker:
+        return "", ""
+    listener = bool(other) and (name == other or (len(name) >= 3 and str(other).lower().startswith(name.lower())))
+    if not listener and (verb not in _PERSON_EVENTS or verb in _GENERIC_VERBS):
+        return "", ""
+    who = str(other) if listener else name
+    said = _AS_SAID.get(verb) or (
+        verb[:-3] + "y"
+        if verb.endswith("ies")
+        else verb[:-2]
+        if verb.endswith(("shes", "ches", "xes", "sses"))
+        else verb[:-1]
+        if verb.endswith("s") and not verb.endswith("ss")
+        else verb
+    )
+    rest = sentence[m.end() :]
+    return who, "I " + (adverb + " " if adverb else "") + said + rest
 
 
 def page_speakers(page: DialoguePage) -> list[tuple[str, str, str | None]]:
@@ -693,7 +880,7 @@ def side_requests(text: str, other: str | None = None) -> list[str]:
         []
     """
     out: list[str] = []
-    for raw in split_sentences(" ".join(_PHOTO.sub(" ", text or "").split())):
+    for raw in split_sentences(" ".join(informal_apostrophes(_PHOTO.sub(" ", text or "")).split())):
         request, about = _request(raw, _clean(raw, other))
         if request == "forget":
             out.append(about)
@@ -826,7 +1013,11 @@ def page_fact_records(
         # a sentence that fills a property slot (location, employer, diet …) or is about a named person is a
         # record of its own, so that a later change of that slot (or of that person's) replaces it alone; the
         # other sentences are joined into one record
-        alone = [c for c in chosen if (c.facts.summary and slot_of(c.facts.summary)) or named_subject(c.sentence)]
+        alone = [
+            c
+            for c in chosen
+            if (c.facts.summary and slot_of(c.facts.summary)) or named_subject(c.sentence) or c.subject
+        ]
         rest = [c for c in chosen if c not in alone]
         records.extend(_record([c], speaker, when) for c in alone)
         if rest:
@@ -840,7 +1031,7 @@ def _record(chosen: list[FactSentence], speaker: str, when: _dt.datetime | None 
     entities = list(dict.fromkeys(e for c in chosen for e in c.facts.entities))
     aspect = next((c.facts.aspect for c in chosen if c.facts.aspect != "other"), first.facts.aspect)
     intent = next((c.facts.intent for c in chosen if c.facts.intent not in ("other", "request")), first.facts.intent)
-    named = named_subject(first.sentence) if len(chosen) == 1 else ""
+    named = (named_subject(first.sentence) or first.subject) if len(chosen) == 1 else ""
     # a named person's slot is their own ("My sister Ana lives in Rome": Ana's location, which "Ana moved" updates)
     slot = slot_of(as_the_user(first.fact, named) if named else first.facts.summary) if first.facts.summary else None
     summary = " ".join(c.fact for c in chosen)

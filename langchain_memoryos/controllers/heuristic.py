@@ -17,7 +17,13 @@ import re
 from collections.abc import Sequence
 
 from langchain_memoryos.config import MODEL_THRESHOLDS, ModelThresholds
-from langchain_memoryos.controllers.facts import kept_statement, page_fact_records, page_requests, split_speaker
+from langchain_memoryos.controllers.facts import (
+    kept_statement,
+    own_statement,
+    page_fact_records,
+    page_requests,
+    split_speaker,
+)
 from langchain_memoryos.controllers.lexicon import PARTNERS, words
 from langchain_memoryos.controllers.rewrite import agent_summary, gist, split_sentences, third_person
 from langchain_memoryos.controllers.rules import (
@@ -174,7 +180,7 @@ class HeuristicController(BaseController):
             if request == "forget":
                 continue  # a request about the memory: never a record (see facts.page_requests)
             if request == "remember":
-                sentence = rest  # "Please remember that I'm vegan": the statement is the fact
+                sentence = own_statement(rest, asked=True)  # "Remember that I'm vegan": the statement is the fact
             facts = analyze_sentence(sentence)
             if kind == "agent":
                 facts = _as_agent_trait(sentence, facts)
@@ -200,7 +206,10 @@ class HeuristicController(BaseController):
         """
         this_gist = gist(page.user_input) or gist(page.agent_response)
         keywords = extract_keywords(f"{page.user_input}\n{page.agent_response}", self.page_keywords)
-        traits = [r for r in self.records_from_text(split_speaker(page.user_input)[1]) if r.kind == "agent"]
+        # an instruction to the assistant; a named other side is a person, whom "you" addresses, not the assistant
+        named_other = bool(split_speaker(page.agent_response)[0])
+        traits = [] if named_other else self.records_from_text(split_speaker(page.user_input)[1])
+        traits = [r for r in traits if r.kind == "agent"]
         return PageContent(this_gist, keywords, traits + page_fact_records(page), page_requests(page))
 
     def read_ahead(self, page: DialoguePage, content: PageContent | None = None) -> PageReading | None:
@@ -374,6 +383,9 @@ class HeuristicController(BaseController):
             if _ended_with(record, new_slot, cand):
                 relations.append(Relation(cand.id, "update", sim, f"the relationship with {cand.subject} ended"))
                 continue
+            if _gone(record, cand):
+                relations.append(Relation(cand.id, "update", sim, f"{record.subject} is gone"))
+                continue
             if _subject(cand) != _subject(record):
                 relations.append(Relation(cand.id, "separate", sim, "facts about different people"))
                 continue
@@ -544,7 +556,9 @@ _STRONG_CHANGE = re.compile(
 #: An end stated outright ("doesn't go to the gym anymore", "stopped playing the violin"): it updates the
 #: fact about the same thing even when no named entity is shared.
 _STATED_END = re.compile(
-    r"\b(?:no longer|any ?more|stopped|quit|gave up|sold|got rid of|gave away|moved out|called off)\b", re.IGNORECASE
+    r"\b(?:no longer|any ?more|stopped|quit|gave up|sold|got rid of|gave away|moved out|called off|graduated|"
+    r"passed away|died)\b",
+    re.IGNORECASE,
 )
 _TIME_WORDS = frozenset(
     """monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays
@@ -580,6 +594,19 @@ def _ended_with(record: MemoryRecord, new_slot: tuple[str, str] | None, cand: Me
         and bool(cand.subject)
         and bool(re.search(rf"\b{re.escape(cand.subject)}\b", record.summary))
         and bool(_PARTNER_WORDS.search(cand.summary))
+    )
+
+
+_GONE = re.compile(r"\b(?:passed away|died|was put down|ran away)\b", re.IGNORECASE)
+
+
+def _gone(record: MemoryRecord, cand: MemoryRecord) -> bool:
+    """Whether the new fact says that the one it is about is gone ("Pixel passed away") and the candidate names them."""
+    return (
+        bool(record.subject)
+        and bool(_GONE.search(record.summary))
+        and _subject(cand) != _subject(record)
+        and bool(re.search(rf"\b{re.escape(record.subject)}\b", cand.summary))
     )
 
 

@@ -9,7 +9,7 @@ import re
 
 from langchain_memoryos.controllers.lexicon import CALLED_NAME, words
 
-__all__ = ["FIRST_PERSON", "agent_summary", "gist", "split_sentences", "third_person"]
+__all__ = ["FIRST_PERSON", "agent_summary", "gist", "informal_apostrophes", "split_sentences", "third_person"]
 
 #: A sentence ends at . ! ? ; (not after a title: "Dr. Patel", "Mr. Hall") or a newline.
 _SENT_SPLIT = re.compile(
@@ -124,6 +124,44 @@ def _split_clauses(sentence: str) -> list[str]:
     return parts
 
 
+#: Contractions typed without their apostrophe ("i dont", "cant", "ive"): the form the rules read.
+_BARE_CONTRACTION = re.compile(
+    r"\b(?:(do|does|did|ca|could|would|should|is|are|was|were|have|has|had|wo|ai)nt|(i)(m|ve|ll)|"
+    r"(she|he|that|what|there)(s)|(they|you)(re))\b|\b(i)\b(?!\.)",
+    re.IGNORECASE,
+)
+
+
+def _contraction(m: re.Match[str]) -> str:
+    if m.group(8):  # a lone "i"
+        return "I"
+    if m.group(4):  # "shes", "thats", "whats"
+        return m.group(4) + "'s"
+    if m.group(6):  # "theyre", "youre"
+        return m.group(6) + "'re"
+    if m.group(2):  # "im", "ive", "ill"
+        if m.group(0) == "ill" or m.group(0) == "Ill":
+            return m.group(0)  # "ill" is a word of its own
+        return "I'" + m.group(3).lower()
+    stem = m.group(1)
+    return stem + ("n't" if m.group(0)[-2:].islower() else "N'T")
+
+
+_NAMES_IS = re.compile(r"\b([Mm]y) names(?=\s+[A-Z])")  # "my names Oliver": "my name's Oliver"
+
+
+def informal_apostrophes(text: str) -> str:
+    """Contractions typed without an apostrophe, and a lone lower-case "i", in their written form.
+
+    Example:
+        >>> informal_apostrophes("i dont drink coffee and im not sorry, ive tried")
+        "I don't drink coffee and I'm not sorry, I've tried"
+        >>> informal_apostrophes("We cant go, it wont start. I feel ill. my names Oliver")
+        "We can't go, it won't start. I feel ill. my name's Oliver"
+    """
+    return _NAMES_IS.sub(r"\1 name's", _BARE_CONTRACTION.sub(_contraction, text or ""))
+
+
 def split_sentences(text: str) -> list[str]:
     """Split text into sentences (punctuation, newlines) and first-person clauses.
 
@@ -173,13 +211,17 @@ _PAST_FORMS = frozenset(
 )
 
 
+#: Present-tense verbs that end in "ed" ("I need a break": "the user needs").
+_ED_PRESENT = frozenset("need feed bleed breed speed proceed succeed exceed shed wed embed".split())
+
+
 def _third_person_verb(word: str) -> str:
     low = word.lower()
     if low in _IRREGULAR_3RD:
         return _IRREGULAR_3RD[low]
     if low in _PAST_FORMS:
         return word
-    if low.endswith("ed") or not low.isalpha():
+    if (low.endswith("ed") and low not in _ED_PRESENT) or not low.isalpha():
         return word
     if low.endswith(("s", "sh", "ch", "x", "z", "o")):
         return word + "es"
@@ -204,7 +246,7 @@ _PRONOUN_MAP = {
     "we've": "the user and others have",
     "our": "their",
     "ours": "theirs",
-    "us": "them",
+    "us": "the user and others",
     "you": "the assistant",
     "your": "the assistant's",
     "yours": "the assistant's",
@@ -236,7 +278,8 @@ def third_person(sentence: str) -> str:
     tokens = text.split(" ")
     # "Our neighbour plays the trumpet" (opening on "our", no "we" in it): the user's neighbour, not "their"
     group = {"we", "we're", "we've", "we'll", "we'd", "us"} & set(words(text))
-    ours = "the user's" if not group and tokens[0].lower() == "our" else ""
+    group = group or set(re.findall(r"(?i)\band (?:I|me)\b", text))  # "My wife and I … our anniversary"
+    ours = "the user's" if not group else ""  # "Last week our neighbour Priya had twins": no "we" to be "their"
     out: list[str] = []
     i = 0
     while i < len(tokens):
@@ -267,7 +310,7 @@ def third_person(sentence: str) -> str:
                 continue
             i += 1
             continue
-        if low == "our" and ours and i == 0:
+        if low == "our" and ours:
             out.append(ours + trail)
         elif low in _PRONOUN_MAP:
             out.append(_PRONOUN_MAP[low] + trail)
@@ -307,6 +350,7 @@ def agent_summary(sentence: str) -> str:
         return f"The assistant should call the user {called.group(1)}."
     if re.match(r"^no\s+\w", text, re.IGNORECASE):
         text = "use " + text  # "no emojis" → "use no emojis"
+    text = re.sub(r"(?i)^(?:don't|do not|dont)\s+", "not ", text)  # "don't tell anyone" → "not tell anyone"
     if not text:
         return ""
     body = third_person(text).rstrip(".")

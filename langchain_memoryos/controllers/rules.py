@@ -22,6 +22,7 @@ from langchain_memoryos.controllers.rewrite import (
     FIRST_PERSON,
     agent_summary,
     gist,
+    informal_apostrophes,
     split_sentences,
     third_person,
 )
@@ -48,7 +49,7 @@ ASPECT_LEXICON: dict[str, frozenset[str]] = {
         sick illness ill injury injured pain medication medicine therapy therapist diabetes diabetic
         asthma insomnia sleep surgery pregnant anxiety depression depressed hospital health healthy
         fitness workout gym cholesterol blood pressure migraine migraines celiac keto sober
-        quit smoking smoke drinking alcohol knee back disability""".split()
+        smoking smoke drinking alcohol knee back disability""".split()
     ),
     "social_relationship": frozenset(
         """friend friends bestie mom mother dad father
@@ -330,7 +331,8 @@ _OTHERS_PAST = re.compile(
     re.IGNORECASE,
 )
 _CHAT_REPLY = re.compile(
-    r"^(?:i agree|i'm sorry|i am sorry|i'm sure|i can't wait|i cant wait|i'm glad|i hope|i bet|i know what you mean|"
+    r"^(?:i (?:really |just |so )?(?:love|adore|appreciate|miss|thank) (?:you|u|ya)\b(?!r)|you're the best|"
+    r"i agree|i'm sorry|i am sorry|i'm sure|i can't wait|i cant wait|i'm glad|i hope|i bet|i know what you mean|"
     r"i understand|let me know|i appreciate|i'm happy for you|i'm so happy for you|i'm proud of you|"
     r"i'm excited for you|i love that|i love it|i'd love to see|i totally agree|i feel you|i see|i can't believe|"
     r"i cannot believe|i'm not sure|i am not sure|i think so|i don't think so|i hope so|i guess so|i know,? right|"
@@ -338,7 +340,13 @@ _CHAT_REPLY = re.compile(
     r"^(?:i can't remember|i don't remember|i don't mind|i don't care|i don't know|i have no idea|i forgot)\b"
     r"(?:\s+(?:either way|about (?:it|that)|that|it|this|what to say|what to do|yet|really|anymore|honestly))?"
     r"[\s,]*(?:lol|haha|tbh)?[\s.!?]*$|"
-    r"^(?:i love this|i like it|i like that|i like this)\b(?!\s+(?:when|because|how|to)\b)",
+    r"^(?:i love this|i like it|i like that|i like this)\b(?!\s+(?:when|because|how|to)\b)|"
+    r"^(?:i\s+)?(?:gotta|got to|have to|need to|must)\s+(?:run|go|dash|head out|head off)\b[^.!?]*[.!?]*$|"
+    # "I've been good, busy with work": how the speaker is, in answer to "How have you been?"
+    r"^(?:i've|i have|i'm|i am)\s+(?:been\s+)?(?:doing\s+)?(?:really\s+|pretty\s+|so\s+|very\s+)?(?:good|great|fine|"
+    r"okay|ok|alright|all right|well|better|not bad|so-so|hanging in there)\b(?!\s+(?:at|with|in|as|for|to|about)\b)"
+    r"(?![^.!?]*\b(?:at|in|as)\s+[A-Z])"
+    r"[^.!?]*[.!?]*$",
     re.IGNORECASE,
 )
 
@@ -350,6 +358,7 @@ _REMEMBER = re.compile(
     rf"^{_POLITE}{_ASK}(?:remember|note|make a note|take a note|take note|note down|write down|keep in mind|"
     r"bear in mind|don't forget|do not forget|never forget|just so you know|for the record|fyi|"
     r"for your information|for future reference|for context|you should know|i want you to know|"
+    r"(?:just\s+)?(?:a\s+)?(?:quick\s+|friendly\s+)?reminder|"
     r"i'd like you to know|save|store)"
     r"(?:\s+(?:this|that|of this|the fact|for me|for later|for the future|in the future|in future))*"
     r"(?:\s*[:,;—–-]+\s*|\s+that\s+|\s+(?=(?:I|I'm|I've|I'd|my|My|we|We|our|Our|me)\b))",
@@ -358,7 +367,8 @@ _REMEMBER = re.compile(
 #: "Forget that I …", "Don't remember my address", "Delete what you know about …": a request, never a fact.
 _FORGET = re.compile(
     rf"^{_POLITE}{_ASK}(?:forget|unlearn|"
-    r"(?:don't|do not|dont|never|stop|no need to)\s+(?:remember|remembering|store|storing|save|saving|keep|"
+    r"(?:don't|do not|dont|never|not|stop|no need to|i (?:don't|do not) want you to|i'd rather you (?:didn't|not)|"
+    r"i would rather you (?:didn't|not))\s+(?:remember|remembering|store|storing|save|saving|keep|"
     r"keeping|record|recording|note|noting|write down|memori[sz]e|memori[sz]ing)|"
     r"(?:delete|erase|remove|wipe|clear|drop)(?=[^.!?]*\b(?:my|me|i|i'm|i've|what you know|what i said|"
     r"memory|memories|that)\b))"
@@ -384,14 +394,14 @@ def memory_request(sentence: str) -> tuple[str, str]:
         >>> memory_request("Forget it, never mind."), memory_request("Remember when we met?")
         (('', 'Forget it, never mind.'), ('', 'Remember when we met?'))
     """
-    text = " ".join((sentence or "").replace("’", "'").split())
+    text = informal_apostrophes(" ".join((sentence or "").replace("’", "'").split()))
     forget = _FORGET.match(text)
     if forget and text[forget.end() :].strip(" .!?"):
         return "forget", text[forget.end() :]
     remember = _REMEMBER.match(text)
     if remember:
         rest = text[remember.end() :].strip()
-        if rest.endswith("?") and remember.group(0).lower().lstrip(" ,").startswith(("can", "could", "would", "will")):
+        if rest.endswith("?") and re.search(r"(?i:\b(?:can|could|would|will) you\b)", remember.group(0)):
             rest = rest.rstrip("?").rstrip() + "."  # "Can you remember that my gym closes at 9?"
         if len(words(rest)) >= 2:
             return "remember", rest[0].upper() + rest[1:]
@@ -401,10 +411,13 @@ def memory_request(sentence: str) -> tuple[str, str]:
 #: A statement of what the speaker is, has or takes ("I'm a night owl", "I don't have a car", "I take my tea black").
 _STATE = re.compile(
     r"^(?:I'm|I am|I've always been|I have|I've got|I don't have|I do not have|I have no|I own|I don't own|"
-    r"I take|I can't|I cannot|I can|I've never|I have never|I never)\b",
+    r"I take|I can't|I cannot|I can|I've never|I have never|I never|we're|we are|we have|we've got|we don't have|"
+    r"we do not have|we have no|we own|we don't own|we can't|we cannot|we've never|we never)\b",
     re.IGNORECASE,
 )
 _POSSESSIVE_START = re.compile(r"^(?:my|our)\s+\w+", re.IGNORECASE)
+#: The speaker's own thing anywhere in a dated sentence ("Tomorrow is my last day at the bakery").
+_POSSESSIVE_ANY = re.compile(r"\b(?:my|our)\s+\w+", re.IGNORECASE)
 #: A date or time written out: a month name, a year, a clock time.
 _DATE = re.compile(
     r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December|"
@@ -418,6 +431,10 @@ _PASSING_STATE = re.compile(
 )
 
 
+#: A time of today said first ("This morning my wife ran …"): the event after it is dated, not passing.
+_LEAD_DAY = re.compile(
+    r"^(?:this (?:morning|afternoon|evening)|today|tonight|earlier today|just now|yesterday|last night)[\s,]+", re.I
+)
 #: Leaving a named place or employer ("I left Amazon last month").
 _LEFT_NAMED = re.compile(r"\b(?:left|quit|leaving|am leaving|'m leaving)\s+(?:the\s+)?[A-Z][a-z]")
 
@@ -444,7 +461,7 @@ def analyze_sentence(sentence: str) -> SentenceFacts:
 @lru_cache(maxsize=4096)
 def _analyzed(sentence: str) -> SentenceFacts:
     """:func:`analyze_sentence`, remembered by sentence (a pure function of it); callers get copies."""
-    clean = sentence.replace("’", "'").strip()
+    clean = informal_apostrophes(sentence.replace("’", "'").strip())  # "i dont eat meat"
     bare = _INTERJECTION.sub("", clean)
     if _IMPLICIT_I.match(bare):
         clean = "I " + bare  # "moved to Ljubljana last month!" – chat drops the subject
@@ -518,7 +535,7 @@ def _analyzed(sentence: str) -> SentenceFacts:
         )
         if subject_i and (_PROPER.search(clean) or _HABIT.search(clean) or episodic):
             aspect = "preference" if token_set & {"want", "wants", "like", "prefer", "need"} else "activity"
-        elif _STATE.match(clean) or (episodic and _POSSESSIVE_START.match(clean)):
+        elif _STATE.match(clean) or (episodic and _POSSESSIVE_ANY.search(clean)):
             # what the speaker is or has ("I'm left-handed", "I don't have a car", "My exam is tomorrow")
             aspect = "personal_profile"
         elif intent == "inform" and len([t for t in tokens if len(t) > 3 and t not in _COMMON]) >= 3:
@@ -534,7 +551,7 @@ def _analyzed(sentence: str) -> SentenceFacts:
     hedges = {m.group(0).lower() for m in HEDGES.finditer(clean)}
     confidence *= CONFIDENCE_RUBRIC["hedged"] ** max(0, min(3, len(hedges)) - 1)
     dated_event = (
-        bool(_PAST_VERB.search(clean) or _OTHERS_PAST.match(clean))
+        bool(_PAST_VERB.search(clean) or _OTHERS_PAST.match(_LEAD_DAY.sub("", clean)))
         and not transient_ing
         and not _PASSING_STATE.search(clean)
     )

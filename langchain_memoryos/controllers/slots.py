@@ -34,7 +34,9 @@ _SOCIAL = PARTNERS | frozenset(
     stepson stepdaughter flatmate housemate dog cat puppy kitten pet parrot rabbit hamster horse ex ex-wife
     ex-husband ex-boyfriend ex-girlfriend ex-partner landlord landlady classmate teammate bandmate godmother
     godfather stepbrother stepsister grandparents twin mother-in-law father-in-law sister-in-law
-    brother-in-law""".split()
+    brother-in-law mum mummy mommy mama daddy papa granny gran nan nana grandad granddad granddaughter grandson
+    grandkids grandchildren stepmum godson goddaughter buddy bff mentor teacher coach tutor therapist doctor
+    dentist nanny babysitter manager supervisor""".split()
 )
 _OCCUPATIONS = (
     r"engineer|developer|teacher|nurse|doctor|physician|surgeon|designer|lawyer|attorney|manager|student|"
@@ -47,6 +49,14 @@ _OCCUPATIONS = (
     r"data scientist|product manager|software engineer|web developer|graphic designer|dancer|singer|actor|"
     r"actress|driver|baker|butcher|janitor|clerk|student|pastor|priest|retiree|homemaker"
 )
+#: Car makes: "drives a grey Honda Civic", "bought a Tesla", "my car is a Subaru Outback" fill the ``car`` slot.
+CAR_MAKES = (
+    r"Toyota|Honda|Ford|Chevrolet|Chevy|Nissan|Hyundai|Kia|Volkswagen|VW|Subaru|Mazda|BMW|Audi|Mercedes(?:-Benz)?|"
+    r"Tesla|Volvo|Jeep|Dodge|GMC|Lexus|Porsche|Fiat|Peugeot|Renault|Skoda|Škoda|Citroen|Citroën|Opel|Vauxhall|Mini|"
+    r"Jaguar|Land Rover|Range Rover|Mitsubishi|Suzuki|Buick|Cadillac|Acura|Infiniti|Lincoln|Chrysler|Rivian|Polestar|"
+    r"Saab|Alfa Romeo|Dacia|Seat|Cupra|BYD|Lada|Ferrari|Lamborghini|Maserati"
+)
+_CAR = rf"((?-i:{CAR_MAKES})(?:\s+(?-i:[A-Z][\w-]*|\d[\w-]*)){{0,2}})"
 _DIETS = r"vegan|vegetarian|pescatarian|keto|gluten-free|plant-based|lactose-free|dairy-free|halal|kosher"
 _FOODS = r"meat|red meat|fish|seafood|dairy|pork|beef|chicken|gluten|sugar|eggs|animal products|alcohol"
 _STATUS = r"married|single|engaged|divorced|widowed|separated"
@@ -54,8 +64,12 @@ _EATING = r"is eating|eats|started eating|is back to eating"
 _WHO = r"the user|the user's \w+|[A-Z][a-z]+"
 _JOB = r"job|position|role"
 _I = re.IGNORECASE
-#: Capitalised sentence openers that are not names ("And here's a pic", "So here we are").
-_NOT_A_NAME_LEAD = r"And|But|So|Oh|Well|Look|Right|Over|Out|In|Up|Hey|Okay|Ok|Yes|Yeah|Now|Then|Just|Also|Here|There"
+#: Capitalised sentence openers that are not names ("And here's a pic", "Same here"): a regular-expression alternation.
+NOT_A_NAME_LEAD = (
+    r"And|But|So|Oh|Well|Look|Right|Over|Out|In|Up|Hey|Okay|Ok|Yes|Yeah|Now|Then|Just|Also|Here|There|Same|Me|Us|"
+    r"Everyone|Everybody|Nobody|Someone|Somebody|Anyone|Sorry|Still|Not|Only|All|Both|Life|Work|Home|Nothing|"
+    r"Something|Everything|Ditto|Hello|Hi|Thanks|Cheers|Love|Back|Almost|Nearly"
+)
 _NOT_A_NAME = (
     r"American|Canadian|Mexican|British|English|Irish|Scottish|Welsh|French|German|Italian|Spanish|Portuguese|"
     r"Dutch|Belgian|Swiss|Austrian|Swedish|Norwegian|Danish|Finnish|Polish|Russian|Ukrainian|Greek|Turkish|"
@@ -126,9 +140,39 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
     (
         "name",
         re.compile(
-            r"^(?!(?:" + _NOT_A_NAME + r"|" + _NOT_A_NAME_LEAD + r")\b)([A-Z][a-z]+)"
+            r"^(?!(?:" + _NOT_A_NAME + r"|" + NOT_A_NAME_LEAD + r")\b)([A-Z][a-z]+)"
             r"(?i:\s+here\b)(?!['’]s|\s+(?:is|are|was|were|comes|goes)\b)"
         ),
+        None,
+    ),
+    # "The user drives a grey Honda Civic", "… bought a Tesla", "The user's car is a Subaru": a new car updates it
+    (
+        "car",
+        re.compile(
+            r"(?i:\b(?:drives|is driving|has|owns|bought|got|just got|leases|is leasing|traded in [\w ]+? for|"
+            r"car is|new car is)\s+(?:an?\s+|the\s+|two\s+)?(?:(?:new|used|old|grey|gray|black|white|silver|red|blue|"
+            r"green|yellow|little|second-hand|secondhand|electric|hybrid|\d{4})\s+){0,2})" + _CAR
+        ),
+        None,
+    ),
+    # "The user sold the user's car", "… no longer has a car": no car (a new one is read above)
+    (
+        "car",
+        re.compile(
+            r"(?i:\b(?:sold|got rid of|no longer has|doesn't have|does not have|gave up|scrapped|totaled|totalled)\s+"
+            r"(?:the user's\s+|a\s+|the\s+)?(?:car|vehicle))\b"
+        ),
+        "none",
+    ),
+    # "The user lives alone", "… lives with two roommates": who the user lives with
+    (
+        "household",
+        re.compile(r"(?i:\b(?:lives|is living|live)\s+(?:all\s+)?(alone|on (?:their|the user's) own))"),
+        None,
+    ),
+    (
+        "household",
+        re.compile(r"(?i:\b(?:lives|is living|live)\s+with\s+)((?:the user's\s+|a\s+|an\s+|\w+\s+)?[a-z-]+)"),
         None,
     ),
     ("allergy", re.compile(r"(?i:\ballerg\w*\b[^.]*?\bonly\s+)([a-z][a-z ]*?)(?=,|\.|$| are| is)"), None),
@@ -181,6 +225,14 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
     ("grade", re.compile(r"(?i:\bis\s+(?:now\s+)?in\s+(?:the\s+)?)(\w+)(?i:\s+grade\b)"), None),
     ("grade", re.compile(r"(?i:\bis\s+(?:now\s+)?in\s+)((?i:year|grade)\s+\d{1,2})\b"), None),
     ("relationship_status", re.compile(r"(?i:\b(?:ended things with|is no longer (?:with|dating)|dumped))"), "single"),
+    # "The user is not with Marcus anymore", "… aren't together any more": the relationship ended
+    (
+        "relationship_status",
+        re.compile(
+            r"(?i:\b(?:is not|isn't|are not|aren't)\s+(?:with|dating|seeing|together)\b[^.;]*?\b(?:anymore|any more))"
+        ),
+        "single",
+    ),
     (
         "relationship_status",
         re.compile(rf"(?i:\b(?:got|just got|recently got|has been)\s+({_STATUS}))"),
@@ -215,8 +267,9 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
     (
         "location",
         re.compile(
-            rf"(?i:\b(?:lives|is living|living|resides|moved|moves|has moved|relocated|is moving|is relocating|"
-            rf"is based|settled|just moved|recently moved)\s+(?:back\s+)?(?:in|to|down to|up to|over to)\s+)"
+            rf"(?i:\b(?:lives|(?<!to )live|is living|living|resides|moved|moves|has moved|relocated|"
+            rf"is moving|is relocating|is based|settled|just moved|recently moved)"
+            rf"\s+(?:back\s+)?(?:in|to|down to|up to|over to)\s+)"
             rf"(?:the\s+)?{_PROPER}"
         ),
         None,
@@ -387,9 +440,17 @@ def _norm(value: str) -> str:
 def _subject(summary: str) -> tuple[str, str]:
     """``(subject, rest)``: who the statement is about and the text after the subject."""
     m = _SUBJECT.match(summary)
-    if m and m.group(2).lower() in _SOCIAL:
+    if m and (m.group(2).lower() in _SOCIAL or _PERSON_VERB.match(summary[m.end() :])):
+        # "The user's mum lives in Cork": the mum's home, not the user's (a thing does not live or work)
         return m.group(2).lower(), summary[m.end() :]
     return "user", summary
+
+
+#: What only a person (or a pet) does: the one it is said of is the slot's subject.
+_PERSON_VERB = re.compile(
+    r"(?i:\s*,?\s*(?:[A-Z][a-z]+,?\s+)?(?:lives|lived|works|worked|is from|comes from|moved|grew up|was born|studies|"
+    r"is studying|is married|got married|is engaged|got engaged|is divorced|got divorced|turned|is retired)\b)"
+)
 
 
 def find_slot(summary: str) -> SlotFact | None:
@@ -457,7 +518,7 @@ def _found_slot(summary: str) -> SlotFact | None:
         if obj:
             key = _pref_key(obj)
             return SlotFact(subject, f"preference:{key}", "-" if verb.startswith(_NEGATIVE_PREF) else "+", obj)
-    attribute = _ATTRIBUTE.match(text)
+    attribute = _ATTRIBUTE.match(text) or _ATTRIBUTE_OF.match(text)
     if attribute and _specific(attribute.group(2)):
         noun = " ".join(words(attribute.group(1)))
         if noun.split()[-1] not in _SOCIAL and noun.split()[-1] not in _NOT_ATTRIBUTES:
@@ -573,6 +634,11 @@ _NAMED_THING = re.compile(
 )
 #: "The user's flight is on Monday", "The user's locker code is 4471": an attribute with a value.
 _ATTRIBUTE = re.compile(r"^(?i:the user's)\s+((?:[a-z-]+\s+){0,2}?[a-z-]+)\s+(?:is|are)\s+(?!not\b|no\b)(.+?)\.?$")
+#: "The gate code for the user's building is 4471", "The name of the user's boat is Seabird": the same, said with "of".
+_ATTRIBUTE_OF = re.compile(
+    r"^(?i:the\s+((?:[a-z-]+\s+){0,2}?[a-z-]+\s+(?:for|of|to|at|on)\s+the user's\s+(?:[a-z-]+\s+)?[a-z-]+)\s+"
+    r"(?:is|are)\s+(?!not\b|no\b)(.+?)\.?$)"
+)
 _NOT_ATTRIBUTES = frozenset(
     {"name", "favorite", "favourite", "job", "age", "birthday", "life", "thing", "plan", "goal"}
 )
@@ -661,6 +727,8 @@ def canonical_summary(summary: str) -> str:
     moved = found.slot == "location" and _MOVED.search(summary) and when
     if not moved and (when or _TIMED.search(summary)):
         return summary  # "got divorced in 2021", "married for 20 years": the time kept as said
+    if found.slot == "occupation" and re.search(r"(?i:\bteach)", summary):
+        return summary  # "teaches yoga on weekends": what and when would be lost in "works as a teacher"
     if found.slot == "employer" and re.search(r"(?i:\bis an? [\w -]+? at\b)", summary):
         return summary  # "is an engineer at Google": the role would be lost
     if found.slot in ("employer", "work_location") and re.search(r"(?i:\bas an? [\w -]+? (?:at|for|by|in)\b)", summary):
@@ -670,7 +738,7 @@ def canonical_summary(summary: str) -> str:
         canonical = f"{canonical.rstrip('.')}, having moved there {when}."
     current = re.split(r"(?i:\b(?:used to|previously|formerly|no longer)\b[^.]*?\bbut\b)", summary)[-1]
     kept = {m.group(0) for m in re.finditer(_PROPER, canonical)}
-    dropped = [m.group(0) for m in re.finditer(_PROPER, current[1:]) if m.group(0) not in kept]
+    dropped = [m.group(0) for m in re.finditer(_PROPER, current) if m.group(0) not in kept]  # "Jake and the user …"
     return summary if any(d not in _NOT_NAMES for d in dropped) else canonical
 
 

@@ -14,7 +14,7 @@ computed by the same code with the same encoder and batch.
 
 * ``add_turn``: while its page is embedded, :func:`read_ahead` reads it in a
   thread (the services' ``read_ahead`` for
-  :class:`~langchain_memoryos.pipeline.effects.EmbedAndRead`), and embeds the
+  :class:`~langchain_memoryos.kernel.effects.EmbedAndRead`), and embeds the
   summaries the write gate will admit of its records on the other core. With
   ``MEMORYOS_READER_PROCESS=1`` it is read in the reader process instead: read
   in a thread of this process, that Python holds the GIL the page's forward

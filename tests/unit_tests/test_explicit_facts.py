@@ -115,6 +115,22 @@ def test_a_named_relative_is_the_subject_of_an_explicit_fact_and_their_own_updat
     ]
 
 
+@pytest.mark.parametrize(
+    ("statement", "stored"),
+    [
+        ("Please remember that I'm vegan.", "The user is vegan."),
+        ("Remember: gate code 4471.", "The user's gate code is 4471."),
+        ("i dont eat meat", "The user doesn't eat meat."),
+    ],
+)
+def test_an_explicit_fact_keeps_the_statement_not_the_request_or_the_typing(statement: str, stored: str) -> None:
+    # the request to remember is no content word of the fact, and "dont" is "don't" as written
+    m = MemoryOS()
+    (event,) = m.add_fact(statement, user_id="u")
+    assert event.action == "stored", event.reason
+    assert [f.summary for f in m.list_facts(user_id="u")] == [stored]
+
+
 def test_chit_chat_and_hedges_are_still_filtered() -> None:
     m = MemoryOS()
     for text in ("haha thanks!", "maybe I'll learn to dive someday, not sure"):
