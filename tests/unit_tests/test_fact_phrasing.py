@@ -23,14 +23,14 @@ from tests.scripted_model import ScriptedToolModel
 
 DEV, TEST, TEST2 = suite.load(suite.DEV), suite.load(suite.TEST), suite.load(suite.TEST2)
 TEST3 = suite.load(suite.TEST3)  # written blind, measured once (31/40 at 6e084d8), read since: gated like the others
-TEST4 = suite.load(suite.TEST4)  # written blind, not yet measured: its format is checked, not its rate
+TEST4 = suite.load(suite.TEST4)  # written blind, measured once (40/48 at 51ba2fa): gated at that rate
 
 
 @functools.cache
 def _offline(kind: str) -> dict[str, suite.Outcome]:
     """Every item's outcome through the offline controller (``"controller"``) or the write path (``"write"``)."""
     run = suite.run_controller if kind == "controller" else suite.run_write_path
-    return {o.item.id: o for o in run(DEV + TEST + TEST2 + TEST3)}
+    return {o.item.id: o for o in run(DEV + TEST + TEST2 + TEST3 + TEST4)}
 
 
 def _of(kind: str, items: list[suite.Item]) -> list[suite.Outcome]:
@@ -119,6 +119,8 @@ def test_the_offline_controller_passes_90_percent_of_the_held_out_test_set() -> 
     assert suite.rate(test2) >= 0.95, "test2 " + _summary(test2)
     test3 = _of("controller", TEST3)
     assert suite.rate(test3) >= 1.0, "test3 " + _summary(test3)  # the rate it reached (40/40)
+    test4 = _of("controller", TEST4)
+    assert suite.rate(test4) >= 40 / 48, "test4 " + _summary(test4)  # its one blind measurement
 
 
 def test_the_write_path_stores_what_the_suite_expects() -> None:
@@ -129,6 +131,8 @@ def test_the_write_path_stores_what_the_suite_expects() -> None:
     assert suite.rate(test2) >= 0.95, "test2 " + _summary(test2)
     test3 = _of("write", TEST3)
     assert suite.rate(test3) >= 1.0, "test3 " + _summary(test3)  # the rate it reached (40/40)
+    test4 = _of("write", TEST4)
+    assert suite.rate(test4) >= 40 / 48, "test4 " + _summary(test4)  # its one blind measurement
 
 
 def test_a_fact_of_turn_one_is_dated_by_turn_one_and_a_forget_request_is_marked_not_stored() -> None:
@@ -153,7 +157,7 @@ def test_a_fact_of_turn_one_is_dated_by_turn_one_and_a_forget_request_is_marked_
 def _pages() -> dict[str, DialoguePage]:
     """Every page the suite writes, by the text the analyze_page prompt shows."""
     pages: dict[str, DialoguePage] = {}
-    for item in DEV + TEST + TEST2 + TEST3:
+    for item in DEV + TEST + TEST2 + TEST3 + TEST4:
         for turn in (*item.previous, item.turn):
             page = DialoguePage(id="p", user_input=turn.user, agent_response=turn.agent, timestamp=turn.timestamp)
             pages[page.text] = page
@@ -192,7 +196,7 @@ def test_the_same_suite_through_the_llm_controller_with_the_scripted_model() -> 
     model = ScriptedToolModel(script={"PageAnalysisOutput": [_expected_answer(_pages())]})
     controller = LLMController(model)
     offline = {i: o.passed for i, o in _offline("controller").items()}
-    through_llm = suite.run_controller(DEV + TEST + TEST2 + TEST3, controller)
+    through_llm = suite.run_controller(DEV + TEST + TEST2 + TEST3 + TEST4, controller)
     assert {o.item.id: o.passed for o in through_llm} == offline  # the parsed answer loses nothing
     assert suite.rate([o for o in through_llm if o.item in TEST]) >= 0.95
     assert suite.rate([o for o in through_llm if o.item in TEST2]) >= 0.95
