@@ -39,16 +39,14 @@ from __future__ import annotations
 
 import datetime as _dt
 import logging
-import math
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from langchain_memoryos.config import MemoryOSConfig
 from langchain_memoryos.embeddings import resolve_embeddings
@@ -59,43 +57,40 @@ from langchain_memoryos.evaluation.answer_rows import (
     ORACLE_FACTS,
     RAW_TURNS,
     answers_summary,
-    raw_turn_pages,
     variant_name,
     with_answers,
     write_observations,
 )
 from langchain_memoryos.evaluation.baselines import DEFAULT_BASELINES, Baseline, FlatPages, render_pages
-from langchain_memoryos.evaluation.cv import (
-    ANSWERS_CV_GRID,
-    Grid,
-    answers_over_chance,
-    check_grid,
-    config_value,
-    loco_cv,
-    recall_1_4,
-    with_values,
-)
+from langchain_memoryos.evaluation.cv import ANSWERS_CV_GRID, Grid, answers_over_chance
 from langchain_memoryos.evaluation.embedding_cache import CachedEmbeddings
-from langchain_memoryos.evaluation.locomo import (
-    LocomoPage,
-    LocomoQuestion,
-    conversation_pages,
-    ingest_conversation,
-    ingest_plain,
-    load_locomo,
-    load_questions,
-    plain_pages,
-    plain_turn,
+from langchain_memoryos.evaluation.locomo import LocomoQuestion, load_locomo
+from langchain_memoryos.evaluation.metrics import QuestionOutcome, summarize
+from langchain_memoryos.evaluation.protocols import PROTOCOLS, Protocol
+from langchain_memoryos.evaluation.reading import (
+    _ask_memory,
+    _embed_questions,
+    _outcome,
+    _progress_bar,
+    _questions,
+    _reader,
+    _Ticker,
 )
-from langchain_memoryos.evaluation.metrics import (
-    QuestionOutcome,
-    SystemSummary,
-    count_tokens,
-    count_words,
-    percentile,
-    summarize,
+from langchain_memoryos.evaluation.run_report import LocomoRun, _config_dict, _latency_meta
+from langchain_memoryos.evaluation.run_rows import (
+    _answer_table_rows,
+    _cross_validate,
+    _cv_targets,
+    _raw_turn_rows,
+    _read_only_row,
 )
-from langchain_memoryos.schema import DialoguePage
+from langchain_memoryos.evaluation.systems import (
+    DEFAULT_MEMORY_SYSTEMS,
+    MemorySystem,
+    _check_budgets,
+    _memory_rows,
+    budget_baselines,
+)
 
 __all__ = [
     "DEFAULT_ANSWER_PROMPT",
@@ -110,6 +105,7 @@ __all__ = [
 
 logger = logging.getLogger("langchain_memoryos")
 
+
 #: The answer prompt (LoCoMo's short-phrase QA instruction, with the speakers named).
 DEFAULT_ANSWER_PROMPT = (
     "You answer questions about a long conversation between {user} and {agent}, using only the memory "
@@ -119,290 +115,6 @@ DEFAULT_ANSWER_PROMPT = (
     "Answer with a short phrase, using exact words from the memory whenever possible. If the memory does "
     "not contain the answer, reply 'Not mentioned in the conversation'.\n\n{context}"
 )
-
-
-@dataclass(frozen=True)
-class MemorySystem:
-    """A memory configuration under test.
-
-    Attributes:
-        name: the system name in reports.
-        config: its configuration.
-
-    Example:
-        >>> twice = [MemorySystem("memoryos", MemoryOSConfig()), MemorySystem("memoryos", MemoryOSConfig.paper())]
-        >>> run_locomo("locomo.json", systems=twice, baselines=[])  # names label the report rows: unique
-        Traceback (most recent call last):
-        ...
-        langchain_memoryos.errors.InvalidInputError: system names must be unique, got ['memoryos', 'memoryos']
-    """
-
-    name: str
-    config: MemoryOSConfig
-
-
-#: The memory under its default (measured) settings and under the paper's.
-DEFAULT_MEMORY_SYSTEMS: tuple[MemorySystem, ...] = (
-    MemorySystem("memoryos", MemoryOSConfig()),
-    MemorySystem("memoryos (paper)", MemoryOSConfig.paper()),
-)
-
-
-@dataclass
-class LocomoRun:
-    """Everything one benchmark run measured.
-
-    Attributes:
-        summaries: one per system, memory systems first.
-        outcomes: every question of every system.
-        meta: the run's settings and timings (ingest turns/s per memory system,
-            LLM calls and tokens per turn, file, conversations, date).
-
-    Example:
-        >>> LocomoRun([], [], {}).summary("x") is None
-        True
-    """
-
-    summaries: list[SystemSummary]
-    outcomes: list[QuestionOutcome]
-    meta: dict[str, Any] = field(default_factory=dict)
-
-    def summary(self, system: str) -> SystemSummary | None:
-        """The summary of one system, or ``None``.
-
-        Example:
-            >>> LocomoRun([], [], {}).summary("memoryos") is None
-            True
-        """
-        return next((s for s in self.summaries if s.system == system), None)
-
-
-def _progress_bar(enabled: bool) -> Callable[[int, str], Any]:
-    """A factory of progress bars (tqdm) — or of silent counters when disabled or tqdm is missing."""
-
-    def make(total: int, desc: str) -> Any:
-        if enabled:
-            try:
-                from tqdm.auto import tqdm
-
-                return tqdm(total=total, desc=desc, unit="it", leave=False)
-            except ImportError:  # pragma: no cover - tqdm is in the bench extra
-                pass
-        return _Silent()
-
-    return make
-
-
-class _Silent:
-    def update(self, n: int = 1) -> None:
-        """Count nothing."""
-
-    def close(self) -> None:
-        """Close nothing."""
-
-
-def _answer(
-    model: BaseChatModel, question: LocomoQuestion, context: str, speakers: tuple[str, str], prompt: str
-) -> tuple[str, int]:
-    """Ask ``model``; return its answer and the tokens it cost (usage metadata, else an estimate)."""
-    text = question.question
-    if question.category == 5 and question.adversarial_answer:
-        text += f" Select the correct answer: (a) Not mentioned in the conversation (b) {question.adversarial_answer}"
-    system = prompt.format(user=speakers[0], agent=speakers[1], context=context)
-    messages = [SystemMessage(system), HumanMessage(text)]
-    reply = model.invoke(
-        messages, config={"tags": ["nostream"], "metadata": {"lc_source": "memoryos"}, "run_name": "locomo_answer"}
-    )
-    answer = reply.text if isinstance(reply, AIMessage) else str(getattr(reply, "content", reply))
-    usage = getattr(reply, "usage_metadata", None)
-    tokens = int(usage["total_tokens"]) if usage else count_tokens(system + text) + count_tokens(answer)
-    return answer.strip(), tokens
-
-
-def _questions(sample: Mapping[str, Any], categories: frozenset[int]) -> list[LocomoQuestion]:
-    return [q for q in load_questions(sample) if q.category in categories]
-
-
-@dataclass(frozen=True)
-class Protocol:
-    """How a conversation is fed to the memory and where its questions are asked.
-
-    The flat baselines rank the very pages the memory stores under the
-    protocol (:meth:`pages`), so each protocol compares memory and flat search
-    on equal pages.
-
-    Attributes:
-        name: ``harness``, ``plain`` or ``fresh``.
-        plain: pages by the plain public API (:func:`~langchain_memoryos.evaluation.locomo.plain_pages`)
-            rather than the harness pairing (:func:`~langchain_memoryos.evaluation.locomo.conversation_pages`).
-        on_thread: questions asked on the conversation's own thread (else from a new thread, ``"questions"``).
-        description: one line for reports.
-
-    Example:
-        >>> p = PROTOCOLS["plain"]
-        >>> p.ingest_thread("conv-26"), p.question_thread("conv-26")
-        ('conv-26', 'conv-26')
-        >>> PROTOCOLS["fresh"].question_thread("conv-26"), PROTOCOLS["harness"].ingest_thread("conv-26")
-        ('questions', 'locomo')
-    """
-
-    name: str
-    plain: bool
-    on_thread: bool
-    description: str
-
-    def pages(self, sample: Mapping[str, Any]) -> list[LocomoPage]:
-        """The conversation's pages under this protocol (what the memory stores and the baselines rank).
-
-        Example:
-            >>> sample = {"conversation": {"speaker_a": "A", "speaker_b": "B", "session_1": [
-            ...     {"speaker": "B", "dia_id": "D1:1", "text": "Hi"},
-            ...     {"speaker": "A", "dia_id": "D1:2", "text": "Yo"}]}}
-            >>> [p.dia_ids for p in PROTOCOLS["harness"].pages(sample)]  # a lone speaker_b turn, then speaker_a's
-            [('D1:1',), ('D1:2',)]
-            >>> [p.dia_ids for p in PROTOCOLS["fresh"].pages(sample)]  # paired by position
-            [('D1:1', 'D1:2')]
-        """
-        return plain_pages(sample) if self.plain else conversation_pages(sample)
-
-    def embedding_texts(self, pages: Sequence[LocomoPage]) -> list[str]:
-        r"""What the memory embeds for each page under this protocol (:attr:`DialoguePage.embedding_text`).
-
-        The flat dense baselines rank by these, so they rank the memory's own page
-        vectors (and the shared embedding cache computes each once).
-
-        Example:
-            >>> import datetime as dt
-            >>> page = LocomoPage("I moved.", "Nice!", "Ana", "Ben", ("D1:1", "D1:2"), dt.datetime(2023, 5, 8), 1)
-            >>> PROTOCOLS["harness"].embedding_texts([page]), PROTOCOLS["plain"].embedding_texts([page])
-            (['Ana: I moved.\nBen: Nice!'], ['Ana: I moved.\nBen: Nice!'])
-        """
-        out: list[str] = []
-        for page in pages:
-            if self.plain:
-                user, agent = plain_turn(page)
-                stored = DialoguePage(id="", user_input=user, agent_response=agent)
-            else:
-                names = {"user_name": page.user_speaker, "agent_name": page.agent_speaker}
-                stored = DialoguePage(
-                    id="", user_input=page.user_input, agent_response=page.agent_response, metadata=names
-                )
-            out.append(stored.embedding_text)
-        return out
-
-    def ingest_thread(self, user_id: str) -> str:
-        """The thread the conversation is fed on (the harness: ``"locomo"``; plain: the conversation's own).
-
-        Example:
-            >>> PROTOCOLS["harness"].ingest_thread("c")
-            'locomo'
-        """
-        return user_id if self.plain else "locomo"
-
-    def question_thread(self, user_id: str) -> str:
-        """The thread questions are asked on.
-
-        Example:
-            >>> PROTOCOLS["plain"].question_thread("c")
-            'c'
-        """
-        return self.ingest_thread(user_id) if self.on_thread else "questions"
-
-    def ingest(
-        self, memory: Any, sample: Mapping[str, Any], *, user_id: str, on_page: Callable[[], object] | None = None
-    ) -> int:
-        """Feed the conversation to ``memory``; return the pages added.
-
-        Example:
-            >>> from langchain_memoryos import MemoryOS
-            >>> sample = {"conversation": {"speaker_a": "A", "speaker_b": "B", "session_1": [
-            ...     {"speaker": "B", "dia_id": "D1:1", "text": "Hi"},
-            ...     {"speaker": "A", "dia_id": "D1:2", "text": "Yo"}]}}
-            >>> m = MemoryOS(); PROTOCOLS["plain"].ingest(m, sample, user_id="c")
-            1
-            >>> m.get_stm(user_id="c", thread_id="c")[0].user_input
-            'B: Hi'
-        """
-        if self.plain:
-            return ingest_plain(memory, sample, user_id=user_id, thread_id=self.ingest_thread(user_id), on_page=on_page)
-        return ingest_conversation(
-            memory, sample, user_id=user_id, thread_id=self.ingest_thread(user_id), on_page=on_page
-        )
-
-
-#: The three protocols: the harness pairing, the plain public API on the conversation's thread, and plain
-#: from a new thread.
-PROTOCOLS: dict[str, Protocol] = {
-    "harness": Protocol(
-        "harness",
-        plain=False,
-        on_thread=False,
-        description="speaker_a + speaker_b pairs, names as metadata, one minute per page; questions from a new thread",
-    ),
-    "plain": Protocol(
-        "plain",
-        plain=True,
-        on_thread=True,
-        description="add_turn('Name: text', 'Name: text') pairs by position, one timestamp per session; "
-        "questions on the conversation's thread",
-    ),
-    "fresh": Protocol(
-        "fresh",
-        plain=True,
-        on_thread=False,
-        description="plain ingest; questions from a new thread",
-    ),
-}
-
-
-@dataclass(frozen=True)
-class _Row:
-    """One memory row of the report: a system read at one word budget."""
-
-    name: str
-    system: MemorySystem
-    config: MemoryOSConfig
-
-
-def _memory_rows(systems: Sequence[MemorySystem], budgets: Sequence[int] | None) -> list[_Row]:
-    """A row per system and budget; the config's own budget keeps the system's name, others get `` ≤N words``."""
-    rows: list[_Row] = []
-    for system in systems:
-        own = system.config.context_words
-        if not budgets or own is None:
-            rows.append(_Row(system.name, system, system.config))
-            continue
-        for budget in budgets:
-            name = system.name if budget == own else f"{system.name} ≤{budget} words"
-            rows.append(_Row(name, system, replace(system.config, context_words=budget)))
-    return rows
-
-
-def budget_baselines(baselines: Sequence[Baseline], budgets: Sequence[int] | None) -> list[Baseline]:
-    """``baselines`` plus every word-budget baseline (``≤N words``) at each of ``budgets``.
-
-    Example:
-        >>> [b.name for b in budget_baselines([Baseline("last", 5), Baseline("bm25", words=1000)], [250, 1000])]
-        ['last-5', 'bm25 ≤1000 words', 'bm25 ≤250 words']
-    """
-    out = list(baselines)
-    kinds = list(dict.fromkeys(b.kind for b in baselines if b.words is not None))
-    for budget in budgets or ():
-        for kind in kinds:
-            extra = Baseline(kind, words=budget)
-            if extra not in out:
-                out.append(extra)
-    return out
-
-
-def _check_budgets(budgets: Sequence[int] | None) -> None:
-    if budgets is None:
-        return
-    bad = [b for b in budgets if isinstance(b, bool) or not isinstance(b, int) or b < 1]
-    if not budgets or bad:
-        raise InvalidInputError(f"budgets must be word counts >= 1, got {list(budgets)}")
-    if len(set(budgets)) != len(budgets):
-        raise InvalidInputError(f"budgets must be distinct, got {list(budgets)}")
 
 
 def run_locomo(
@@ -696,279 +408,3 @@ def run_locomo(
         )
         meta["answers_in_context"]["oracle_writes"] = oracle_meta
     return LocomoRun(summaries, outcomes, meta)
-
-
-def _answer_table_rows(
-    answer_rows: Sequence[_Row], cv_targets: Sequence[MemorySystem], names: Sequence[str]
-) -> dict[int, dict[str, str]]:
-    """Per budget of the measured memory, the rows of the answers-in-context table."""
-    table: dict[int, dict[str, str]] = {}
-    for row in answer_rows:
-        budget = row.config.context_words
-        if budget is None:
-            continue
-        system = row.system.name
-        entry = {
-            "with facts": row.name,
-            "without facts": variant_name(row.name, system, NO_FACTS),
-            "oracle facts": variant_name(row.name, system, ORACLE_FACTS),
-            "hybrid": f"hybrid ≤{budget} words",
-            "raw turns": f"{RAW_TURNS} ≤{budget} words",
-        }
-        for target in cv_targets:
-            if target is row.system and target.config.context_words == budget:
-                entry["with facts (LOCO-CV)"] = f"{system} (LOCO-CV)"
-        entry["with facts (LOCO-CV words)"] = variant_name(row.name, system, CV_FACTS)
-        table[budget] = {label: name for label, name in entry.items() if name in names or label != "hybrid"}
-    return table
-
-
-def _read_only_row(
-    memory: Any,
-    config: MemoryOSConfig,
-    embeddings: Embeddings,
-    user_id: str,
-    proto: Protocol,
-    questions: Sequence[LocomoQuestion],
-    name: str,
-) -> list[QuestionOutcome]:
-    """A row read through another ``MemoryOS`` over ``memory``'s store with ``touch=False`` (state unchanged).
-
-    Its latency means nothing (cached embeddings); it is scored for answers in context.
-    """
-    thread = proto.question_thread(user_id)
-    reader = _reader(memory, config, embeddings, user_id, thread)
-    try:
-        asked = list(_ask_memory(reader, user_id, thread, questions, lambda n, d: _Silent(), name, touch=False))
-    finally:
-        reader.close()
-    scored = [_outcome(name, q, context, ids, math.nan, None, ("", ""), "", {}) for q, context, ids, _ in asked]
-    return with_answers(scored, [context for _, context, _, _ in asked])
-
-
-def _raw_turn_rows(
-    pages: Sequence[LocomoPage], embeddings: Embeddings, questions: Sequence[LocomoQuestion], budgets: Sequence[int]
-) -> list[QuestionOutcome]:
-    """The trivial store: the conversation's raw turns most similar to each question (flat hybrid), per budget."""
-    turns = raw_turn_pages(pages)
-    flat = FlatPages(
-        turns,
-        embeddings=embeddings,
-        rrf_k=MemoryOSConfig().rrf_k,
-        embed_texts=[f"{t.user_speaker}: {t.user_input}" for t in turns],
-    )
-    out: list[QuestionOutcome] = []
-    for budget in budgets:
-        baseline, name = Baseline("hybrid", words=budget), f"{RAW_TURNS} ≤{budget} words"
-        scored, contexts = [], []
-        for q in questions:
-            chosen = baseline.select(flat, q.question)
-            contexts.append(render_pages(chosen))
-            ids = frozenset(d for page in chosen for d in page.dia_ids)
-            scored.append(_outcome(name, q, contexts[-1], ids, math.nan, None, ("", ""), "", {}))
-        out += with_answers(scored, contexts)
-    return out
-
-
-def _cv_targets(
-    systems: Sequence[MemorySystem], grid: Grid | None, names: Sequence[str] | None, passes: int
-) -> list[MemorySystem]:
-    if grid is None:
-        if names:
-            raise InvalidInputError("cv_systems needs a cv_grid")
-        return []
-    if passes < 1:
-        raise InvalidInputError(f"cv_passes must be >= 1, got {passes}")
-    if not systems:
-        raise InvalidInputError("cross-validation needs a memory system")
-    wanted = list(names) if names else [systems[0].name]
-    by_name = {s.name: s for s in systems}
-    unknown = [n for n in wanted if n not in by_name]
-    if unknown:
-        raise InvalidInputError(f"cv_systems: unknown systems {unknown}; the systems are {list(by_name)}")
-    for name in wanted:
-        check_grid(grid, by_name[name].config)
-    return [by_name[n] for n in wanted]
-
-
-def _reader(memory: Any, config: MemoryOSConfig, embeddings: Embeddings, user_id: str, thread_id: str) -> Any:
-    """Another ``MemoryOS`` over ``memory``'s store, with ``config``: reads without ingesting again.
-
-    The user's state is loaded before it is returned, so no question's latency includes the load.
-    """
-    from langchain_memoryos.memory import MemoryOS
-
-    reader = MemoryOS(store=memory.store, config=config, embeddings=embeddings)
-    reader.get_stm(user_id=user_id, thread_id=thread_id)
-    return reader
-
-
-def _embed_questions(embeddings: CachedEmbeddings, questions: Sequence[LocomoQuestion]) -> dict[str, float]:
-    """Embed each question once, alone (into the shared cache); return the milliseconds each took."""
-    times: dict[str, float] = {}
-    for q in questions:
-        if q.question in times:
-            continue
-        started = time.perf_counter()
-        embeddings.embed_query(q.question)
-        times[q.question] = (time.perf_counter() - started) * 1000
-    return times
-
-
-def _latency_meta(
-    query_ms: Sequence[float], rows: Sequence[_Row], outcomes: Sequence[QuestionOutcome]
-) -> dict[str, Any]:
-    """The query embedding's p50/p95; per memory row with a budget, its p95 over the flat hybrid's at that budget."""
-    answerable = {1, 2, 3, 4}
-    p95: dict[str, float] = {}
-    for name in {o.system for o in outcomes}:
-        values = [o.latency_ms for o in outcomes if o.system == name and o.category in answerable]
-        if values:
-            p95[name] = percentile(values, 95)
-    ratios: dict[str, float] = {}
-    for row in rows:
-        budget = row.config.context_words
-        flat = f"hybrid ≤{budget} words"
-        if budget is not None and row.name in p95 and p95.get(flat):
-            ratios[f"{row.name} / {flat}"] = round(p95[row.name] / p95[flat], 2)
-    return {
-        "note": "end-to-end per question: the memory reads through uncached embeddings (its own query embeddings "
-        "included); a dense or hybrid baseline is charged the question's embedding, measured once alone",
-        "query_embedding_ms": {
-            "p50": round(percentile(query_ms, 50), 2) if query_ms else None,
-            "p95": round(percentile(query_ms, 95), 2) if query_ms else None,
-        },
-        "p95_ratio": ratios,
-    }
-
-
-def _cross_validate(
-    config: MemoryOSConfig,
-    name: str,
-    memories: Mapping[str, tuple[Any, Sequence[LocomoQuestion]]],
-    proto: Protocol,
-    grid: Grid,
-    embeddings: Embeddings,
-    bar: Callable[[int, str], Any],
-    *,
-    passes: int,
-    score: Callable[[Sequence[QuestionOutcome]], float] = recall_1_4,
-    objective: str = "evidence recall, categories 1-4",
-) -> tuple[list[QuestionOutcome], dict[str, Any]]:
-    """LOCO-CV of ``grid`` over the stores already filled; each grid point is read, never re-ingested.
-
-    Each conversation is read as row ``name`` with the constants that maximise ``score`` over the other
-    conversations (:func:`~langchain_memoryos.evaluation.cv.loco_cv`): the ranking constants on evidence
-    recall, the facts' words on answers in context over chance
-    (:func:`~langchain_memoryos.evaluation.cv.answers_over_chance`).
-    """
-    counter = bar(0, f"LOCO-CV [{name}] grid points")
-
-    def evaluate(conv: str, params: Mapping[str, Any]) -> list[QuestionOutcome]:
-        memory, questions = memories[conv]
-        try:  # read through the cached embeddings: a grid point's latency means nothing
-            return _read_only_row(memory, with_values(config, params), embeddings, conv, proto, questions, name)
-        finally:
-            counter.update(1)
-
-    started = time.perf_counter()
-    start = {key: config_value(config, key) for key in grid}
-    try:
-        cv = loco_cv(list(memories), evaluate, start, grid, passes=passes, score=score)
-    finally:
-        counter.close()
-    info = {
-        "grid": {key: list(values) for key, values in grid.items()},
-        "objective": objective,
-        "start": start,
-        "chosen": cv.chosen,
-        "train_recall" if score is recall_1_4 else "train_score": {
-            conv: round(value, 4) for conv, value in cv.train_recall.items()
-        },
-        "evaluations": cv.evaluations,
-        "seconds": round(time.perf_counter() - started, 1),
-    }
-    return cv.held_out, info
-
-
-class _Ticker:
-    """A context manager that closes a progress bar; calling it advances the bar by one."""
-
-    def __init__(self, bar: Any) -> None:
-        self._bar = bar
-
-    def __enter__(self) -> Callable[[], None]:
-        return lambda: self._bar.update(1)
-
-    def __exit__(self, *exc: object) -> None:
-        self._bar.close()
-
-
-def _ask_memory(
-    memory: Any,
-    user_id: str,
-    thread_id: str,
-    questions: Sequence[LocomoQuestion],
-    bar: Callable[[int, str], Any],
-    name: str,
-    *,
-    touch: bool = True,
-) -> Iterator[tuple[LocomoQuestion, str, frozenset[str], float]]:
-    progress_bar = bar(len(questions), f"{user_id} questions [{name}]")
-    try:
-        for q in questions:
-            started = time.perf_counter()
-            ctx = memory.retrieve(q.question, user_id=user_id, thread_id=thread_id, touch=touch)
-            latency = (time.perf_counter() - started) * 1000
-            yield q, ctx.to_prompt(), frozenset(ctx.source_ids()), latency
-            progress_bar.update(1)
-    finally:
-        progress_bar.close()
-
-
-def _outcome(
-    system: str,
-    q: LocomoQuestion,
-    context: str,
-    ids: frozenset[str],
-    latency: float,
-    model: BaseChatModel | None,
-    speakers: tuple[str, str],
-    prompt: str,
-    cost: dict[str, float],
-) -> QuestionOutcome:
-    outcome = QuestionOutcome(
-        system=system,
-        sample_id=q.sample_id,
-        question=q.question,
-        category=q.category,
-        evidence=q.evidence,
-        retrieved=ids,
-        words=count_words(context),
-        tokens=count_tokens(context),
-        latency_ms=latency,
-        answer=q.answer,
-    )
-    if model is None:
-        return outcome
-    prediction, tokens = _answer(model, q, context, speakers, prompt)
-    cost["calls"] += 1
-    cost["tokens"] += tokens
-    return replace(outcome, prediction=prediction, llm_calls=1, llm_tokens=tokens)
-
-
-def _config_dict(config: MemoryOSConfig) -> dict[str, Any]:
-    return {
-        key: getattr(config, key)
-        for key in (
-            "page_ranking",
-            "top_segments",
-            "top_pages",
-            "top_facts",
-            "context_words",
-            "rrf_k",
-            "lexical_weight",
-            "dense_weight",
-            "stm_capacity",
-        )
-    }

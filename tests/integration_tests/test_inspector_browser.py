@@ -70,7 +70,12 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path, dict[str, str]]]:
     lines: queue.Queue[str] = queue.Queue()
     assert proc.stdout is not None
     out = proc.stdout
-    threading.Thread(target=lambda: [lines.put(line) for line in out], daemon=True).start()
+
+    def pump() -> None:
+        for line in out:
+            lines.put(line)
+
+    threading.Thread(target=pump, daemon=True).start()
     seen: list[str] = []
     url = ""
     try:

@@ -209,7 +209,7 @@ def test_ingest_takes_role_and_content_lines_paired_as_add_messages_pairs_them(t
 
 def test_ingest_bad_message_line_names_the_file_and_line(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
-    cases = [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"role": "tool", "content": "42"}, "'role' must be one of user, human, assistant, ai, system, got 'tool'"),
         ({"role": 3, "content": "hi"}, "'role' must be one of"),
         ({"role": "user", "content": None}, "'content' must be a string, got NoneType"),

@@ -360,6 +360,7 @@ def test_the_canary_scenario_on_every_backend_sync_and_async(make_memory: MakeMe
 
     from langchain.agents import create_agent
     from langchain_core.messages import HumanMessage
+    from langchain_core.runnables import RunnableConfig
     from langgraph.checkpoint.memory import InMemorySaver
 
     from langchain_memoryos.graph import MemoryOSMiddleware, create_memoryos_agent
@@ -378,7 +379,7 @@ def test_the_canary_scenario_on_every_backend_sync_and_async(make_memory: MakeMe
         agent = create_agent(model, middleware=[MemoryOSMiddleware(memory)], context_schema=Ctx, checkpointer=saver)
 
     async def asay(text: str, thread: str) -> None:
-        config = {"configurable": {"thread_id": thread, "user_id": "ana"}}
+        config: RunnableConfig = {"configurable": {"thread_id": thread, "user_id": "ana"}}
         if build == "prebuilt":
             await agent.ainvoke({"messages": [HumanMessage(text)]}, config)
         else:
@@ -390,7 +391,7 @@ def test_the_canary_scenario_on_every_backend_sync_and_async(make_memory: MakeMe
         elif build == "prebuilt":
             agent.invoke({"messages": [HumanMessage(text)]}, {"configurable": {"thread_id": thread, "user_id": "ana"}})
         else:
-            config = {"configurable": {"thread_id": thread}}
+            config: RunnableConfig = {"configurable": {"thread_id": thread}}
             agent.invoke({"messages": [HumanMessage(text)]}, config, context=Ctx("ana"))
 
     said = [f"I'm allergic to {CANARY}, so no {CANARY} ever.", *FILLER]

@@ -11,11 +11,12 @@ import pytest
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import tool
+from langchain_core.tools import BaseTool, tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.types import RetryPolicy
+from pydantic import BaseModel
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
 from langchain_memoryos.graph import (
@@ -440,6 +441,13 @@ def test_a_run_that_names_an_agent_uses_that_agents_scope() -> None:
     assert len(coach.get_stm(user_id="ana", thread_id="default")) == 1
 
 
+def _call_schema(one: BaseTool) -> dict[str, Any]:
+    """The JSON schema of a tool's call arguments (the tools declare them as a pydantic v2 model)."""
+    model = one.tool_call_schema
+    assert isinstance(model, type) and issubclass(model, BaseModel), model
+    return model.model_json_schema()
+
+
 @dataclass
 class AgentCtx:
     user_id: str
@@ -450,10 +458,10 @@ def test_the_tools_parameters_are_described_and_manage_memory_forgets() -> None:
     memory = MemoryOS()
     search, manage = create_search_memory_tool(memory), create_manage_memory_tool(memory)
     for one in (search, manage):
-        schema = one.tool_call_schema.model_json_schema()
+        schema = _call_schema(one)
         assert schema["description"] and all(p.get("description") for p in schema["properties"].values()), one.name
     assert search.response_format == "content_and_artifact"
-    assert "forget" in manage.tool_call_schema.model_json_schema()["properties"]["action"]["enum"]
+    assert "forget" in _call_schema(manage)["properties"]["action"]["enum"]
     config = cfg("t", user="ana")
     memory.add_turn("My locker code is 4417. I also play chess.", "Noted!", user_id="ana", thread_id="t")
     said = manage.invoke({"action": "forget", "content": "locker code"}, config)

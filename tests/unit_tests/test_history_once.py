@@ -18,6 +18,7 @@ import pytest
 from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware, ModelRequest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
@@ -185,7 +186,7 @@ def test_async_prebuilt_agent_and_search_tool_leave_out_the_messages_turns() -> 
 
     model = ScriptedToolModel(script={"search_memory": [search_then_answer]})
     agent = create_memoryos_agent(model, [search], memory=memory, checkpointer=InMemorySaver())
-    config = {"configurable": {"thread_id": "t", "user_id": "ana"}}
+    config: RunnableConfig = {"configurable": {"thread_id": "t", "user_id": "ana"}}
 
     async def main() -> list[Any]:
         for text in PETS:

@@ -174,8 +174,8 @@ def test_lists_are_paged(memory: MemoryOS) -> None:
     first, last = client.get("/").text, client.get("/?page=3").text
     assert "page 1 of 3 (7 rows)" in first and "u=user0" in first and "u=user6" not in first
     assert "u=user6" in last and "u=user0" not in last
-    facts = client.get("/user?u=user0&fp=2").text
-    assert "page 2 of 2" in facts and facts.count('<tr class="fact"') == 2
+    facts_page = client.get("/user?u=user0&fp=2").text
+    assert "page 2 of 2" in facts_page and facts_page.count('<tr class="fact"') == 2
 
 
 # -- the token and the Host ----------------------------------------------------------------------------

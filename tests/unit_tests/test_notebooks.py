@@ -39,7 +39,8 @@ FACTS_WAIT = re.compile(
 
 
 def _markdown_cells(name: str) -> list[str]:
-    return [c.source for c in nbformat.read(NOTEBOOK_DIR / name, as_version=4).cells if c.cell_type == "markdown"]
+    notebook = nbformat.read(NOTEBOOK_DIR / name, as_version=4)  # type: ignore[no-untyped-call]  # nbformat.read is unannotated
+    return [c.source for c in notebook.cells if c.cell_type == "markdown"]
 
 
 def test_the_notebooks_text_agrees_with_the_readme() -> None:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
 
@@ -145,7 +146,7 @@ def test_the_export_shows_the_ids_the_context_and_tools_show(make_memory: MakeMe
     pages = [ref for ref, row in refs.items() if row["namespace"][0] in ("pages", "stm")]
     assert facts and all(ref.startswith("f:") for ref in facts) and any(f"[{ref}]" in shown for ref in facts)
     assert len(pages) == 2 and all(ref.startswith("p:") for ref in pages)
-    config = {"configurable": {"user_id": "u", "thread_id": "other"}}
+    config: RunnableConfig = {"configurable": {"user_id": "u", "thread_id": "other"}}
     tool_text = create_search_memory_tool(memory).invoke({"query": "bees on my roof"}, config)
     assert any(f"[{ref}]" in tool_text for ref in pages)  # the search tool shows a page by the same id
     for ref in facts:
