@@ -30,7 +30,7 @@ from typing import Any
 
 from langchain_memoryos.operations.helper import Helper
 
-__all__ = ["TIMEOUT_SECONDS", "read_page", "ready"]
+__all__ = ["TIMEOUT_SECONDS", "enabled", "read_page", "ready"]
 
 #: How long a turn waits for the process's answer before reading the page itself (and stopping the process).
 TIMEOUT_SECONDS = 10.0
@@ -64,6 +64,20 @@ def _enabled() -> bool:
     if _HELPER.failed or os.environ.get("MEMORYOS_READER_PROCESS", "0") != "1" or (os.cpu_count() or 1) < 2:
         return False
     return os.name == "posix"
+
+
+def enabled() -> bool:
+    """Whether pages are to be read in the reader process (``MEMORYOS_READER_PROCESS=1``, two cores, not failed).
+
+    Off, ``add_turn`` reads its page in this process first and embeds it with its facts in one encoder pass
+    (:class:`~langchain_memoryos.pipeline.effects.EmbedAndRead`).
+
+    Example:
+        >>> import os
+        >>> enabled() == (os.environ.get("MEMORYOS_READER_PROCESS", "0") == "1" and os.cpu_count() > 1)
+        True
+    """
+    return _enabled()
 
 
 def ready(timeout: float) -> bool:
