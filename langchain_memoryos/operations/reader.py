@@ -1,11 +1,11 @@
 """The reader process: ``add_turn``'s page read ahead on the other core, off this process's GIL.
 
-While ``add_turn`` embeds its page, the page is read ahead (its keywords
+While ``add_turn`` embeds its page, the page is read ahead there (its keywords
 and fact records, and the rows of the summaries AMU will embed of them; see
-:class:`~langchain_memoryos.pipeline.effects.EmbedAndRead`). Read in a thread
-of this process, that Python holds the GIL the page's forward pass needs
-between its matrix products (about 4 ms of a 26 ms pass on this machine);
-read here, in a separate process, it costs the pass nothing.
+:class:`~langchain_memoryos.pipeline.effects.EmbedAndRead`). Without it the
+page is read first in this process (a few ms) and embedded with its facts
+in one encoder pass; with it the reading and the facts' pass run on the
+other core while the page is embedded here.
 
 The process is a :class:`~langchain_memoryos.operations.helper.Helper`
 (a plain ``python`` process with its own pipes, never a fork; it exits when
