@@ -45,6 +45,9 @@ def _shared_tokenizer(model_dir: Path, max_length: int) -> tuple[Tokenizer, thre
         return shared
 
 
+#: From this many texts a call is tokenized in the tokenizer's thread pool (``encode_batch``), fewer one by one.
+_BATCH_TOKENIZE_FROM = 16
+
 class MiniLMEmbeddings(Embeddings):
     """all-MiniLM-L6-v2 sentence embeddings computed offline with numpy.
 
@@ -179,8 +182,10 @@ class MiniLMEmbeddings(Embeddings):
     def _tokenize(self, texts: list[str]) -> list[list[int]]:
         tokenizer, _ = self._ensure_loaded()
         with self._tokenizer_lock:
-            if len(texts) == 1:
-                return [tokenizer.encode(texts[0]).ids]
+            if len(texts) < _BATCH_TOKENIZE_FROM:
+                # a few texts one by one: encode_batch hands them to the tokenizer's thread pool, which waits
+                # for its threads (on a loaded machine a few ms, at times more than the texts' pass)
+                return [tokenizer.encode(text).ids for text in texts]
             return [enc.ids for enc in tokenizer.encode_batch(texts)]
 
     def encode(self, texts: Sequence[str], *, threads: int = 1) -> FloatArray:
