@@ -132,16 +132,12 @@ class EmbedAndRead:
     (``chain_link``, right after ``stm_append``) then computes no keywords or
     facts under the lock.
 
-    With ``gate_threshold`` and the offline encoder, the page is read first
-    (here, a few milliseconds) and the summaries the write gate admits of its
-    records are embedded with the page, in the same encoder pass
-    (:func:`_read_then_embed`): when those are exactly the summaries to
-    embed, AMU uses these rows (the encoder gives a text its row alone in any
-    batch) and the turn makes one encoder pass. One pass of the page and its
-    facts costs about a quarter less than two (each pass streams the model's
-    weights once), and the turn leaves the other core to the machine.
-    With :attr:`Services.read_elsewhere` the worker process reads the page
-    and embeds its facts while the page is embedded here, as before.
+    With ``gate_threshold`` and the offline encoder, the reader also embeds the
+    summaries the write gate admits of the page's records (one batch, as
+    :func:`~langchain_memoryos.amu.embed_summaries` embeds them), on the
+    other core while the page is embedded: when those are exactly the
+    summaries to embed, AMU uses these rows (the same the
+    batch would give) and the turn makes one encoder pass, its page's.
 
     Example:
         >>> from langchain_memoryos.controllers import HeuristicController
@@ -168,53 +164,6 @@ def _read_quietly(read: Callable[[], PageReading | None], page: DialoguePage) ->
     except Exception:  # noqa: BLE001 - no reading: the page is analysed in chain_link (the error shows there)
         logger.debug("reading page %s ahead failed", page.id, exc_info=True)
         return None
-
-
-def _read_then_embed(effect: EmbedAndRead, services: Services) -> Callable[[], tuple[Any, PageReading | None]] | None:
-    """What the offline encoder runs for a page read ahead: read it, then embed it and its facts in one call.
-
-    The page's ``read_ahead`` first, then one :func:`encode_texts` of the
-    page's texts followed by the summaries the write gate admits of its
-    records (:func:`~langchain_memoryos.amu.admitted_summaries`): their
-    texts add few tokens to the page's pass, which the encoder runs as one
-    (:meth:`~langchain_memoryos.embeddings.MiniLMEmbeddings.encode`), and the
-    rows are those each text gets alone. The result is ``(the page's rows,
-    reading with its summaries' rows)``. ``None`` when this does not apply:
-    the rows are known already, no ``gate_threshold``, another encoder, a
-    controller that reads nothing ahead, or a reader process
-    (:func:`_reader` then reads beside the page's pass).
-    """
-    texts, threshold, embeddings = effect.embed.texts, effect.gate_threshold, services.embeddings
-    if not texts or threshold is None or _reads_elsewhere(services):
-        return None
-    if not isinstance(embeddings, MiniLMEmbeddings) or services.embedded(texts) is not None:
-        return None
-    read_ahead: Callable[..., PageReading | None] | None = getattr(services.controller, "read_ahead", None)
-    if read_ahead is None:
-        return None
-
-    def run() -> tuple[Any, PageReading | None]:
-        from langchain_memoryos.amu import admitted_summaries  # amu imports this module
-
-        assert read_ahead is not None and threshold is not None
-        reading = _read_quietly(lambda: read_ahead(effect.page), effect.page)
-        summaries = admitted_summaries(reading.content.records, threshold) if reading is not None else ()
-        rows = encode_texts(embeddings, (*texts, *summaries), threads=effect.embed.threads)
-        if reading is not None and summaries:
-            reading = replace(reading, rows=(summaries, rows[len(texts) :]))
-        return rows[: len(texts)], reading
-
-    return run
-
-
-def _reads_elsewhere(services: Services) -> bool:
-    """Whether :attr:`Services.read_elsewhere` may read pages: the memory's reader process when it is on, else any."""
-    elsewhere = services.read_elsewhere
-    if elsewhere is None:
-        return False
-    from langchain_memoryos.operations import reader  # operations import this module
-
-    return elsewhere is not reader.read_page or reader.enabled()
 
 
 def _reader(effect: EmbedAndRead, services: Services) -> Callable[[], PageReading | None] | None:
@@ -572,9 +521,6 @@ def _perform_sync(effect: Effect, services: Services) -> Any:
         known = services.embedded(effect.texts)
         return known if known is not None else encode_texts(services.embeddings, effect.texts, threads=effect.threads)
     if isinstance(effect, EmbedAndRead):
-        together = _read_then_embed(effect, services)
-        if together is not None:
-            return together()
         read = _reader(effect, services)
         if read is None:
             return _perform_sync(effect.embed, services), None
@@ -654,9 +600,6 @@ async def _perform_async(effect: Effect, services: Services) -> Any:
             return known
         return await aencode_texts(services.embeddings, effect.texts, threads=effect.threads)
     if isinstance(effect, EmbedAndRead):
-        together = _read_then_embed(effect, services)
-        if together is not None:
-            return await asyncio.to_thread(together)
         read = _reader(effect, services)
         if read is None:
             return await _perform_async(effect.embed, services), None
