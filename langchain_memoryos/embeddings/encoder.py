@@ -61,11 +61,6 @@ _COMPUTE_SLOTS = threading.BoundedSemaphore(max(1, _CORES))
 # (1 + L / _ATTENTION_TOKENS) times a token of a very short text.
 _BATCH_OVERHEAD_TOKENS: Final[float] = 32.0
 _ATTENTION_TOKENS: Final[float] = 1024.0
-# A call of at most this many tokens in all (and at most batch_size texts) on one thread runs as one pass,
-# whatever their lengths: packed without padding, a pass costs its tokens plus one streaming of the weights,
-# so one pass costs less than several (a page and its facts, 89 + 25 tokens: 44 ms against 53 ms of CPU;
-# 256 + 3 x 20: 111 against 139; 60 x 3: 65 against 84; measured up to 512 tokens in all).
-_ONE_PASS_TOKENS: Final[int] = 512
 
 
 def _plan_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from langchain_memoryos.embeddings.encoder import _COMPUTE_SLOTS, _ONE_PASS_TOKENS, _forward, _plan_batches
+from langchain_memoryos.embeddings.encoder import _COMPUTE_SLOTS, _forward, _plan_batches
 from langchain_memoryos.embeddings.files import INSTALL_HINT, EmbeddingsNotAvailableError, _locate_model_dir
 from langchain_memoryos.embeddings.weights import FloatArray, _BertConfig, _file_key, _shared_weights, _Weights
 from langchain_memoryos.errors import InvalidInputError, InvalidTypeError
@@ -44,9 +44,6 @@ def _shared_tokenizer(model_dir: Path, max_length: int) -> tuple[Tokenizer, thre
             shared = _TOKENIZERS[key] = (tokenizer, threading.Lock())
         return shared
 
-
-#: From this many texts a call is tokenized in the tokenizer's thread pool (``encode_batch``), fewer one by one.
-_BATCH_TOKENIZE_FROM = 16
 
 class MiniLMEmbeddings(Embeddings):
     """all-MiniLM-L6-v2 sentence embeddings computed offline with numpy.
@@ -182,18 +179,15 @@ class MiniLMEmbeddings(Embeddings):
     def _tokenize(self, texts: list[str]) -> list[list[int]]:
         tokenizer, _ = self._ensure_loaded()
         with self._tokenizer_lock:
-            if len(texts) < _BATCH_TOKENIZE_FROM:
-                # a few texts one by one: encode_batch hands them to the tokenizer's thread pool, which waits
-                # for its threads (on a loaded machine a few ms, at times more than the texts' pass)
-                return [tokenizer.encode(text).ids for text in texts]
+            if len(texts) == 1:
+                return [tokenizer.encode(texts[0]).ids]
             return [enc.ids for enc in tokenizer.encode_batch(texts)]
 
     def encode(self, texts: Sequence[str], *, threads: int = 1) -> FloatArray:
         """Embed texts into an (n, 384) float32 array of L2-normalised rows.
 
         Texts are grouped by token length internally into passes of at most
-        ``batch_size`` texts (a few short ones, up to 512 tokens in all on one
-        thread, in one pass), packed without padding: a text's row is its row
+        ``batch_size`` texts, packed without padding: a text's row is its row
         alone, in any batch, up to the BLAS's rounding of a product of that
         shape (to the bit on some CPUs, within a few float32 ulps on others);
         rows come back in input order.
@@ -230,11 +224,7 @@ class MiniLMEmbeddings(Embeddings):
             with _COMPUTE_SLOTS, single_math_thread():
                 out[chunk] = _forward(weights, cfg, [ids[i] for i in chunk])
 
-        lengths = [len(x) for x in ids]
-        if threads == 1 and n <= self.batch_size and sum(lengths) <= _ONE_PASS_TOKENS:
-            plan = [list(range(n))]  # a few short texts (a page and its facts): one pass costs less than several
-        else:
-            plan = _plan_batches(lengths, self.batch_size)
+        plan = _plan_batches([len(x) for x in ids], self.batch_size)
         if threads > 1 and len(plan) > 1:
             # forward passes on several cores at once, the costliest first: the last to end are short ones
             plan.sort(key=lambda chunk: -len(chunk) * max(len(ids[i]) for i in chunk))

@@ -196,37 +196,6 @@ def test_a_text_has_the_same_vector_alone_and_in_any_batch(model: MiniLMEmbeddin
         np.testing.assert_allclose(batched, one_by_one, rtol=0, atol=1e-6)  # and in the input's order
 
 
-def test_a_few_short_texts_of_different_lengths_are_one_forward_pass(
-    model: MiniLMEmbeddings, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A page and the facts read off it (different lengths, 512 tokens at most in all): one pass, rows as alone.
-
-    Packed without padding, one pass costs its tokens plus one streaming of the weights, less than a pass per
-    length; a bulk write's batches (more texts, or on two threads) keep their plan.
-    """
-    from langchain_memoryos.embeddings import minilm
-
-    page, facts = _words(70, seed=11), [_words(6, seed=12), _words(9, seed=13)]
-    alone = np.stack([model.encode([t])[0] for t in (page, *facts)])
-    passes: list[list[int]] = []
-    forward = minilm._forward
-
-    def counted(weights: Any, cfg: Any, ids: Any) -> Any:
-        passes.append([len(x) for x in ids])
-        return forward(weights, cfg, ids)
-
-    monkeypatch.setattr(minilm, "_forward", counted)
-    together = model.encode([page, *facts])
-    assert len(passes) == 1 and len(set(passes[0])) == 3  # three lengths, one pass
-    np.testing.assert_allclose(together, alone, rtol=0, atol=1e-6)
-    passes.clear()
-    model.encode([page, *facts], threads=2)  # two threads: a pass per core, as the plan says
-    assert len(passes) == 2
-    passes.clear()
-    model.encode([*(_words(200, seed=s) for s in (14, 15, 16)), *facts])  # over 512 tokens in all: the plan
-    assert sorted(map(sorted, passes)) == [[8, 11], [202, 202, 202]]
-
-
 def test_products_are_x_times_w_whatever_their_path(model: MiniLMEmbeddings) -> None:
     """encoder._matmul computes a few rows as w @ x.T, padded to a multiple of four: each row is that of x @ w.T.
 
