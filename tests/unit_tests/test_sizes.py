@@ -27,9 +27,7 @@ ALLOWED_MODULES = {
     "controllers/facts.py",  # not split yet: the offline fact rules
     "controllers/slots.py",  # not split yet: the offline fact rules' slots
 }
-ALLOWED_FUNCTIONS = {
-    ("controllers/rules.py", "_analyzed"),  # not split yet: the offline fact rules
-}
+ALLOWED_FUNCTIONS: set[tuple[str, str]] = set()
 
 #: Operations modules every facade module may use besides its own: the runtime and the argument checks.
 SHARED_OPERATIONS = {"runtime", "validation"}
