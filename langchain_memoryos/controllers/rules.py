@@ -461,16 +461,7 @@ def analyze_sentence(sentence: str) -> SentenceFacts:
 @lru_cache(maxsize=4096)
 def _analyzed(sentence: str) -> SentenceFacts:
     """:func:`analyze_sentence`, remembered by sentence (a pure function of it); callers get copies."""
-    clean = informal_apostrophes(sentence.replace("’", "'").strip())  # "i dont eat meat"
-    bare = _INTERJECTION.sub("", clean)
-    if _IMPLICIT_I.match(bare):
-        clean = "I " + bare  # "moved to Ljubljana last month!" – chat drops the subject
-    elif _IMPLICIT_IM.match(bare):
-        clean = "I'm " + bare
-    transient_ing = bool(_TRANSIENT_ING.search(clean))
-    stripped = _TAGS.sub("", clean).strip(" ,")
-    if stripped and len(stripped) < len(clean):
-        clean = stripped if stripped[-1] in ".!?" else stripped + "."
+    clean, transient_ing = _cleaned(sentence)
     tokens = words(clean)
     token_set = set(tokens)
     first_person = bool(token_set & FIRST_PERSON)
@@ -481,6 +472,46 @@ def _analyzed(sentence: str) -> SentenceFacts:
         "you" in token_set or "me" in token_set or directive.start() == 0 or clean.lower().startswith("please")
     )
     without_interjection = _INTERJECTION.sub("", clean)
+    intent = _intent(clean, without_interjection, token_set, first_person or group, is_question)
+    third = bool(re.match(r"^(?:the user|user)\b", clean, re.IGNORECASE)) and not is_question
+    if third:
+        # already a third-person fact ("The user is vegan."): keep it as it is
+        first_person = True
+        intent = "inform" if intent in ("other", "request") else intent
+    summary = _summary(clean, without_interjection, third, agent_directed, first_person or group)
+    personal, intent = _personal(clean, first_person, group, is_question, intent, agent_directed)
+    slot = slot_of(summary) if summary else None  # read once: aspect and entities both use it
+    aspect = _read_aspect(clean, tokens, token_set, slot, summary, agent_directed, personal, intent)
+    return SentenceFacts(
+        sentence=clean,
+        personal=personal,
+        aspect=aspect,
+        intent=intent,
+        summary=summary,
+        entities=_entities(clean, slot, tokens) if summary else [],
+        sentiment=_sentiment(tokens),
+        confidence=_confidence(sentence, clean, intent, summary, transient_ing),
+        agent_directed=agent_directed,
+    )
+
+
+def _cleaned(sentence: str) -> tuple[str, bool]:
+    """The sentence as read (apostrophes, an implied "I", tags dropped) and whether it says a passing "-ing"."""
+    clean = informal_apostrophes(sentence.replace("’", "'").strip())  # "i dont eat meat"
+    bare = _INTERJECTION.sub("", clean)
+    if _IMPLICIT_I.match(bare):
+        clean = "I " + bare  # "moved to Ljubljana last month!" – chat drops the subject
+    elif _IMPLICIT_IM.match(bare):
+        clean = "I'm " + bare
+    transient_ing = bool(_TRANSIENT_ING.search(clean))
+    stripped = _TAGS.sub("", clean).strip(" ,")
+    if stripped and len(stripped) < len(clean):
+        clean = stripped if stripped[-1] in ".!?" else stripped + "."
+    return clean, transient_ing
+
+
+def _intent(clean: str, without_interjection: str, token_set: set[str], speaker: bool, is_question: bool) -> str:
+    """The sentence's intent: a request, a plan, a reflection, an expression, information or other."""
     if REQUEST_START.match(without_interjection) or (is_question and "you" in token_set):
         intent = "request"
     elif is_question:
@@ -491,25 +522,32 @@ def _analyzed(sentence: str) -> SentenceFacts:
         intent = "reflect"
     elif EXPRESS_CUES.search(clean):
         intent = "express"
-    elif first_person or group:
+    elif speaker:
         intent = "inform"
     else:
         intent = "other"
-    third = bool(re.match(r"^(?:the user|user)\b", clean, re.IGNORECASE)) and not is_question
-    if third:
-        # already a third-person fact ("The user is vegan."): keep it as it is
-        first_person = True
-        intent = "inform" if intent in ("other", "request") else intent
+    return intent
+
+
+def _summary(clean: str, without_interjection: str, third: bool, agent_directed: bool, speaker: bool) -> str:
+    """The third-person statement of the sentence (a trait for the assistant, canonical for a slot), or ""."""
     if third:
         summary = clean[0].upper() + clean[1:].rstrip(" !.") + "."
     elif agent_directed:
         summary = agent_summary(clean)
-    elif first_person or group:
+    elif speaker:
         summary = third_person(clean)
     else:
         summary = ""
     if summary and not agent_directed and not REQUEST_START.match(without_interjection):
         summary = canonical_summary(summary)
+    return summary
+
+
+def _personal(
+    clean: str, first_person: bool, group: bool, is_question: bool, intent: str, agent_directed: bool
+) -> tuple[bool, str]:
+    """``(personal, intent)``: whether the sentence says something about the speaker; an instruction is a request."""
     personal = (first_person or (group and not is_question)) and not (is_question and intent != "request")
     if _CHAT_REPLY.match(_INTERJECTION.sub("", _LEAD_VOCATIVE.sub("", clean)).strip()):
         personal = False  # "I'm sure she'll love it": a reply, not a fact about the speaker
@@ -521,7 +559,20 @@ def _analyzed(sentence: str) -> SentenceFacts:
     if agent_directed:
         personal = True
         intent = "request"
-    slot = slot_of(summary) if summary else None  # read once: aspect and entities both use it
+    return personal, intent
+
+
+def _read_aspect(
+    clean: str,
+    tokens: list[str],
+    token_set: set[str],
+    slot: tuple[str, str] | None,
+    summary: str,
+    agent_directed: bool,
+    personal: bool,
+    intent: str,
+) -> str:
+    """The sentence's aspect: its words' and slot's, else what a first-person statement is about."""
     aspect = _aspect(tokens, slot) if summary else "other"
     if agent_directed and aspect == "other":
         aspect = "preference"
@@ -543,6 +594,11 @@ def _analyzed(sentence: str) -> SentenceFacts:
                 aspect = "activity"  # what the speaker does ("I grow tomatoes and basil on my balcony")
             elif _POSSESSIVE_START.match(clean):
                 aspect = "personal_profile"  # the speaker's life ("My mother-in-law visits every Christmas")
+    return aspect
+
+
+def _confidence(sentence: str, clean: str, intent: str, summary: str, transient_ing: bool) -> float:
+    """The reading's confidence: :data:`CONFIDENCE_RUBRIC` applied for hedges, a passing state, an unclear object."""
     confidence = 1.0
     if HEDGES.search(clean):
         confidence *= CONFIDENCE_RUBRIC["hedged"]
@@ -559,17 +615,7 @@ def _analyzed(sentence: str) -> SentenceFacts:
         confidence *= CONFIDENCE_RUBRIC["transient"]
     if summary and AMBIGUOUS_OBJECT.search(summary.rstrip(".")):
         confidence *= CONFIDENCE_RUBRIC["ambiguous"]
-    return SentenceFacts(
-        sentence=clean,
-        personal=personal,
-        aspect=aspect,
-        intent=intent,
-        summary=summary,
-        entities=_entities(clean, slot, tokens) if summary else [],
-        sentiment=_sentiment(tokens),
-        confidence=round(confidence, 4),
-        agent_directed=agent_directed,
-    )
+    return round(confidence, 4)
 
 
 _QUERY_CUES: dict[str, re.Pattern[str]] = {
