@@ -249,7 +249,7 @@ def select_candidates(
         allowed = COMPATIBLE_INTENTS.get(record.intent, frozenset({record.intent}))
         kept = [(r, s) for r, s in pool if r.intent in allowed]
     names = _names(record)
-    ended = _content(record.summary) if _ENDED.search(record.summary) else set()
+    ended = _content(record.summary) if _states_end(record.summary) else set()
     seen = {r.id for r, _ in kept}
     for r, s in pairs:
         if r.id in seen:
@@ -257,7 +257,7 @@ def select_candidates(
         if (
             (record.slot and r.slot == record.slot)
             or (r.aspect == record.aspect and names & _names(r))
-            or bool(ended & _content(r.summary))  # "quit tennis" / "plays tennis": the judge decides
+            or bool(_shared_topic(ended, record, r))  # "quit tennis" / "plays tennis": the judge decides
         ):
             kept.append((r, s))
             seen.add(r.id)
@@ -271,6 +271,32 @@ _LIGHT = frozenset(
     """the user users and others their with from that this have has had does doesn't not for was are but
     his her its any all now one who""".split()
 )
+
+
+#: Words before an end word that make it no end ("won't quit", "never gave up").
+_NOT_AN_END = frozenset("won't wont never not don't dont didn't didnt doesn't can't cannot will would".split())
+
+
+def _states_end(summary: str) -> bool:
+    """Whether ``summary`` states an end: an end word not negated or future ("Jon won't quit" states none)."""
+    for match in _ENDED.finditer(summary):
+        before = summary[: match.start()].lower().replace("\u2019", "'").split()
+        if not before or before[-1] not in _NOT_AN_END:
+            return True
+    return False
+
+
+def _shared_topic(ended: set[str], record: MemoryRecord, other: MemoryRecord) -> set[str]:
+    """The content words of an end that ``other`` shares, less the name of a subject both are about.
+
+    Every fact about Jon names Jon: "Jon won't quit" would otherwise share a word with all of them. A
+    name that is the topic of the other fact ("Biscuit passed away" / "The user has a dog named Biscuit")
+    stays.
+    """
+    common = ended & _content(other.summary)
+    if record.subject and record.subject == other.subject:
+        common -= set(re.findall(r"[a-z]{3,}", record.subject.lower()))
+    return common
 
 
 def _content(summary: str) -> set[str]:

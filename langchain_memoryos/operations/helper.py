@@ -1,7 +1,7 @@
 """Helper processes: pure work on the other core, in a process that cannot outlive this one.
 
-The page reader (:mod:`~langchain_memoryos.operations.reader`) and the page
-analyser of bulk writes (:mod:`~langchain_memoryos.operations.bulk`) hand
+The read-ahead (:mod:`~langchain_memoryos.operations.reader`: ``add_turn``'s
+opt-in page reader and the page analyser of bulk writes) hands
 work to a :class:`Helper`: a plain ``python`` process started with
 :mod:`subprocess` (never a fork: a fork would inherit this process's pooled
 database connections, and a user's advisory lock held on one of them would

@@ -162,3 +162,14 @@ def test_the_default_keeps_what_the_paper_preset_evicts() -> None:
         m.add_fact(f"Friend{_letters(day)} plays chess.", user_id="u", timestamp=at(day))
     assert len(m.list_facts(user_id="u")) == 120
     assert not [e for e in m.write_log(user_id="u") if e.action == "evicted"]
+
+
+def test_a_negated_end_of_a_named_person_updates_none_of_their_facts() -> None:
+    """'Jon won't quit' states no end, and Jon's name alone makes no fact a candidate to end."""
+    memory = MemoryOS()
+    for text in ("Jon works as a teacher.", "Jon loves contemporary dance.", "Jon has a dog named Rex."):
+        memory.add_fact(text, user_id="g")
+    events = memory.add_fact("Jon won't quit, no matter what.", user_id="g")
+    assert [e.action for e in events] == ["stored"]
+    kept = {f.summary for f in memory.list_facts(user_id="g")}
+    assert {"Jon works as a teacher.", "Jon loves contemporary dance.", "Jon has a dog named Rex."} <= kept
