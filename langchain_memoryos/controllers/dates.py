@@ -36,27 +36,12 @@ import datetime as _dt
 import re
 from collections.abc import Callable
 
+from langchain_memoryos.controllers.lexicon import NUMBER_WORDS
+
 __all__ = ["format_date", "has_relative_time", "relative_time", "resolve_relative_time"]
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_NUMBERS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "fifteen": 15,
-    "twenty": 20,
-}
+_NUMBERS = {"a": 1, "an": 1, **NUMBER_WORDS, "fifteen": 15, "twenty": 20}
 _FEW = r"a few|a couple of|a couple|several|some"
 _COUNT = r"\d{1,3}|" + "|".join(sorted(_NUMBERS, key=len, reverse=True))
 _UNIT = r"days?|weeks?|fortnights?|weekends?|months?|years?"

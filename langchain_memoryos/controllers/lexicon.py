@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CALLED_NAME", "PARTNERS", "PERIODS", "words"]
+__all__ = ["CALLED_NAME", "NUMBER_WORDS", "PARTNERS", "PERIODS", "words"]
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d+")
 
@@ -23,6 +23,21 @@ CALLED_NAME = r"((?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+)?[A-Z][\w'’-]+)"
 
 #: The periods of "next week", "last summer" …: a regular-expression alternation.
 PERIODS = r"week|month|year|summer|spring|fall|winter"
+#: Counts written as words, one to twelve: a count of things ("two kids") and of time units ("two weeks ago").
+NUMBER_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+}
 
 
 def words(text: str) -> list[str]:

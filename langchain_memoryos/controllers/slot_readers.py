@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from langchain_memoryos.controllers.lexicon import CALLED_NAME, PERIODS, words
+from langchain_memoryos.controllers.lexicon import CALLED_NAME, NUMBER_WORDS, PERIODS, words
 from langchain_memoryos.controllers.slot_table import _I, _PATTERNS, _SOCIAL
 
 __all__ = ["SlotFact", "agent_slot", "as_the_user", "find_slot", "slot_of"]
@@ -272,30 +272,16 @@ def _third_person(verb: str) -> str:
     return verb + "s"
 
 
-_NUMBER_WORDS = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-}
 #: "The user has two kids", "… owns 3 bikes": how many of a thing (a later count updates it).
 _COUNTED = re.compile(
     r"(?i:\b(?:has|have|owns|has got)\s+(?:now\s+)?)(\d{1,3}|"
-    + "|".join(_NUMBER_WORDS)
+    + "|".join(NUMBER_WORDS)
     + r")(?i:\s+(?:[a-z-]+\s+)?)([a-z]+)\b(?!\s+(?:ago|old|of)\b)"
 )
 
 
 def _number(text: str) -> int:
-    return int(text) if text.isdigit() else _NUMBER_WORDS[text.lower()]
+    return int(text) if text.isdigit() else NUMBER_WORDS[text.lower()]
 
 
 def _singular(noun: str) -> str:
