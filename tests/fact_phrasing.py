@@ -107,15 +107,20 @@ def load(path: Path) -> list[Item]:
 
 
 def holds(text: str, wanted: str) -> bool:
-    """Whether ``text`` holds ``wanted`` (case-blind, whole words; ``"a|b"``: either).
+    """Whether ``text`` holds ``wanted`` (case-blind, whole words, an "s"/"es" ending folded; ``"a|b"``: either).
+
+    The ending is folded as in the answers-in-context measure: "never drive" is held by "never drives".
 
     >>> holds("Ana lives in Rome.", "rome"), holds("The user can't swim.", "not|n't"), holds("Romeo", "rome")
     (True, True, False)
+    >>> holds("The user no longer smokes.", "smoke"), holds("The user smoked.", "smoke")
+    (True, False)
     """
     for alternative in wanted.split("|"):
         contraction = alternative.lower().startswith("n'")  # "n't" is the end of "can't", "doesn't"
         left = r"(?<![A-Za-z0-9])" if alternative[:1].isalnum() and not contraction else ""
-        right = r"(?![A-Za-z0-9])" if alternative[-1:].isalnum() else ""
+        right = r"(?:e?s)?(?![A-Za-z0-9])" if alternative[-1:].isalpha() else ""
+        right = right or (r"(?![A-Za-z0-9])" if alternative[-1:].isalnum() else "")
         if re.search(left + re.escape(alternative) + right, text, re.IGNORECASE):
             return True
     return False
