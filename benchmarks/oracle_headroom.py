@@ -1,12 +1,17 @@
 """How many answers good facts could add beside the memory's pages: the ceiling of the oracle row.
 
-Usage: ``python benchmarks/oracle_headroom.py [LOCOMO_FILE] [--protocol plain] [--splits 250+250,400+100,450+50]``.
+Usage: ``python benchmarks/oracle_headroom.py [LOCOMO_FILE] [--protocol plain] [--splits 250+250,400+100,450+50]
+[--pick cosine|answer]``.
 
 Each conversation is ingested under the protocol with the offline default. For a split ``P+O`` every
 category 1, 2 and 4 question gets two contexts: the memory's own retrieval at ``P+O`` words with no
 facts shown (``top_facts=0``), and the memory's retrieval at ``P`` words with LoCoMo's ``observation``
 annotations — the annotators' facts, dated by their session — ranked by cosine similarity to the
-question and packed into the other ``O`` words, with no filter against the pages. A split written
+question and packed into the other ``O`` words, with no filter against the pages. With ``--pick answer`` the
+observations are ranked by how many of the question's gold answer tokens they hold (then by cosine): a read side
+that knows the answer, so its gain is the ceiling of any read side over these observations. Each observation's
+relative time ("last year", "yesterday") is resolved against its session's date first, as ``add_fact`` does.
+A split written
 ``P++O`` keeps the pages at ``P`` words in both contexts and gives the observations ``O`` words
 *beyond* them (a longer context: the gain of good facts with words to spare). Each context is scored by
 *answers in context* (:func:`~langchain_memoryos.evaluation.answers.answer_in_context`), the gain
@@ -28,6 +33,7 @@ import numpy as np
 from langgraph.store.memory import InMemoryStore
 
 from langchain_memoryos import MemoryOS, MemoryOSConfig
+from langchain_memoryos.controllers.dates import resolve_relative_time
 from langchain_memoryos.embeddings import resolve_embeddings
 from langchain_memoryos.evaluation.answers import (
     answer_in_context,
@@ -43,7 +49,8 @@ SplitHits = dict[str, list[tuple[bool, bool]]]
 
 
 def _observations(sample: dict[str, Any]) -> list[str]:
-    """LoCoMo's observations of a conversation, each as ``"[7 May 2023] text"`` (its session's date)."""
+    """LoCoMo's observations of a conversation, each as ``"[7 May 2023] text"`` (its session's date, its relative
+    time resolved against that date)."""
     dates = session_dates(sample)
     lines: list[str] = []
     for key, per_speaker in (sample.get("observation") or {}).items():
@@ -51,7 +58,8 @@ def _observations(sample: dict[str, Any]) -> list[str]:
         when = dates.get(session)
         prefix = f"[{when.day} {when:%B %Y}] " if when else ""
         for items in per_speaker.values():
-            lines += [prefix + str(item[0]).strip() for item in items if item and str(item[0]).strip()]
+            texts = [str(item[0]).strip() for item in items if item and str(item[0]).strip()]
+            lines += [prefix + (resolve_relative_time(t, when) if when else t) for t in texts]
     return lines
 
 
@@ -82,6 +90,7 @@ def _conversation(
     embeddings: CachedEmbeddings,
     splits: Sequence[tuple[str, int, int]],
     hits: dict[str, SplitHits],
+    pick: str = "cosine",
 ) -> None:
     """Ingest one conversation and score both contexts of every split on its questions."""
     user = str(sample["sample_id"])
@@ -98,6 +107,12 @@ def _conversation(
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     queries = np.asarray([embeddings.embed_query(q.question) for q in questions], dtype=float)
     queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    scores = queries @ vectors.T
+    if pick == "answer":  # the gold tokens an observation holds first, cosine breaking ties
+        held = [answer_tokens(line) for line in lines]
+        for i, q in enumerate(questions):
+            gold = answer_tokens(str(q.answer))
+            scores[i] += np.asarray([len(gold & h) for h in held], dtype=float) * 10.0
     thread = protocol.question_thread(user)
     readers: dict[int, MemoryOS] = {}
     prompts: dict[tuple[int, int], str] = {}
@@ -114,10 +129,7 @@ def _conversation(
     for name, pages, extra in splits:
         alone = pages if "++" in name else pages + extra
         base = [answer_tokens(prompt(alone, i)) for i in range(len(questions))]
-        mixed = [
-            answer_tokens(prompt(pages, i) + "\n" + _pack(lines, vectors @ queries[i], extra))
-            for i in range(len(questions))
-        ]
+        mixed = [answer_tokens(prompt(pages, i) + "\n" + _pack(lines, scores[i], extra)) for i in range(len(questions))]
         _score(questions, base, hits[name]["pages"])
         _score(questions, mixed, hits[name]["pages + observations"])
     for reader in readers.values():
@@ -135,13 +147,14 @@ def main() -> None:
     parser.add_argument("locomo", nargs="?", default="../shared/data/locomo_dev.json")
     parser.add_argument("--protocol", default="plain", choices=sorted(PROTOCOLS))
     parser.add_argument("--splits", default="250+250,400+100,450+50,500++500")
+    parser.add_argument("--pick", default="cosine", choices=("cosine", "answer"))
     args = parser.parse_args()
     logging.disable(logging.WARNING)
     splits = [(s, *map(int, re.split(r"\+\+?", s))) for s in args.splits.split(",")]
     embeddings = CachedEmbeddings(resolve_embeddings())
     hits: dict[str, SplitHits] = {s: {"pages": [], "pages + observations": []} for s, _, _ in splits}
     for sample in load_locomo(args.locomo):
-        _conversation(sample, PROTOCOLS[args.protocol], embeddings, splits, hits)
+        _conversation(sample, PROTOCOLS[args.protocol], embeddings, splits, hits, args.pick)
     head = "pages alone | chance | pages + observations | chance | gain over chance (95 % CI)"
     print(f"| split (pages + observations words) | {head} |")
     print("|---|---|---|---|---|---|")

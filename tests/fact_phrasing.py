@@ -80,6 +80,13 @@ class Item:
     shorter: bool = False
     keep: tuple[str, ...] = ()
     previous: tuple[Turn, ...] = ()
+    substring: bool = False  # the file's "match" is "substring": its writer was told strings match inside words
+
+    def holds(self, text: str, wanted: str) -> bool:
+        """Whether ``text`` holds ``wanted`` under this item's file's matching (:func:`holds`)."""
+        if self.substring:
+            return any(alternative.lower() in text.lower() for alternative in wanted.split("|"))
+        return holds(text, wanted)
 
 
 def _time(text: str) -> dt.datetime:
@@ -87,8 +94,9 @@ def _time(text: str) -> dt.datetime:
 
 
 def load(path: Path) -> list[Item]:
-    """The items of one suite file."""
-    raw = json.loads(path.read_text(encoding="utf-8"))["items"]
+    """The items of one suite file (a file whose ``"match"`` is ``"substring"`` matches its strings inside words)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    raw, substring = data["items"], data.get("match", "words") == "substring"
     return [
         Item(
             id=x["id"],
@@ -101,6 +109,7 @@ def load(path: Path) -> list[Item]:
             shorter=bool(x.get("shorter", False)),
             keep=tuple(x.get("keep", ())),
             previous=tuple(Turn(p["user"], p["agent"], _time(p["timestamp"])) for p in x.get("previous", ())),
+            substring=substring,
         )
         for x in raw
     ]
@@ -138,7 +147,7 @@ def judge_facts(item: Item, facts: Sequence[MemoryRecord], requests: Sequence[st
     """Why the page's ``facts`` (and ``requests``) miss the item ("" when they pass)."""
     texts = [f.summary for f in facts]
     for f in facts:
-        bad = [w for w in item.must_not if holds(f.summary, w)]
+        bad = [w for w in item.must_not if item.holds(f.summary, w)]
         if bad:
             return f"holds {bad}: {f.summary!r}"
     if item.action in ("none", "request"):
@@ -147,7 +156,7 @@ def judge_facts(item: Item, facts: Sequence[MemoryRecord], requests: Sequence[st
         if item.action == "request" and item.request not in requests:
             return f"not read as a {item.request!r} request (requests: {list(requests)})"
         return ""
-    matching = [f for f in facts if all(holds(f.summary, w) for w in item.must)]
+    matching = [f for f in facts if all(item.holds(f.summary, w) for w in item.must)]
     if not matching:
         return f"no fact holds {list(item.must)}: {texts}"
     if item.subject and not any(f.subject.lower() == item.subject.lower() for f in matching):
@@ -201,7 +210,7 @@ def run_controller(items: Sequence[Item], controller: MemoryController | None = 
                 for i, turn in enumerate(item.previous)
                 for r in _admitted(controller.analyze_page(_page(turn, f"{item.id}-{i}"), None, None).records)
             ]
-            new = [f for f in facts if all(holds(f.summary, w) for w in item.must)]
+            new = [f for f in facts if all(item.holds(f.summary, w) for w in item.must)]
             labels = []
             for record in new:
                 for j, o in enumerate(old):
@@ -241,12 +250,12 @@ def run_write_path(items: Sequence[Item], memory: Callable[[], MemoryOS] | None 
         # the write path stores no fact of a request; the reading's mark is checked by run_controller
         why = judge_facts(item, new, [item.request])
         if not why and item.action == "update":
-            stale = [f.summary for f in after for w in item.must_not if holds(f.summary, w)]
+            stale = [f.summary for f in after for w in item.must_not if item.holds(f.summary, w)]
             if stale:
                 why = f"the old fact is kept: {stale}"
             elif not any(e.action == "updated" for e in m.write_log(user_id="u")):
                 why = "no update in the write log"
-        if not why and item.keep and not any(all(holds(f.summary, w) for w in item.keep) for f in after):
+        if not why and item.keep and not any(all(item.holds(f.summary, w) for w in item.keep) for f in after):
             why = f"the earlier fact {list(item.keep)} is gone: {[f.summary for f in after]}"
         out.append(Outcome(item, why, [f.summary for f in new]))
     return out
