@@ -274,6 +274,9 @@ def latency_lines(meta: Mapping[str, Any]) -> list[str]:
 def cv_table(info: Mapping[str, Any]) -> str:
     """The constants a leave-one-conversation-out run chose per held-out conversation (``meta["cv"][system]``).
 
+    The last column is the training score of each fold's constants: evidence recall (``train_recall``), or
+    the run's other objective (``train_score``, named by ``objective``, e.g. answers in context over chance).
+
     Example:
         >>> print(cv_table({"chosen": {"c1": {"rrf_k": 10.0}, "c2": {"rrf_k": 20.0}},
         ...                 "train_recall": {"c1": 0.8, "c2": 0.75}}))
@@ -281,14 +284,19 @@ def cv_table(info: Mapping[str, Any]) -> str:
         |---|---|---|
         | c1 | 10.0 | 80.0 % |
         | c2 | 20.0 | 75.0 % |
+        >>> print(cv_table({"chosen": {"c1": {"facts_words": 50}}, "objective": "answers over chance",
+        ...                 "train_score": {"c1": 0.571}}).splitlines()[::2])
+        ['| held out | facts_words | train answers over chance |', '| c1 | 50 | 57.1 % |']
     """
     chosen: Mapping[str, Mapping[str, Any]] = info.get("chosen") or {}
     keys = list(dict.fromkeys(k for params in chosen.values() for k in params))
+    scored = "train_score" in info and "train_recall" not in info
+    train = (info.get("train_score") if scored else info.get("train_recall")) or {}
+    column = f"train {info.get('objective', 'score')}" if scored else "train recall 1–4"
     lines = [
-        "| held out | " + " | ".join(keys) + " | train recall 1–4 |",
+        "| held out | " + " | ".join(keys) + f" | {column} |",
         "|" + "|".join("---" for _ in range(len(keys) + 2)) + "|",
     ]
-    train = info.get("train_recall") or {}
     for conv, params in chosen.items():
         values = [str(params.get(k, "")) for k in keys]
         lines.append("| " + " | ".join([conv, *values, _pct(train.get(conv))]) + " |")
