@@ -1,7 +1,7 @@
 """How many answers good facts could add beside the memory's pages: the ceiling of the oracle row.
 
 Usage: ``python benchmarks/oracle_headroom.py [LOCOMO_FILE] [--protocol plain] [--splits 250+250,400+100,450+50]
-[--pick cosine|answer]``.
+[--pick cosine|novel|answer]``.
 
 Each conversation is ingested under the protocol with the offline default. For a split ``P+O`` every
 category 1, 2 and 4 question gets two contexts: the memory's own retrieval at ``P+O`` words with no
@@ -9,7 +9,9 @@ facts shown (``top_facts=0``), and the memory's retrieval at ``P`` words with Lo
 annotations — the annotators' facts, dated by their session — ranked by cosine similarity to the
 question and packed into the other ``O`` words, with no filter against the pages. With ``--pick answer`` the
 observations are ranked by how many of the question's gold answer tokens they hold (then by cosine): a read side
-that knows the answer, so its gain is the ceiling of any read side over these observations. Each observation's
+that knows the answer, so its gain is the ceiling of any read side over these observations; ``--pick novel``
+ranks by cosine and skips an observation that says nothing the context does not (the read side's own filter,
+:func:`~langchain_memoryos.retrieval.facts.Shown`). Each observation's
 relative time ("last year", "yesterday") is resolved against its session's date first, as ``add_fact`` does.
 A split written
 ``P++O`` keeps the pages at ``P`` words in both contexts and gives the observations ``O`` words
@@ -44,6 +46,7 @@ from langchain_memoryos.evaluation.answers import (
 from langchain_memoryos.evaluation.benchmark import PROTOCOLS
 from langchain_memoryos.evaluation.embedding_cache import CachedEmbeddings
 from langchain_memoryos.evaluation.locomo import load_locomo, load_questions, session_dates
+from langchain_memoryos.retrieval.facts import Shown
 
 SplitHits = dict[str, list[tuple[bool, bool]]]
 
@@ -63,15 +66,20 @@ def _observations(sample: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _pack(lines: Sequence[str], scores: np.ndarray[Any, Any], words: int) -> str:
-    """The best-scored lines, in score order, while they fit in ``words``."""
+def _pack(lines: Sequence[str], scores: np.ndarray[Any, Any], words: int, shown: Shown | None = None) -> str:
+    """The best-scored lines, in score order, while they fit in ``words`` (with ``shown``: those saying more)."""
     picked: list[str] = []
     used = 0
     for i in np.argsort(-scores):
         cost = len(lines[i].split())
-        if used + cost <= words:
-            picked.append(lines[i])
-            used += cost
+        if used + cost > words:
+            continue
+        if shown is not None:
+            if not any(shown.new_in(lines[i])):
+                continue
+            shown = shown.with_text(lines[i])
+        picked.append(lines[i])
+        used += cost
     return "\n".join(picked)
 
 
@@ -129,7 +137,14 @@ def _conversation(
     for name, pages, extra in splits:
         alone = pages if "++" in name else pages + extra
         base = [answer_tokens(prompt(alone, i)) for i in range(len(questions))]
-        mixed = [answer_tokens(prompt(pages, i) + "\n" + _pack(lines, scores[i], extra)) for i in range(len(questions))]
+        mixed = [
+            answer_tokens(
+                prompt(pages, i)
+                + "\n"
+                + _pack(lines, scores[i], extra, Shown.of(prompt(pages, i)) if pick == "novel" else None)
+            )
+            for i in range(len(questions))
+        ]
         _score(questions, base, hits[name]["pages"])
         _score(questions, mixed, hits[name]["pages + observations"])
     for reader in readers.values():
@@ -147,7 +162,7 @@ def main() -> None:
     parser.add_argument("locomo", nargs="?", default="../shared/data/locomo_dev.json")
     parser.add_argument("--protocol", default="plain", choices=sorted(PROTOCOLS))
     parser.add_argument("--splits", default="250+250,400+100,450+50,500++500")
-    parser.add_argument("--pick", default="cosine", choices=("cosine", "answer"))
+    parser.add_argument("--pick", default="cosine", choices=("cosine", "novel", "answer"))
     args = parser.parse_args()
     logging.disable(logging.WARNING)
     splits = [(s, *map(int, re.split(r"\+\+?", s))) for s in args.splits.split(",")]
