@@ -74,6 +74,11 @@ _THE_THING = re.compile(
     r"^[Tt]he\s+(?=(?:[\w-]+\s+){0,5}?(?:is|are|was|were|starts|begins|ends|leaves|opens|closes|expires|"
     r"runs)\b)"
 )
+#: "piano is on Tuesdays" (a correction or a note with its "my" left out): a thing of the speaker's and its value.
+_BARE_THING = re.compile(
+    r"^(?!(?:it|this|that|there|here|what|which|who|he|she|they|everything|nothing|something|everyone|one|all|each|"
+    r"today|tomorrow|tonight|mine|ours|the|an?|my|our|your|his|her|their)\b)[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}\s+(?:is|are|starts|begins|ends)\s"
+)
 #: "it's a Honda Accord, not a Civic": a correction that names a car (the only "it" a page alone resolves).
 _IT_IS_CAR = re.compile(
     rf"^(?:it's|it is|that's|that is|it was)\s+(?:actually\s+)?(?:an?\s+|the\s+)?(?=(?-i:{CAR_MAKES})\b)", re.I
@@ -104,6 +109,8 @@ def own_statement(statement: str, asked: bool = False) -> str:
     if car:
         article = re.match(r"(?i)^(?:it's|it is|that's|that is|it was)\s+(?:actually\s+)?(an?\s+)?", statement)
         return "My car is " + ((article.group(1) or "") if article else "") + statement[car.end() :]
+    if _BARE_THING.match(statement):
+        return "My " + statement  # "Actually, piano is on Tuesdays": the speaker's piano (lessons)
     return _THE_THING.sub("My ", statement, count=1)
 
 

@@ -56,7 +56,10 @@ _RELATIONS = PARTNERS | frozenset(
     doctor dentist tutor nanny babysitter mother-in-law father-in-law sister-in-law brother-in-law""".split()
 )
 _REL = "|".join(sorted(_RELATIONS, key=len, reverse=True))
-_REL_ADJ = r"(?:(?:best|old|older|younger|little|big|baby|new|dear|twin|late|oldest|youngest|closest|eldest)\s+)*"
+_REL_ADJ = (
+    r"(?:(?:best|old|older|younger|little|big|baby|new|dear|twin|late|oldest|youngest|closest|eldest|elder|other|"
+    r"second|third|middle|favou?rite|only|half|step)\s+)*"
+)
 _NAME = r"((?:(?:Mr|Mrs|Ms|Dr|Prof)\.?\s+)?[A-Z][a-z]+(?:-[A-Z][a-z]+)?)"
 #: "My sister Ana lives in Rome", "My mom, Helen, works …", "Helen, my mom, works …": the named person is the subject.
 _NAMED_SUBJECT = (
@@ -265,7 +268,8 @@ def fact_score(
     ``g · (0.5 + 0.5·min(1, 0.5·c/15 + 0.2·p/3 + 0.1·n + 0.2·l/3)) · (1 − 0.3·r/3)``, halved when the
     sentence opens on a dangling pronoun; ``g`` is the rule reading's confidence when the gate's
     fields pass (personal, an aspect, an intent that is no request) and it is ≥ 0.5, else 0 (as for
-    chatter). ``c`` content words (≤ 15), ``p`` mid-sentence names (≤ 3), ``n`` a number, ``l``
+    chatter). ``c`` content words (≤ 15), ``p`` mid-sentence names (≤ 3), ``n`` a number or a date (a
+    relative time too: "this morning" is a date once resolved), ``l``
     aspect words (≤ 3), ``r`` third-person pronouns (≤ 3).
 
     Example:
@@ -284,7 +288,7 @@ def fact_score(
     content = (
         0.5 * min(len(_content_words(sentence)), 15) / 15
         + 0.2 * min(len(_PROPER_MID.findall(" " + sentence)), 3) / 3
-        + 0.1 * float(bool(_NUMBER.search(sentence)))
+        + 0.1 * float(bool(_NUMBER.search(sentence) or _WHEN.search(sentence) or has_relative_time(sentence)))
         + 0.2 * min(len(tokens & _LEXICON), 3) / 3
     )
     pronouns = min(len(_PRONOUNS_3.findall(sentence)), 3) / 3

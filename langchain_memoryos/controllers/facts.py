@@ -70,6 +70,7 @@ from langchain_memoryos.controllers.fact_cleaning import (
     _NOT_A_NAME_HERE,
     _PHOTO,
     _clean,
+    _drop_replaced,
 )
 from langchain_memoryos.controllers.fact_requests import (
     _PRIVATE,
@@ -215,7 +216,9 @@ def _units(text: str, other: str | None) -> list[tuple[int, str, bool, bool]]:
         if not s or not words(s):
             continue
         if asked or _CORRECTION_CUE.match(" ".join(raw.split())):
-            s = own_statement(s, asked)  # "Remember: the gate code is 4471", "Sorry: the appointment is on the 21st"
+            # "Remember: the gate code is 4471", "Sorry: the appointment is on the 21st, not the 14th": the speaker's
+            # own thing, its replaced value dropped once a slot reads it
+            s = _drop_replaced(own_statement(s, asked), True)
         dangling = bool(_DANGLING_START.match(s)) and not set(words(s)) & (_FIRST | GROUP_PERSON)
         if dangling and units and units[-1][0] == i - 1 and not units[-1][1].rstrip().endswith("?"):
             j, prev, _, was_asked = units[-1]
