@@ -148,7 +148,9 @@ _COMMENT_TAIL = re.compile(
     r"incredibly|extremely|absolutely|honestly|just|still)\s+)*(?:nervous|excited|thrilled|stoked|pumped|happy|"
     r"glad|relieved|proud|grateful|scared|terrified|anxious|worried|stressed|sad|upset|gutted|devastated|"
     r"heartbroken|overwhelmed|exhausted|tired|over the moon|nervous|bummed|annoyed|frustrated)\b[^.!?]*|"
-    r"(?:so|super|really|very)\s+(?:excited|happy|thrilled|stoked|pumped|relieved|proud|nervous|grateful|glad)\b[^.!?]*|"
+    r"(?:so|super|really|very|kinda|kind of|pretty)\s+(?:excited|happy|thrilled|stoked|pumped|relieved|proud|nervous|"
+    r"grateful|glad|annoying|frustrating|embarrassing|stressful|exciting|weird|random|typical|lame|unfair|fun|cool|"
+    r"sad|awesome|amazing|great|nice|scary|cute|funny|annoyed|frustrated|embarrassed|bummed|gutted)\b[^.!?]*|"
     r"(?:which|and)\s+I'm\s+(?:so\s+|really\s+)?(?:excited|happy|thrilled|stoked|glad|nervous)\s+about\b[^.!?]*|"
     r"(?:I\s+)?hope (?:that's|that is|it's|this is) (?:ok|okay|fine|alright|cool)\b[^.!?]*|(?:just\s+)?fyi)"
     r"\s*[.!?]*\s*$",

@@ -207,6 +207,15 @@ _THAT_IS_MINE = re.compile(
 )
 
 
+#: "That turned out way better than I expected", "It went really well": how something unnamed went.
+_HOW_IT_WENT = re.compile(
+    r"^(?:that|this|it|everything|things|all)\s+(?:turned out|went|worked out|came out|ended up|is going|was going)\s+"
+    r"(?:(?:so|way|much|really|pretty|even|surprisingly|super|quite|very)\s+)*(?:better|worse|great|well|fine|good|badly|"
+    r"perfect|perfectly|okay|ok|amazing|awful|terrible|smoothly)\b",
+    re.IGNORECASE,
+)
+
+
 _SKILL = re.compile(
     r"^(?:I'm|I am|we're|we are)\s+(?:really\s+|pretty\s+|very\s+|quite\s+|not\s+|so\s+)*(?:good|great|bad|terrible|"
     r"awful|decent|hopeless|useless|amazing|rubbish)\s+at\s+[a-z]",
@@ -230,7 +239,9 @@ def is_chatter(sentence: str, facts: SentenceFacts | None = None, *, asked: bool
     tokens = set(words(sentence))
     if sentence.rstrip().endswith("?") or _CHAT_REPLY.match(sentence) or _is_feeling(sentence):
         return True
-    if _THAT_IS_MINE.match(sentence) and not (_PROPER_MID.search(sentence) or _NUMBER.search(sentence)):
+    if (_THAT_IS_MINE.match(sentence) or _HOW_IT_WENT.match(sentence)) and not (
+        _PROPER_MID.search(sentence) or _NUMBER.search(sentence)
+    ):
         return True  # "That's my favourite song!": what "that" is, the page alone does not say
     if tokens & _SECOND and not tokens & (_FIRST | GROUP_PERSON):
         return True

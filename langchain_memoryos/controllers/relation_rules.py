@@ -51,7 +51,7 @@ def same_slot_key(a: str, b: str) -> bool:
 
 
 def _content(text: str) -> set[str]:
-    tokens = {t for t in words(text) if t not in STOPWORDS and len(t) > 2}
+    tokens = {t for t in words(text) if t not in STOPWORDS and (len(t) > 2 or t.isdigit())}
     return {t[:-1] if t.endswith("s") and not t.endswith("ss") else t for t in tokens} - LIGHT_WORDS
 
 

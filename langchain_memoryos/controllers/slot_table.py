@@ -98,7 +98,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
     ),
     ("age", re.compile(r"^(?i:the user is\s+)(\d{1,2})\.?$"), None),
     # "My daughter Lily is 6 and obsessed with dinosaurs": the age, said before more about her
-    ("age", re.compile(r"^(?i:the user is\s+)(\d{1,2})(?=\s*,?\s+(?i:and|but)\s+(?!a half\b|\d))"), None),
+    ("age", re.compile(r"^\s*(?i:(?:the user\s+)?is\s+)(\d{1,2})(?=\s*,?\s+(?i:and|but)\s+(?!a half\b|\d))"), None),
     ("age", re.compile(r"^\s*(?i:is\s+(?:now\s+)?)(\d{1,2})(?i:\s+now)?\.?$"), None),  # "… daughter is 8."
     # "Ana here!" introduces a name; "And here's a pic" does not
     (
