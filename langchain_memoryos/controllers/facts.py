@@ -273,6 +273,13 @@ _PERSON_EVENTS = frozenset(
     marries broke bought won joined left became gave passed visited studies teaches plays runs is was has had
     lost sold finished signed booked""".split()
 )
+#: What a company or a service puts out ("started a new show", "launched a new app"): its maker is no person.
+_RELEASE = re.compile(
+    r"^\s+(?:an?|the|its|their|another|some)\s+(?:new\s+|latest\s+|first\s+)?(?:[\w-]+\s+)?(?:show|series|season|"
+    r"episode|app|feature|update|version|model|product|phone|movie|film|podcast|subscription|menu|store|stores|"
+    r"branch|logo|price|prices|policy|ad|campaign|service|line|collection)s?\b",
+    re.IGNORECASE,
+)
 _GENERIC_VERBS = frozenset({"is", "was", "has", "had", "'s", "runs", "plays", "lost", "sold", "finished"})
 _AS_SAID = {"is": "am", "'s": "'m", "has": "have", "does": "do", "was": "was", "goes": "go"}
 
@@ -296,8 +303,8 @@ def _said_of(sentence: str, speaker: str, other: str | None) -> tuple[str, str]:
     if name.lower() in STOPWORDS or _NOT_A_NAME_HERE.match(name) or _NOT_PERSON.match(name) or name == speaker:
         return "", ""
     listener = bool(other) and (name == other or (len(name) >= 3 and str(other).lower().startswith(name.lower())))
-    if not listener and (verb not in _PERSON_EVENTS or verb in _GENERIC_VERBS):
-        return "", ""
+    if not listener and (verb not in _PERSON_EVENTS or verb in _GENERIC_VERBS or _RELEASE.match(sentence[m.end() :])):
+        return "", ""  # "Netflix started a new show": a company's news, no one's fact
     who = str(other) if listener else name
     said = _AS_SAID.get(verb) or (
         verb[:-3] + "y"
