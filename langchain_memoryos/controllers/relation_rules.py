@@ -33,6 +33,9 @@ _REPLACES = re.compile(
 )
 
 
+_NEGATED = re.compile(r"\b(?:not|never|no longer|won't|wouldn't)\b|n't\b", re.IGNORECASE)
+
+
 def same_slot_key(a: str, b: str) -> bool:
     """Whether two slot keys name one property: equal, or attributes one of which names the other's thing.
 
@@ -66,12 +69,15 @@ def replaces(record: MemoryRecord, cand: MemoryRecord) -> bool:
         True
         >>> replaces(new, MemoryRecord(summary="Noah grew up in Chicago.", subject="Noah"))  # no marathon
         False
+        >>> replaces(MemoryRecord(summary="Noah won't run Boston instead of Chicago.", subject="Noah"),
+        ...          MemoryRecord(summary="Noah is training for the Chicago marathon.", subject="Noah"))
+        False
         >>> replaces(MemoryRecord(summary="The user likes tea."), MemoryRecord(summary="The user likes coffee."))
         False
     """
     m = _REPLACES.search(record.summary)
-    if m is None:
-        return False
+    if m is None or _NEGATED.search(record.summary[: m.start()]):
+        return False  # "Jon is not running Boston instead of Chicago" replaces nothing
     old, held = _content(m.group(1)), _content(cand.summary)
     about = _content(record.summary[: m.start()]) - old - TIME_WORDS - _content(record.subject)
     return bool(old) and old <= held and bool(about & held)
