@@ -27,7 +27,7 @@ from langchain_memoryos.controllers.facts import (
 from langchain_memoryos.controllers.lexicon import PARTNERS, words
 from langchain_memoryos.controllers.relation_rules import LIGHT_WORDS as _LIGHT_WORDS
 from langchain_memoryos.controllers.relation_rules import TIME_WORDS as _TIME_WORDS
-from langchain_memoryos.controllers.relation_rules import replaces, same_slot_key
+from langchain_memoryos.controllers.relation_rules import other_occurrence, replaces, same_slot_key
 from langchain_memoryos.controllers.rewrite import agent_summary, gist, split_sentences, third_person
 from langchain_memoryos.controllers.rules import (
     ASPECT_LEXICON,
@@ -418,7 +418,7 @@ class HeuristicController(BaseController):
             if replaces(record, cand):
                 relations.append(Relation(cand.id, "update", sim, "a correction of the value the fact holds"))
                 continue
-            if sim >= self.thresholds.duplicate_similarity:
+            if sim >= self.thresholds.duplicate_similarity and not other_occurrence(record, cand):
                 stated = _STRONG_CHANGE.search(record.summary) and not change_cue(cand.summary)
                 if stated and _entity_shift(record, cand):
                     relations.append(Relation(cand.id, "update", sim, "a stated change with new entities"))

@@ -2,7 +2,8 @@
 
 :func:`replaces`: a fact that says what it replaces ("… instead of Chicago", "…, not Mondays") updates
 the fact that holds that value on the same thing; :func:`same_slot_key`: two property slots that name one
-property ("piano" and "piano lessons"). The judge is
+property ("piano" and "piano lessons"); :func:`other_occurrence`: two facts about the first and the fourth of a
+thing are two facts, however alike their words. The judge is
 :meth:`~langchain_memoryos.controllers.heuristic.HeuristicController.judge_relations`.
 """
 
@@ -14,7 +15,7 @@ from langchain_memoryos.controllers.lexicon import words
 from langchain_memoryos.index.lexical import STOPWORDS
 from langchain_memoryos.schema import MemoryRecord
 
-__all__ = ["LIGHT_WORDS", "TIME_WORDS", "replaces", "same_slot_key"]
+__all__ = ["LIGHT_WORDS", "TIME_WORDS", "other_occurrence", "replaces", "same_slot_key"]
 
 #: Words of a time, which no two facts share as what they are about.
 TIME_WORDS = frozenset(
@@ -81,3 +82,23 @@ def replaces(record: MemoryRecord, cand: MemoryRecord) -> bool:
     old, held = _content(m.group(1)), _content(cand.summary)
     about = _content(record.summary[: m.start()]) - old - TIME_WORDS - _content(record.subject)
     return bool(old) and old <= held and bool(about & held)
+
+
+_ORDINAL = re.compile(
+    r"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th))\b", re.IGNORECASE
+)
+
+
+def other_occurrence(record: MemoryRecord, cand: MemoryRecord) -> bool:
+    """Whether two facts count different occurrences of a thing ("first" / "fourth" tournament): not duplicates.
+
+    Example:
+        >>> a = MemoryRecord(summary="Nate won Nate's first video game tournament.")
+        >>> other_occurrence(MemoryRecord(summary="Nate won Nate's fourth video game tournament."), a)
+        True
+        >>> other_occurrence(MemoryRecord(summary="Nate won a video game tournament."), a)
+        False
+    """
+    new = {m.group(0).lower() for m in _ORDINAL.finditer(record.summary)}
+    old = {m.group(0).lower() for m in _ORDINAL.finditer(cand.summary)}
+    return bool(new) and bool(old) and new != old

@@ -227,10 +227,13 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
     # "I go by Rafa", "Call me Liz": the name they go by, beside the name they have
     ("nickname", re.compile(r"(?i:\b(?:goes by|prefers to be called|wants to be called)\s+)" + CALLED_NAME), None),
     ("age", re.compile(r"(?i:\bis\s+)(\d{1,3})(?i:\s+(?:years?\s+old|yo)\b)"), None),
-    # "Lily turned 7", "Lily just turned seven": a birthday, the new age
+    # "Lily turned 7", "Lily just turned seven": a birthday, the new age ("When John turned ten, …" tells of a past one)
     (
         "age",
-        re.compile(r"(?i:\b(?:just turned|turned|is turning)\s+)(\d{1,3}|" + _NUMBER + r")\b(?!\s+(?:of|into)\b)"),
+        re.compile(
+            r"(?i:^(?!.*\b(?:when|since|after|before|until|once|by the time)\s+(?:\S+\s+){0,3}?(?:just\s+)?turned\b).*?"
+            r"\b(?:just turned|turned|is turning)\s+)(\d{1,3}|" + _NUMBER + r")\b(?!\s+(?:of|into)\b)"
+        ),
         None,
     ),
     (
