@@ -32,6 +32,7 @@ __all__ = [
     "recency",
     "segment_heat",
     "select_candidates",
+    "states_new_use",
 ]
 
 T = TypeVar("T")
@@ -258,6 +259,7 @@ def select_candidates(
             (record.slot and r.slot == record.slot)
             or (r.aspect == record.aspect and names & _names(r))
             or bool(_shared_topic(ended, record, r))  # "quit tennis" / "plays tennis": the judge decides
+            or states_new_use(record, r)  # "switched to green tea" / "drinks coffee": the judge decides
         ):
             kept.append((r, s))
             seen.add(r.id)
@@ -297,6 +299,76 @@ def _shared_topic(ended: set[str], record: MemoryRecord, other: MemoryRecord) ->
     if record.subject and record.subject == other.subject:
         common -= set(re.findall(r"[a-z]{3,}", record.subject.lower()))
     return common
+
+
+#: Things one has one of at a time, by kind: a switch to one ("switched to green tea") ends the other of its kind.
+_KINDS = (
+    frozenset("coffee tea decaf espresso latte cappuccino matcha juice soda cola water wine beer kombucha".split()),
+    frozenset("car bike bicycle bus train tube subway metro tram scooter e-bike motorbike motorcycle".split()),
+    frozenset("iphone android pixel samsung mac macbook windows linux".split()),
+)
+#: A switch to a new one ("has switched to green tea"); one that says what it left ("from coffee") has its slot.
+_SWITCH = re.compile(
+    r"\b(?:switched|changed|swapped|moved over|gone over|went over|converted)\s+(?:over\s+)?to\s+"
+    r"(?:an?\s+|the\s+)?([a-z][\w -]{1,30}?)(?=\s*[.,;!?]|\s+(?:now|instead|these days|and|but|because|since)\b|$)",
+    re.IGNORECASE,
+)
+#: A state said as the current one ("drives an electric car now", "drinks matcha these days").
+_NOW = re.compile(r"\b(?:now|these days|nowadays)\b(?![^.;]*\b(?:anymore|any more)\b)", re.IGNORECASE)
+#: Verbs of what one uses one of at a time: a new object "now" replaces the old one.
+_ONE_AT_A_TIME = frozenset("drives drinks rides commutes".split())
+#: Verbs of using a thing: a new one of a kind "now" replaces the other of that kind.
+_USING = _ONE_AT_A_TIME | frozenset("takes uses has owns orders gets".split())
+_NOT_SAID = re.compile(r"\b(?:not|never|no longer|won't|wouldn't|doesn't|don't|didn't|can't)\b|n't\b", re.IGNORECASE)
+
+
+def _verb_after_subject(summary: str, subject: str) -> tuple[str, set[str]]:
+    """The verb after a fact's subject ("The user", the subject's name) and the words after it."""
+    who = re.escape(subject) if subject else r"the user"
+    m = re.match(rf"(?i:{who})\s+(?:(?:now|also|mostly|only|still)\s+)?([a-z]+)\b(.*)$", summary.strip())
+    if m is None:
+        return "", set()
+    return m.group(1).lower(), set(re.findall(r"[a-z][a-z-]+", m.group(2).lower()))
+
+
+def states_new_use(record: MemoryRecord, other: MemoryRecord) -> bool:
+    """Whether ``record`` states a new one of what ``other`` says its subject has or uses one of.
+
+    A switch to a thing of a kind ("has switched to green tea") ends the fact that holds another of that
+    kind ("drinks coffee every morning"); a state said "now" with a verb of what one uses one at a time
+    ("drives an electric car now") ends the same verb's other object ("drives a Honda Civic"). Facts about
+    two people, and negated statements, never do.
+
+    Example:
+        >>> old = MemoryRecord(summary="The user drinks coffee every morning.")
+        >>> states_new_use(MemoryRecord(summary="The user has switched to green tea."), old)
+        True
+        >>> states_new_use(MemoryRecord(summary="The user has switched to a standing desk."), old)
+        False
+        >>> states_new_use(MemoryRecord(summary="Jon drives a Tesla now.", subject="Jon"),
+        ...                MemoryRecord(summary="Jon drives a Honda Civic.", subject="Jon"))
+        True
+        >>> states_new_use(MemoryRecord(summary="Jon takes the train to work now.", subject="Jon"),
+        ...                MemoryRecord(summary="Jon rides a bike to work.", subject="Ana"))  # not Jon's bike
+        False
+    """
+    if record.subject.strip().lower() != other.subject.strip().lower() or _NOT_SAID.search(record.summary):
+        return False
+    held = set(re.findall(r"[a-z][a-z-]+", other.summary.lower()))
+    switch = _SWITCH.search(record.summary)
+    if switch:
+        new = set(re.findall(r"[a-z][a-z-]+", switch.group(1).lower()))
+        kind = next((k for k in _KINDS if new & k), frozenset())
+        return bool(kind & (held - new))
+    if not _NOW.search(record.summary):
+        return False
+    verb, said = _verb_after_subject(record.summary, record.subject)
+    old_verb, old_said = _verb_after_subject(other.summary, other.subject)
+    objects = said - {"now", "these", "days", "nowadays"}
+    if verb in _ONE_AT_A_TIME and verb == old_verb:
+        return bool(old_said - objects) and not old_said <= objects
+    kind = next((k for k in _KINDS if objects & k), frozenset())  # "takes the train now" / "rides a bike to work"
+    return verb in _USING and old_verb in _USING and bool(kind & (old_said - objects))
 
 
 def _content(summary: str) -> set[str]:

@@ -7,7 +7,8 @@ second held-out set, written after the first was measured once, before the rules
 ``fact_phrasing_test3.json`` (a third held-out set, written blind: by someone who had not read the
 controller's rules or their history, from the issue's text alone, and committed before it was ever run) and
 ``fact_phrasing_test4.json`` (a fourth held-out set, written blind in the same way, and committed before it
-was ever run; measured once on 51ba2fa: 40/48 through the controller and the write path).
+was ever run; measured once on 51ba2fa: 40/48 through the controller and the write path; read since, and the
+rules fixed on its failures as classes of phrasing, with new dev items dev-268 …).
 Each item is one dialogue page (its two sides and its timestamp), optionally after earlier pages,
 with the write it must cause:
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 
 from langchain_memoryos.controllers.lexicon import words
-from langchain_memoryos.controllers.slots import NOT_A_NAME_LEAD
+from langchain_memoryos.controllers.rewrite import third_person
+from langchain_memoryos.controllers.slots import NOT_A_NAME_LEAD, slot_of
 from langchain_memoryos.index.lexical import STOPWORDS
 
 _PHOTO = re.compile(r"\s*\[shares (?:a photo|an image)[^\]]*\]\s*", re.I)
@@ -26,7 +27,8 @@ _LEAD_NOISE = re.compile(
     r"definitely|absolutely|exactly|indeed|true|good|sounds good|no way|gosh|dang|man|dude|hey there|"
     r"unfortunately|sadly|luckily|thankfully|fortunately|honestly|basically|never mind|nevermind|no worries|"
     r"correction|update|wait|scratch that|to be clear|actually|in fact|sorry|oops|whoops|my bad|my mistake|"
-    r"my apologies|apologies|hold on|sorry about that|no wait|oh no)\b[\s,!.:;—-]*)+",
+    r"my apologies|apologies|hold on|sorry about that|no wait|oh no|change of plans?|plot twist|new plan)"
+    r"\b[\s,!.:;—-]*)+",
     re.I,
 )
 #: A discourse preamble before the statement ("Oh and I almost forgot,", "Did I tell you that", "I meant"):
@@ -73,13 +75,17 @@ def _drop_replaced(s: str, correcting: bool) -> str:
     """A correction's ", not <old value>" dropped after a correction cue, or when the old value is a number or name.
 
     "I'm 34, not 33" and "I live in Bergen, not Oslo" keep the new value; "I like tea, not coffee" is kept whole.
+    The old value is dropped only when the new statement fills a property slot (the slot says what changed);
+    otherwise it is kept ("running the Boston marathon instead of Chicago"), so that the relation judge can
+    read which fact the statement replaces.
     """
     m = _REPLACED_TAIL.search(s)
     if not m or len(words(s[: m.start()])) < 2:
         return s
     old = m.group(1).strip()
-    if correcting or re.search(r"\d", old) or re.match(r"(?:on |in |at )?[A-Z]", old):
-        return s[: m.start()].rstrip(" ,") + (m.group(2) or ".")
+    stem = s[: m.start()].rstrip(" ,") + (m.group(2) or ".")
+    if (correcting or re.search(r"\d", old) or re.match(r"(?:on |in |at )?[A-Z]", old)) and slot_of(third_person(stem)):
+        return stem
     return s
 
 
@@ -133,13 +139,25 @@ _COMMENT_TAIL = re.compile(
     r"(?:I\s+)?(?:still\s+)?(?:can't|cannot|can not)\s+(?:quite\s+|really\s+)?believe\s+(?:it|that|this)\b[^.!?]*|"
     r"who knew|go figure|wish me luck|fingers crossed|lucky me|of all things|for what it's worth|"
     r"no big deal|believe it or not|"
-    r"so\s+(?:we|I|he|she|they)\b[^,.!?]*\b(?:those|that|them|it|these|this)|(?:yay|woohoo|finally|ugh)+|"
-    r"(?:so|super|really|very)\s+(?:excited|happy|thrilled|stoked|pumped|relieved|proud|nervous|grateful|glad)\b[^.!?]*|"
+    r"so\s+(?:we|I|he|she|they)\b[^,.!?]*\b(?:those|that|them|it|these|this)|"
+    r"(?:yay|woohoo|finally|ugh|argh|oof|ouch|yikes|meh|sigh|phew|whew|lol|haha+|omg|wow)+|"
+    # a feeling said beside the fact (", and honestly I'm so nervous but also kind of excited"): no part of it
+    r"(?:(?:and|but|so|though)\s+)?(?:(?:honestly|tbh|admittedly|to be honest|really|also|now)[\s,]+)?"
+    r"(?:I'm|I am|I was|I feel|I felt|I'm feeling|I was feeling|we're|we are|we were|we feel)\s+"
+    r"(?:(?:so|really|very|a bit|a little|a little bit|kind of|sort of|super|pretty|quite|totally|both|also|"
+    r"incredibly|extremely|absolutely|honestly|just|still)\s+)*(?:nervous|excited|thrilled|stoked|pumped|happy|"
+    r"glad|relieved|proud|grateful|scared|terrified|anxious|worried|stressed|sad|upset|gutted|devastated|"
+    r"heartbroken|overwhelmed|exhausted|tired|over the moon|nervous|bummed|annoyed|frustrated)\b[^.!?]*|"
+    r"(?:so|super|really|very|kinda|kind of|pretty)\s+(?:excited|happy|thrilled|stoked|pumped|relieved|proud|nervous|"
+    r"grateful|glad|annoying|frustrating|embarrassing|stressful|exciting|weird|random|typical|lame|unfair|fun|cool|"
+    r"sad|awesome|amazing|great|nice|scary|cute|funny|annoyed|frustrated|embarrassed|bummed|gutted)\b[^.!?]*|"
     r"(?:which|and)\s+I'm\s+(?:so\s+|really\s+)?(?:excited|happy|thrilled|stoked|glad|nervous)\s+about\b[^.!?]*|"
     r"(?:I\s+)?hope (?:that's|that is|it's|this is) (?:ok|okay|fine|alright|cool)\b[^.!?]*|(?:just\s+)?fyi)"
     r"\s*[.!?]*\s*$",
     re.IGNORECASE,
 )
+#: A tag question closing a statement (", you know?", ", right?"): the statement is no question.
+_TAG_QUESTION = re.compile(r",\s*(?:you know|ya know|y'know|you see|right|yeah|lol|haha+)\s*\?+\s*$", re.I)
 #: A request to keep what was just said, at the end (", so please keep that in mind", "— remember that!").
 _KEEP_TAIL = re.compile(
     r"[,;—–-]?\s*(?:(?:so|and|just)\s+)?(?:please\s+)?(?:keep (?:that|this|it) in mind|remember (?:that|this|it)|"
@@ -152,6 +170,7 @@ _KEEP_TAIL = re.compile(
 def _clean(sentence: str, other: str | None) -> str:
     """Interjections, vocatives (the other speaker's name or nickname), fillers removed; a dropped subject restored."""
     s = " ".join(sentence.replace("’", "'").split())
+    s = _TAG_QUESTION.sub(".", s)  # "I started a new job, you know?": a statement, not a question
     correcting = bool(_CORRECTION_CUE.match(s))
     prev = None
     while prev != s:

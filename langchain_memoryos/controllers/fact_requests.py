@@ -69,10 +69,18 @@ def kept_statement(sentence: str) -> str:
     return rest[0].upper() + rest[1:]
 
 
+#: What a thing of the speaker's does at a time ("the book club meets at 7", "the bus leaves at 8").
+_THING_VERBS = (
+    r"starts|begins|ends|finishes|leaves|departs|arrives|opens|closes|expires|runs|meets|happens|takes place|lasts|"
+    r"costs|is due"
+)
 #: "the <thing> is …" said to be kept or as a correction: the speaker's own thing ("the dentist appointment is …").
-_THE_THING = re.compile(
-    r"^[Tt]he\s+(?=(?:[\w-]+\s+){0,5}?(?:is|are|was|were|starts|begins|ends|leaves|opens|closes|expires|"
-    r"runs)\b)"
+_THE_THING = re.compile(r"^[Tt]he\s+(?=(?:[\w-]+\s+){0,5}?(?:is|are|was|were|" + _THING_VERBS + r")\b)")
+#: "piano is on Tuesdays" (a correction or a note with its "my" left out): a thing of the speaker's and its value.
+_BARE_THING = re.compile(
+    r"^(?!(?:it|this|that|there|here|what|which|who|he|she|they|everything|nothing|something|everyone|one|all|each|"
+    r"today|tomorrow|tonight|mine|ours|the|an?|my|our|your|his|her|their)\b)[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}\s+"
+    r"(?:is|are|" + _THING_VERBS + r")\s"
 )
 #: "it's a Honda Accord, not a Civic": a correction that names a car (the only "it" a page alone resolves).
 _IT_IS_CAR = re.compile(
@@ -104,6 +112,8 @@ def own_statement(statement: str, asked: bool = False) -> str:
     if car:
         article = re.match(r"(?i)^(?:it's|it is|that's|that is|it was)\s+(?:actually\s+)?(an?\s+)?", statement)
         return "My car is " + ((article.group(1) or "") if article else "") + statement[car.end() :]
+    if _BARE_THING.match(statement):
+        return "My " + statement  # "Actually, piano is on Tuesdays": the speaker's piano (lessons)
     return _THE_THING.sub("My ", statement, count=1)
 
 

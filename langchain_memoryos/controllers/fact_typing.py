@@ -56,7 +56,10 @@ _RELATIONS = PARTNERS | frozenset(
     doctor dentist tutor nanny babysitter mother-in-law father-in-law sister-in-law brother-in-law""".split()
 )
 _REL = "|".join(sorted(_RELATIONS, key=len, reverse=True))
-_REL_ADJ = r"(?:(?:best|old|older|younger|little|big|baby|new|dear|twin|late|oldest|youngest|closest|eldest)\s+)*"
+_REL_ADJ = (
+    r"(?:(?:best|old|older|younger|little|big|baby|new|dear|twin|late|oldest|youngest|closest|eldest|elder|other|"
+    r"second|third|middle|favou?rite|only|half|step)\s+)*"
+)
 _NAME = r"((?:(?:Mr|Mrs|Ms|Dr|Prof)\.?\s+)?[A-Z][a-z]+(?:-[A-Z][a-z]+)?)"
 #: "My sister Ana lives in Rome", "My mom, Helen, works …", "Helen, my mom, works …": the named person is the subject.
 _NAMED_SUBJECT = (
@@ -204,6 +207,15 @@ _THAT_IS_MINE = re.compile(
 )
 
 
+#: "That turned out way better than I expected", "It went really well": how something unnamed went.
+_HOW_IT_WENT = re.compile(
+    r"^(?:that|this|it|everything|things|all)\s+(?:turned out|went|worked out|came out|ended up|is going|was going)\s+"
+    r"(?:(?:so|way|much|really|pretty|even|surprisingly|super|quite|very)\s+)*(?:better|worse|great|well|fine|good|badly|"
+    r"perfect|perfectly|okay|ok|amazing|awful|terrible|smoothly)\b",
+    re.IGNORECASE,
+)
+
+
 _SKILL = re.compile(
     r"^(?:I'm|I am|we're|we are)\s+(?:really\s+|pretty\s+|very\s+|quite\s+|not\s+|so\s+)*(?:good|great|bad|terrible|"
     r"awful|decent|hopeless|useless|amazing|rubbish)\s+at\s+[a-z]",
@@ -227,7 +239,9 @@ def is_chatter(sentence: str, facts: SentenceFacts | None = None, *, asked: bool
     tokens = set(words(sentence))
     if sentence.rstrip().endswith("?") or _CHAT_REPLY.match(sentence) or _is_feeling(sentence):
         return True
-    if _THAT_IS_MINE.match(sentence) and not (_PROPER_MID.search(sentence) or _NUMBER.search(sentence)):
+    if (_THAT_IS_MINE.match(sentence) or _HOW_IT_WENT.match(sentence)) and not (
+        _PROPER_MID.search(sentence) or _NUMBER.search(sentence)
+    ):
         return True  # "That's my favourite song!": what "that" is, the page alone does not say
     if tokens & _SECOND and not tokens & (_FIRST | GROUP_PERSON):
         return True
@@ -265,7 +279,8 @@ def fact_score(
     ``g · (0.5 + 0.5·min(1, 0.5·c/15 + 0.2·p/3 + 0.1·n + 0.2·l/3)) · (1 − 0.3·r/3)``, halved when the
     sentence opens on a dangling pronoun; ``g`` is the rule reading's confidence when the gate's
     fields pass (personal, an aspect, an intent that is no request) and it is ≥ 0.5, else 0 (as for
-    chatter). ``c`` content words (≤ 15), ``p`` mid-sentence names (≤ 3), ``n`` a number, ``l``
+    chatter). ``c`` content words (≤ 15), ``p`` mid-sentence names (≤ 3), ``n`` a number or a date (a
+    relative time too: "this morning" is a date once resolved), ``l``
     aspect words (≤ 3), ``r`` third-person pronouns (≤ 3).
 
     Example:
@@ -284,7 +299,7 @@ def fact_score(
     content = (
         0.5 * min(len(_content_words(sentence)), 15) / 15
         + 0.2 * min(len(_PROPER_MID.findall(" " + sentence)), 3) / 3
-        + 0.1 * float(bool(_NUMBER.search(sentence)))
+        + 0.1 * float(bool(_NUMBER.search(sentence) or _WHEN.search(sentence) or has_relative_time(sentence)))
         + 0.2 * min(len(tokens & _LEXICON), 3) / 3
     )
     pronouns = min(len(_PRONOUNS_3.findall(sentence)), 3) / 3

@@ -70,6 +70,7 @@ from langchain_memoryos.controllers.fact_cleaning import (
     _NOT_A_NAME_HERE,
     _PHOTO,
     _clean,
+    _drop_replaced,
 )
 from langchain_memoryos.controllers.fact_requests import (
     _PRIVATE,
@@ -215,7 +216,9 @@ def _units(text: str, other: str | None) -> list[tuple[int, str, bool, bool]]:
         if not s or not words(s):
             continue
         if asked or _CORRECTION_CUE.match(" ".join(raw.split())):
-            s = own_statement(s, asked)  # "Remember: the gate code is 4471", "Sorry: the appointment is on the 21st"
+            # "Remember: the gate code is 4471", "Sorry: the appointment is on the 21st, not the 14th": the speaker's
+            # own thing, its replaced value dropped once a slot reads it
+            s = _drop_replaced(own_statement(s, asked), True)
         dangling = bool(_DANGLING_START.match(s)) and not set(words(s)) & (_FIRST | GROUP_PERSON)
         if dangling and units and units[-1][0] == i - 1 and not units[-1][1].rstrip().endswith("?"):
             j, prev, _, was_asked = units[-1]
@@ -270,6 +273,13 @@ _PERSON_EVENTS = frozenset(
     marries broke bought won joined left became gave passed visited studies teaches plays runs is was has had
     lost sold finished signed booked""".split()
 )
+#: What a company or a service puts out ("started a new show", "launched a new app"): its maker is no person.
+_RELEASE = re.compile(
+    r"^\s+(?:an?|the|its|their|another|some)\s+(?:new\s+|latest\s+|first\s+)?(?:[\w-]+\s+)?(?:show|series|season|"
+    r"episode|app|feature|update|version|model|product|phone|movie|film|podcast|subscription|menu|store|stores|"
+    r"branch|logo|price|prices|policy|ad|campaign|service|line|collection)s?\b",
+    re.IGNORECASE,
+)
 _GENERIC_VERBS = frozenset({"is", "was", "has", "had", "'s", "runs", "plays", "lost", "sold", "finished"})
 _AS_SAID = {"is": "am", "'s": "'m", "has": "have", "does": "do", "was": "was", "goes": "go"}
 
@@ -293,8 +303,8 @@ def _said_of(sentence: str, speaker: str, other: str | None) -> tuple[str, str]:
     if name.lower() in STOPWORDS or _NOT_A_NAME_HERE.match(name) or _NOT_PERSON.match(name) or name == speaker:
         return "", ""
     listener = bool(other) and (name == other or (len(name) >= 3 and str(other).lower().startswith(name.lower())))
-    if not listener and (verb not in _PERSON_EVENTS or verb in _GENERIC_VERBS):
-        return "", ""
+    if not listener and (verb not in _PERSON_EVENTS or verb in _GENERIC_VERBS or _RELEASE.match(sentence[m.end() :])):
+        return "", ""  # "Netflix started a new show": a company's news, no one's fact
     who = str(other) if listener else name
     said = _AS_SAID.get(verb) or (
         verb[:-3] + "y"

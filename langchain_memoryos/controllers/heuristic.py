@@ -25,6 +25,9 @@ from langchain_memoryos.controllers.facts import (
     split_speaker,
 )
 from langchain_memoryos.controllers.lexicon import PARTNERS, words
+from langchain_memoryos.controllers.relation_rules import LIGHT_WORDS as _LIGHT_WORDS
+from langchain_memoryos.controllers.relation_rules import TIME_WORDS as _TIME_WORDS
+from langchain_memoryos.controllers.relation_rules import other_occurrence, replaces, same_slot_key
 from langchain_memoryos.controllers.rewrite import agent_summary, gist, split_sentences, third_person
 from langchain_memoryos.controllers.rules import (
     ASPECT_LEXICON,
@@ -50,6 +53,7 @@ from langchain_memoryos.kernel.controller import (
 )
 from langchain_memoryos.retrieval.keywords import extract_keywords, merge_keywords
 from langchain_memoryos.schema import PROFILE_KEYS, DialoguePage, FactKind, MemoryRecord, Persona, Relation, Segment
+from langchain_memoryos.scoring import states_new_use
 
 __all__ = ["HeuristicController", "PageContent", "PageReading"]
 
@@ -390,7 +394,7 @@ class HeuristicController(BaseController):
                 relations.append(Relation(cand.id, "separate", sim, "facts about different people"))
                 continue
             old_slot = _fact_slot(cand)
-            if new_slot is not None and old_slot is not None and new_slot[0] == old_slot[0]:
+            if new_slot is not None and old_slot is not None and same_slot_key(new_slot[0], old_slot[0]):
                 if new_slot[1] == old_slot[1]:
                     relations.append(Relation(cand.id, "duplicate", sim, f"same {new_slot[0]}: {new_slot[1]}"))
                 else:
@@ -408,7 +412,13 @@ class HeuristicController(BaseController):
                 ):
                     relations.append(Relation(cand.id, "update", sim, "the relationship ended"))
                     continue
-            if sim >= self.thresholds.duplicate_similarity:
+            if states_new_use(record, cand):
+                relations.append(Relation(cand.id, "update", sim, "a new one of what the fact says is used"))
+                continue
+            if replaces(record, cand):
+                relations.append(Relation(cand.id, "update", sim, "a correction of the value the fact holds"))
+                continue
+            if sim >= self.thresholds.duplicate_similarity and not other_occurrence(record, cand):
                 stated = _STRONG_CHANGE.search(record.summary) and not change_cue(cand.summary)
                 if stated and _entity_shift(record, cand):
                     relations.append(Relation(cand.id, "update", sim, "a stated change with new entities"))
@@ -560,11 +570,6 @@ _STATED_END = re.compile(
     r"passed away|died)\b",
     re.IGNORECASE,
 )
-_TIME_WORDS = frozenset(
-    """monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays
-    saturdays sundays morning evening night week weekend month year day every daily weekly january february march
-    april may june july august september october november december anymore longer""".split()
-)
 
 
 def _shared_content(a: MemoryRecord, b: MemoryRecord) -> bool:
@@ -575,9 +580,6 @@ def _shared_content(a: MemoryRecord, b: MemoryRecord) -> bool:
         return {t[:-1] if t.endswith("s") and not t.endswith("ss") else t for t in tokens} - _LIGHT_WORDS
 
     return bool(content(a) & content(b))
-
-
-_LIGHT_WORDS = frozenset({"user", "user'", "go", "goe", "doe", "get", "make", "take", "doesn't", "don't", "not", "now"})
 
 
 def _ended_with(record: MemoryRecord, new_slot: tuple[str, str] | None, cand: MemoryRecord) -> bool:

@@ -16,6 +16,7 @@ from langchain_core.utils.json import parse_json_markdown
 from pydantic import BaseModel, Field
 
 from langchain_memoryos.controllers.heuristic import _slot_value
+from langchain_memoryos.controllers.slots import as_the_user
 from langchain_memoryos.kernel.controller import MemoryRequest
 from langchain_memoryos.schema import (
     ASPECTS,
@@ -231,8 +232,8 @@ def _record_from(out: RecordOutput, default_kind: str) -> MemoryRecord:
     kind: FactKind = "agent" if _vocab(out.kind, ("user", "agent"), default_kind) == "agent" else "user"
     summary = out.summary.strip()
     subject = out.subject.strip() if kind == "user" and out.subject.strip() in summary else ""
-    neutral = re.sub(rf"\b{re.escape(subject)}\b", "the user", summary) if subject else summary
-    slot = _slot_value(neutral[:1].upper() + neutral[1:], kind) if summary else None
+    # a named person's slot is their own, read as the offline controller reads it ("The user's daughter Lily is 6")
+    slot = _slot_value(as_the_user(summary, subject), kind) if summary else None
     return MemoryRecord(
         kind=kind,
         aspect=_vocab(out.aspect, ASPECTS, "other"),  # type: ignore[arg-type]

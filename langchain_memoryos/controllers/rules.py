@@ -435,6 +435,8 @@ _PASSING_STATE = re.compile(
 _LEAD_DAY = re.compile(
     r"^(?:this (?:morning|afternoon|evening)|today|tonight|earlier today|just now|yesterday|last night)[\s,]+", re.I
 )
+#: A state said as the current one, at the end ("I drive an electric car now", "… these days").
+_CURRENT_STATE = re.compile(r"\b(?:now|these days|nowadays)\s*[.!]*$", re.IGNORECASE)
 #: Leaving a named place or employer ("I left Amazon last month").
 _LEFT_NAMED = re.compile(r"\b(?:left|quit|leaving|am leaving|'m leaving)\s+(?:the\s+)?[A-Z][a-z]")
 
@@ -582,7 +584,11 @@ def _read_aspect(
         # a first-person statement about a concrete thing: treat as an activity
         subject_i = bool({"i", "i'm", "i've", "i'll", "i'd", "we", "we're", "we've", "we'll"} & token_set)
         episodic = bool(
-            _PAST_VERB.search(clean) or _EPISODE.search(clean) or has_relative_time(clean) or _DATE.search(clean)
+            _PAST_VERB.search(clean)
+            or _EPISODE.search(clean)
+            or has_relative_time(clean)
+            or _DATE.search(clean)
+            or _CURRENT_STATE.search(clean)  # "I drive an electric car now": the state as it is now
         )
         if subject_i and (_PROPER.search(clean) or _HABIT.search(clean) or episodic):
             aspect = "preference" if token_set & {"want", "wants", "like", "prefer", "need"} else "activity"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from langchain_memoryos.controllers.lexicon import CALLED_NAME, PARTNERS
+from langchain_memoryos.controllers.lexicon import CALLED_NAME, NUMBER_WORDS, PARTNERS
 
 _CAP = r"(?:[A-Z][\w&'’-]*)"
 #: a proper-noun phrase: capitalised words, with "of"/"de"/"the" inside ("Bank of America")
@@ -56,6 +56,7 @@ _EATING = r"is eating|eats|started eating|is back to eating"
 _WHO = r"the user|the user's \w+|[A-Z][a-z]+"
 _JOB = r"job|position|role"
 _I = re.IGNORECASE
+_NUMBER = "(?i:" + "|".join(NUMBER_WORDS) + ")"  # a count written as a word ("seven")
 #: Capitalised sentence openers that are not names ("And here's a pic", "Same here"): a regular-expression alternation.
 NOT_A_NAME_LEAD = (
     r"And|But|So|Oh|Well|Look|Right|Over|Out|In|Up|Hey|Okay|Ok|Yes|Yeah|Now|Then|Just|Also|Here|There|Same|Me|Us|"
@@ -96,6 +97,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
         None,
     ),
     ("age", re.compile(r"^(?i:the user is\s+)(\d{1,2})\.?$"), None),
+    # "My daughter Lily is 6 and obsessed with dinosaurs": the age, said before more about her
+    ("age", re.compile(r"^\s*(?i:(?:the user\s+)?is\s+)(\d{1,2})(?=\s*,?\s+(?i:and|but)\s+(?!a half\b|\d))"), None),
     ("age", re.compile(r"^\s*(?i:is\s+(?:now\s+)?)(\d{1,2})(?i:\s+now)?\.?$"), None),  # "… daughter is 8."
     # "Ana here!" introduces a name; "And here's a pic" does not
     (
@@ -224,7 +227,15 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
     # "I go by Rafa", "Call me Liz": the name they go by, beside the name they have
     ("nickname", re.compile(r"(?i:\b(?:goes by|prefers to be called|wants to be called)\s+)" + CALLED_NAME), None),
     ("age", re.compile(r"(?i:\bis\s+)(\d{1,3})(?i:\s+(?:years?\s+old|yo)\b)"), None),
-    ("age", re.compile(r"(?i:\b(?:just turned|turned|is turning)\s+)(\d{1,3})\b"), None),
+    # "Lily turned 7", "Lily just turned seven": a birthday, the new age ("When John turned ten, …" tells of a past one)
+    (
+        "age",
+        re.compile(
+            r"(?i:^(?!.*\b(?:when|since|after|before|until|once|by the time)\s+(?:\S+\s+){0,3}?(?:just\s+)?turned\b).*?"
+            r"\b(?:just turned|turned|is turning)\s+)(\d{1,3}|" + _NUMBER + r")\b(?!\s+(?:of|into)\b)"
+        ),
+        None,
+    ),
     (
         "location",
         re.compile(

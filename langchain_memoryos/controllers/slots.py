@@ -70,6 +70,8 @@ def canonical_summary(summary: str) -> str:
     moved = found.slot == "location" and _MOVED.search(summary) and when
     if not moved and (when or _TIMED.search(summary)):
         return summary  # "got divorced in 2021", "married for 20 years": the time kept as said
+    if found.slot == "relationship_status" and re.search(r"(?i:\b(?:dating|seeing)\b)", summary):
+        return summary  # "is dating someone from work": who and since when would be lost in "in a relationship"
     if found.slot == "occupation" and re.search(r"(?i:\bteach)", summary):
         return summary  # "teaches yoga on weekends": what and when would be lost in "works as a teacher"
     if found.slot == "employer" and re.search(r"(?i:\bis an? [\w -]+? at\b)", summary):

@@ -23,7 +23,7 @@ from tests.scripted_model import ScriptedToolModel
 
 DEV, TEST, TEST2 = suite.load(suite.DEV), suite.load(suite.TEST), suite.load(suite.TEST2)
 TEST3 = suite.load(suite.TEST3)  # written blind, measured once (31/40 at 6e084d8), read since: gated like the others
-TEST4 = suite.load(suite.TEST4)  # written blind, measured once (40/48 at 51ba2fa): gated at that rate
+TEST4 = suite.load(suite.TEST4)  # written blind, measured once (40/48 at 51ba2fa), read since: gated like the others
 
 
 @functools.cache
@@ -40,7 +40,7 @@ def _of(kind: str, items: list[suite.Item]) -> list[suite.Outcome]:
 
 def _summary(outcomes: list[suite.Outcome]) -> str:
     """The rate, and the failures of development items only (a held-out item's failure is not shown)."""
-    shown = [o for o in outcomes if o.why and o.item.id.startswith(("dev-", "test3-"))]  # sets read already
+    shown = [o for o in outcomes if o.why and o.item.id.startswith(("dev-", "test3-", "test4-"))]  # sets read already
     return f"{suite.rate(outcomes):.1%}; dev failures: " + "; ".join(f"{o.item.id}: {o.why}" for o in shown)
 
 
@@ -110,29 +110,29 @@ def test_text_without_relative_time_is_unchanged() -> None:
 
 
 def test_the_offline_controller_passes_90_percent_of_the_held_out_test_set() -> None:
-    # measured blind once each (test 26/29 at 8b27917, test2 21/26 at 426deff, test3 31/40 at 6e084d8); all have
-    # been read since, and general rules fixed on their failures and on new dev items (dev-117 …, dev-167 …), so
-    # none is blind any more
+    # measured blind once each (test 26/29 at 8b27917, test2 21/26 at 426deff, test3 31/40 at 6e084d8, test4 40/48
+    # at 51ba2fa); all have been read since, and general rules fixed on their failures and on new dev items
+    # (dev-117 …, dev-167 …, dev-268 …), so none is blind any more: each is gated at the rate it reached (all of it)
     dev, test, test2 = _of("controller", DEV), _of("controller", TEST), _of("controller", TEST2)
-    assert suite.rate(dev) >= 0.95, "dev " + _summary(dev)
-    assert suite.rate(test) >= 0.95, "test " + _summary(test)
-    assert suite.rate(test2) >= 0.95, "test2 " + _summary(test2)
+    assert suite.rate(dev) >= 1.0, "dev " + _summary(dev)
+    assert suite.rate(test) >= 1.0, "test " + _summary(test)
+    assert suite.rate(test2) >= 1.0, "test2 " + _summary(test2)
     test3 = _of("controller", TEST3)
     assert suite.rate(test3) >= 1.0, "test3 " + _summary(test3)  # the rate it reached (40/40)
     test4 = _of("controller", TEST4)
-    assert suite.rate(test4) >= 40 / 48, "test4 " + _summary(test4)  # its one blind measurement
+    assert suite.rate(test4) >= 1.0, "test4 " + _summary(test4)  # the rate it reached (48/48)
 
 
 def test_the_write_path_stores_what_the_suite_expects() -> None:
     # add_turn then list_facts: an update replaces the earlier page's fact, a request stores nothing
     dev, test, test2 = _of("write", DEV), _of("write", TEST), _of("write", TEST2)
-    assert suite.rate(dev) >= 0.95, "dev " + _summary(dev)
-    assert suite.rate(test) >= 0.95, "test " + _summary(test)
-    assert suite.rate(test2) >= 0.95, "test2 " + _summary(test2)
+    assert suite.rate(dev) >= 1.0, "dev " + _summary(dev)
+    assert suite.rate(test) >= 1.0, "test " + _summary(test)
+    assert suite.rate(test2) >= 1.0, "test2 " + _summary(test2)
     test3 = _of("write", TEST3)
     assert suite.rate(test3) >= 1.0, "test3 " + _summary(test3)  # the rate it reached (40/40)
     test4 = _of("write", TEST4)
-    assert suite.rate(test4) >= 40 / 48, "test4 " + _summary(test4)  # its one blind measurement
+    assert suite.rate(test4) >= 1.0, "test4 " + _summary(test4)  # the rate it reached (48/48)
 
 
 def test_a_fact_of_turn_one_is_dated_by_turn_one_and_a_forget_request_is_marked_not_stored() -> None:
@@ -198,9 +198,10 @@ def test_the_same_suite_through_the_llm_controller_with_the_scripted_model() -> 
     offline = {i: o.passed for i, o in _offline("controller").items()}
     through_llm = suite.run_controller(DEV + TEST + TEST2 + TEST3 + TEST4, controller)
     assert {o.item.id: o.passed for o in through_llm} == offline  # the parsed answer loses nothing
-    assert suite.rate([o for o in through_llm if o.item in TEST]) >= 0.95
-    assert suite.rate([o for o in through_llm if o.item in TEST2]) >= 0.95
+    assert suite.rate([o for o in through_llm if o.item in TEST]) >= 1.0
+    assert suite.rate([o for o in through_llm if o.item in TEST2]) >= 1.0
     assert suite.rate([o for o in through_llm if o.item in TEST3]) >= 1.0
+    assert suite.rate([o for o in through_llm if o.item in TEST4]) >= 1.0
     # the prompt asks for dated, named, non-chit-chat facts and marks forget requests
     prompt = next(text for name, text in model.calls if "I ran my first half marathon yesterday" in text)
     assert "Monday, 8 May 2023 (2023-05-08)" in prompt
@@ -226,7 +227,7 @@ def test_the_llm_controllers_answer_is_stored_through_the_write_path() -> None:
     def memory() -> MemoryOS:
         return MemoryOS(controller=LLMController(model), config=MemoryOSConfig(stm_capacity=1, promotion_heat=100.0))
 
-    items = [i for i in DEV + TEST + TEST2 + TEST3 if i.action in ("update", "request") or i.subject]
+    items = [i for i in DEV + TEST + TEST2 + TEST3 + TEST4 if i.action in ("update", "request") or i.subject]
     outcomes = suite.run_write_path(items, memory)
     offline = _of("write", items)
     assert [o.passed for o in outcomes] == [o.passed for o in offline]
