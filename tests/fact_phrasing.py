@@ -5,10 +5,12 @@ rules are worked on against it), ``fact_phrasing_test.json`` (the held-out quart
 committed before the rules and not read while writing them), ``fact_phrasing_test2.json`` (a
 second held-out set, written after the first was measured once, before the rules changed again),
 ``fact_phrasing_test3.json`` (a third held-out set, written blind: by someone who had not read the
-controller's rules or their history, from the issue's text alone, and committed before it was ever run) and
+controller's rules or their history, from the issue's text alone, and committed before it was ever run),
 ``fact_phrasing_test4.json`` (a fourth held-out set, written blind in the same way, and committed before it
 was ever run; measured once on 51ba2fa: 40/48 through the controller and the write path; read since, and the
-rules fixed on its failures as classes of phrasing, with new dev items dev-268 …).
+rules fixed on its failures as classes of phrasing, with new dev items dev-268 …) and
+``fact_phrasing_test5.json`` (a fifth, written blind after test4's rules and to a contract of strings matched inside
+words, ``"match": "substring"``; measured once after those rules: 42/48 through both).
 Each item is one dialogue page (its two sides and its timestamp), optionally after earlier pages,
 with the write it must cause:
 
@@ -54,6 +56,7 @@ TEST = DATA / "fact_phrasing_test.json"
 TEST2 = DATA / "fact_phrasing_test2.json"
 TEST3 = DATA / "fact_phrasing_test3.json"
 TEST4 = DATA / "fact_phrasing_test4.json"
+TEST5 = DATA / "fact_phrasing_test5.json"
 GATE = MemoryOSConfig().gate_threshold
 FILLER = ("ok", "ok")
 
@@ -282,9 +285,17 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = list(sys.argv[1:] if argv is None else argv)
     show_all = "--show-failures" in args
     dev, test, test2, test3, test4 = load(DEV), load(TEST), load(TEST2), load(TEST3), load(TEST4)
+    test5 = load(TEST5)
     rates: dict[str, Any] = {}
     for run_name, run in (("controller", run_controller), ("write path", run_write_path)):
-        for set_name, items in (("dev", dev), ("test", test), ("test2", test2), ("test3", test3), ("test4", test4)):
+        for set_name, items in (
+            ("dev", dev),
+            ("test", test),
+            ("test2", test2),
+            ("test3", test3),
+            ("test4", test4),
+            ("test5", test5),
+        ):
             outcomes = run(items)
             _report(f"{run_name} {set_name}", outcomes, show=show_all or set_name == "dev")
             rates[f"{run_name} {set_name}"] = rate(outcomes)
