@@ -2,7 +2,8 @@
 
 Interjections, discourse preambles ("Oh and I almost forgot, …"), a reaction before the statement,
 vocatives (the other speaker's name or nickname), a correction's replaced value (", not Oslo"), an
-evaluative or commenting tail and a "keep that in mind" tail are dropped; a dropped subject is restored
+evaluative or commenting tail, a "keep that in mind" tail and a request to the listener (", so no wine pairings
+please") are dropped; a dropped subject is restored
 ("Just got back …" → "I just got back …") and colloquial forms are written out ("gonna" → "going to").
 
 Example:
@@ -166,6 +167,46 @@ _KEEP_TAIL = re.compile(
     re.IGNORECASE,
 )
 
+#: A request to the listener that closes a statement (", so no wine pairings please", ", so please don't suggest
+#: seafood", ", so leave it out, thanks"): what the speaker asks for follows from the fact and is no part of it.
+_REQUEST_TAIL = re.compile(
+    r"(?:[,;]\s*|\s[—–-]\s*|\s+(?=(?:so|and)\s))(?:(?:so|and|which means|that means)\s+)?"
+    r"(?P<ask>(?:please|pls|kindly)\b[^.!?]*|"
+    r"(?:don't|do not|never|no need to)\s+(?:ever\s+)?(?:suggest|recommend|book|schedule|send|give|show|offer|plan|"
+    r"pick|include|add|put|order|propose|remind|bring|serve|invite|make|mention|expect|pair|plan)\b[^.!?]*|"
+    r"(?:skip|avoid|leave (?:out|(?:it|them|that|those) out)|hold the|spare me|count me out|go easy on)\b[^.!?]*|"
+    r"(?:no|nothing|none of)\b[^.!?]*?\b(?:please|pls|thanks|thank you)\b[\s,]*|"
+    r"(?<=so )no\s+(?![^.!?]*\b(?:for me|I|I'm|my|me|more|longer|idea|wonder|way)\b)[^.!?]*)\s*[.!]*$",
+    re.IGNORECASE,
+)
+_ASK_POLITE = re.compile(r"(?i:^(?:please|pls|kindly)\s+|[\s,]*\b(?:please|pls|thanks|thank you)\b[\s,]*$)")
+_ASK_REFERS = re.compile(
+    r"(?i:\b(?:it|them)\b|\b(?:that|this|those|these)(?=\s*$|\s+(?:in|on|off|out|for|from|to|away|down)\b))"
+)
+
+
+def request_tail(sentence: str) -> str:
+    """The request to the listener that closes a statement, as an instruction ("" when there is none).
+
+    "no X" asks to avoid X; a request that only points back at the statement ("leave it out") is none:
+    the statement says it.
+
+    Example:
+        >>> request_tail("I'm not a morning person, so don't book me anything before 10 am.")
+        "don't book me anything before 10 am"
+        >>> request_tail("I don't drink, so no wine pairings please."), request_tail("I hate dill, so leave it out.")
+        ('avoid wine pairings', '')
+    """
+    s = " ".join(sentence.replace("’", "'").split())
+    m = _REQUEST_TAIL.search(s)
+    if m is None or len(words(s[: m.start()])) < 2 or _KEEP_TAIL.search(s):
+        return ""  # none, or "…, please don't forget": a request to keep the statement (the statement is the fact)
+    ask = _ASK_POLITE.sub("", _ASK_POLITE.sub("", m.group("ask").strip(" .!"))).strip(" ,")
+    if _ASK_REFERS.search(ask) or len(words(ask)) < 2:
+        return ""
+    ask = re.sub(r"(?i)^nothing\s+", "avoid anything ", ask)  # "nothing too spicy": avoid anything too spicy
+    return re.sub(r"(?i)^(?:no|none of)\s+", "avoid ", ask)  # "no wine pairings": avoid wine pairings
+
 
 def _clean(sentence: str, other: str | None) -> str:
     """Interjections, vocatives (the other speaker's name or nickname), fillers removed; a dropped subject restored."""
@@ -197,6 +238,9 @@ def _clean(sentence: str, other: str | None) -> str:
     keep = _KEEP_TAIL.search(s)
     if keep and len(words(s[: keep.start()])) >= 2:  # "…, so please keep that in mind": the statement alone
         s = s[: keep.start()].rstrip(" ,;") + "."
+    asking = _REQUEST_TAIL.search(s)
+    if asking and len(words(s[: asking.start()])) >= 2:  # "I don't drink alcohol, so no wine pairings please"
+        s = s[: asking.start()].rstrip(" ,;") + "."
     tail = _EVALUATIVE_TAIL.search(s)
     if tail and len(words(s[: tail.start()])) >= 3:
         s = s[: tail.start()].rstrip(" ,;") + (s[-1] if s[-1:] in ".!" else ".")

@@ -82,7 +82,7 @@ from langchain_memoryos.controllers.fact_requests import (
     side_requests,
 )
 from langchain_memoryos.controllers.fact_typing import _FIRST, fact_score, is_chatter, named_subject
-from langchain_memoryos.controllers.lexicon import CALLED_NAME, words
+from langchain_memoryos.controllers.lexicon import asked_name, words
 from langchain_memoryos.controllers.rewrite import informal_apostrophes, split_sentences, third_person
 from langchain_memoryos.controllers.rules import BY_OTHERS, GROUP_PERSON, SentenceFacts, analyze_sentence
 from langchain_memoryos.controllers.slots import CAR_MAKES, as_the_user, slot_of
@@ -137,8 +137,6 @@ _USER_FORMS = (
     (re.compile(r"\bthemself\b"), "themselves"),
     (re.compile(r"\byourself\b"), "themselves"),
 )
-#: "Call me Sam" / "You can call me Sam": the user's name, as well as how the assistant addresses them.
-_CALL_ME = re.compile(r"(?i:\bcalls? me)\s+" + CALLED_NAME)
 #: What a "call me" sentence says before it ("My name is Daniel, but please call me Dan"): a fact of its own.
 _BEFORE_CALL = re.compile(
     r"[\s,;]*(?:\b(?:but|and|so)\b[\s,]*)?(?:\b(?:please|pls|just|you can|you may|feel free to)\b[\s,]*)*$", re.I
@@ -224,12 +222,13 @@ def _units(text: str, other: str | None) -> list[tuple[int, str, bool, bool]]:
             j, prev, _, was_asked = units[-1]
             units[-1] = (i, prev.rstrip(" .!") + "; " + s[0].lower() + s[1:], False, was_asked)
             continue
-        called = _CALL_ME.search(s)
+        called = asked_name(s)
         if called:  # "Call me Sam": how the assistant addresses them (a trait) and the name they go by (a fact)
-            before = _BEFORE_CALL.sub("", s[: called.start()])
+            before = _BEFORE_CALL.sub("", s[: called.start])
             if len(words(before)) >= 2 and not BY_OTHERS.search(before + " call me"):
                 units.append((i, before.rstrip(" ,;") + ".", False, asked))  # "My name is Daniel, but …"
-            units.append((i, f"I go by {called.group(1)}.", False, True))
+            if called.name:  # "Don't call me Robert, call me Bob": Bob; a refused name alone is the trait's only
+                units.append((i, f"I go by {called.name}.", False, True))
             continue
         if analyze_sentence(s).intent == "request":
             # a request may state a fact ("book a vegan place, I'm vegan"): the stated facts are the units

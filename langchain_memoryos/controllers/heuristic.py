@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 
 from langchain_memoryos.config import MODEL_THRESHOLDS, ModelThresholds
+from langchain_memoryos.controllers.fact_cleaning import request_tail
 from langchain_memoryos.controllers.facts import (
     kept_statement,
     own_statement,
@@ -212,8 +213,11 @@ class HeuristicController(BaseController):
         keywords = extract_keywords(f"{page.user_input}\n{page.agent_response}", self.page_keywords)
         # an instruction to the assistant; a named other side is a person, whom "you" addresses, not the assistant
         named_other = bool(split_speaker(page.agent_response)[0])
-        traits = [] if named_other else self.records_from_text(split_speaker(page.user_input)[1])
+        said = split_speaker(page.user_input)[1]
+        traits = [] if named_other else self.records_from_text(said)
         traits = [r for r in traits if r.kind == "agent"]
+        # "I'm not a morning person, so don't book me anything before 10 am": the request is a trait of its own
+        traits += [] if named_other else [t for t in map(_asked_trait, split_sentences(said)) if t is not None]
         return PageContent(this_gist, keywords, traits + page_fact_records(page), page_requests(page))
 
     def read_ahead(self, page: DialoguePage, content: PageContent | None = None) -> PageReading | None:
@@ -548,6 +552,14 @@ def _as_agent_trait(sentence: str, facts: SentenceFacts) -> SentenceFacts:
     facts.entities = facts.entities or extract_keywords(body, 3) or words(body)[:3]
     facts.confidence = max(facts.confidence, 0.75) if facts.confidence >= 0.5 else facts.confidence
     return facts
+
+
+def _asked_trait(sentence: str) -> MemoryRecord | None:
+    """The trait a statement's closing request asks for (", so no wine pairings please"), or ``None``."""
+    ask = request_tail(sentence)
+    if not ask or analyze_sentence(sentence).agent_directed:
+        return None  # none, or the sentence is an instruction already (its own trait)
+    return _record(_as_agent_trait(ask, analyze_sentence(ask)), "agent")
 
 
 _INTERJECTION_ONLY = re.compile(r"^(?:(?:oh|ok|okay|hey|hi|so|well|and|also|thanks|thank you)\b[\s,!.]*)+", re.I)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from langchain_memoryos.controllers.lexicon import CALLED_NAME, words
+from langchain_memoryos.controllers.lexicon import asked_name, words
 
 __all__ = ["FIRST_PERSON", "agent_summary", "gist", "informal_apostrophes", "split_sentences", "third_person"]
 
@@ -341,13 +341,18 @@ def agent_summary(sentence: str) -> str:
     Example:
         >>> agent_summary("From now on, please call me Sam.")
         'The assistant should call the user Sam.'
+        >>> agent_summary("Please don't call me Robert, call me Bob."), agent_summary("Never call me Liz!")
+        ('The assistant should call the user Bob, not Robert.', 'The assistant should not call the user Liz.')
     """
     text = _AGENT_INTERJECTION.sub("", " ".join(sentence.replace("’", "'").split()))
     text = _DIRECTIVE_LEAD.sub("", text)
     text = _WANT_LEAD.sub("", text).rstrip(" !?.,;:")
-    called = re.search(r"(?i:\bcall me)\s+" + CALLED_NAME, text)
-    if called:  # "Call me Liz, everyone does": only the name
-        return f"The assistant should call the user {called.group(1)}."
+    called = asked_name(text)
+    if called and called.name:  # "Call me Liz, everyone does": only the name ("Don't call me Rob, call me Bob": Bob)
+        refused = f", not {called.refused}" if called.refused else ""
+        return f"The assistant should call the user {called.name}{refused}."
+    if called:  # "Don't call me Rob", "I'd rather you didn't call me Liz": the name refused, never as the one used
+        return f"The assistant should not call the user {called.refused}."
     if re.match(r"^no\s+\w", text, re.IGNORECASE):
         text = "use " + text  # "no emojis" → "use no emojis"
     text = re.sub(r"(?i)^(?:don't|do not|dont)\s+", "not ", text)  # "don't tell anyone" → "not tell anyone"

@@ -397,10 +397,13 @@ def agent_slot(summary: str) -> tuple[str, str] | None:
         ('agent.length', 'short')
         >>> agent_slot("The assistant should call the user Sam.")
         ('agent.address', 'sam')
+        >>> agent_slot("The assistant should not call the user Sam.")  # a refused name
+        ('agent.address', 'not sam')
     """
     m = _ADDRESS.search(summary)
-    if m:
-        return "agent.address", m.group(1).lower()
+    if m:  # "should not call the user Rob": a refused name, which a later "call me Rob" updates
+        refused = _NEGATION.search(summary[max(0, m.start() - 8) : m.start() + 1])
+        return "agent.address", ("not " if refused else "") + m.group(1).lower()
     m = _LANGUAGE.search(summary)
     if m:
         return "agent.language", m.group(1).lower()
