@@ -112,6 +112,14 @@ _COLLOQUIAL = (
     (re.compile(r"\b([a-z]+)'s (?=(?:next|last|this|on|in|at|tomorrow|today|tonight|yesterday)\b)"), r"\1 is "),
     (re.compile(r"^[Tt]he name is\b"), "My name is"),  # "The name's Bond"
     (re.compile(r"\bI been\b"), "I have been"),
+    # "New address: 3 Canal Street", "New number is …": the speaker's own
+    (
+        re.compile(
+            r"^(?:[Nn]ew|[Uu]pdated)\s+(?=(?:home\s+)?(?:address|phone number|phone|number|mobile(?: number)?|email"
+            r"(?: address)?|job|office)\s*(?::|is\b))"
+        ),
+        "My new ",
+    ),
     (re.compile(r",\s*you know\b,?|\byou know,\s*|,?\s*\byou know\s*(?=[.!?]?$)", re.I), ""),
     (re.compile(r"\s*-\s*$"), ""),
 )

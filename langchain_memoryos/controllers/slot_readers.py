@@ -199,7 +199,8 @@ def _found_slot(summary: str) -> SlotFact | None:
             return SlotFact(subject, f"preference:{key}", "-" if verb.startswith(_NEGATIVE_PREF) else "+", obj)
     attribute = _ATTRIBUTE.match(text) or _ATTRIBUTE_OF.match(text)
     if attribute and _specific(attribute.group(2)):
-        noun = " ".join(words(attribute.group(1)))
+        # "new", "current" name no other attribute ("the user's new phone number" updates "the user's phone number")
+        noun = " ".join(w for w in words(attribute.group(1)) if w not in _NOT_ATTRIBUTE_WORDS) or "thing"
         if noun.split()[-1] not in _SOCIAL and noun.split()[-1] not in _NOT_ATTRIBUTES:
             # "The user's flight is on Monday": the flight's day, which a correction updates
             return SlotFact("user", f"attribute:{noun}", _norm(attribute.group(2)), attribute.group(2).strip())
@@ -304,6 +305,7 @@ _ATTRIBUTE_OF = re.compile(
     r"^(?i:the\s+((?:[a-z-]+\s+){0,2}?[a-z-]+\s+(?:for|of|to|at|on)\s+the user's\s+(?:[a-z-]+\s+)?[a-z-]+)\s+"
     r"(?:is|are)\s+(?!not\b|no\b)(.+?)\.?$)"
 )
+_NOT_ATTRIBUTE_WORDS = frozenset({"new", "current", "latest", "updated", "old", "present"})
 _NOT_ATTRIBUTES = frozenset(
     {"name", "favorite", "favourite", "job", "age", "birthday", "life", "thing", "plan", "goal"}
 )

@@ -236,6 +236,21 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
         ),
         None,
     ),
+    # "The user lives at 8 Harbour Road in Cork", "The user's new address: 12 Rue Lafayette, Nantes": where the
+    # user lives, to the street (a new address updates the home, and a move to another city the address)
+    (
+        "location",
+        re.compile(
+            r"(?i:\b(?:lives|is living|resides|moved|has moved|just moved|relocated)\s+(?:at|to)\s+)"
+            r"(\d{1,5}[A-Za-z]?,?\s+[^.;!?]+?)(?=\s*[.;!?]|$)"
+        ),
+        None,
+    ),
+    (
+        "location",
+        re.compile(r"^(?i:the user's\s+(?:new\s+|current\s+|home\s+)*address(?:\s+is|\s*:)\s+)(\w[^;!?]*?)\.?$"),
+        None,
+    ),
     (
         "location",
         re.compile(
@@ -296,6 +311,12 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
         None,
     ),
     ("employer", re.compile(rf"(?i:\b(?:got hired by|was hired by|hired by)\s+)(?:the\s+)?{_PROPER}"), None),
+    # "The user's new job is at Spotify": the employer, which the next one updates
+    (
+        "employer",
+        re.compile(rf"(?i:\b(?:job|position|role|workplace)\s+is\s+(?:now\s+)?(?:at|with)\s+)(?:the\s+)?{_PROPER}"),
+        None,
+    ),
     (
         "work_location",
         re.compile(

@@ -66,6 +66,8 @@ def canonical_summary(summary: str) -> str:
         return summary  # a negated state ("is not a student anymore") is kept as said
     if _PLANNED.search(summary):
         return summary  # "is moving to Austin": not yet where the user lives
+    if found.slot == "location" and re.search(r"(?i:\baddress\b|\blives at\b|\bmoved to \d)", summary):
+        return summary  # "lives at 8 Harbour Road in Cork": the street address, kept as said
     when = relative_time(summary) or (_WRITTEN_TIME.search(summary) or [""])[0]
     moved = found.slot == "location" and _MOVED.search(summary) and when
     if not moved and (when or _TIMED.search(summary)):
@@ -76,8 +78,8 @@ def canonical_summary(summary: str) -> str:
         return summary  # "teaches yoga on weekends": what and when would be lost in "works as a teacher"
     if found.slot == "employer" and re.search(r"(?i:\bis an? [\w -]+? at\b)", summary):
         return summary  # "is an engineer at Google": the role would be lost
-    if found.slot in ("employer", "work_location") and re.search(r"(?i:\bas an? [\w -]+? (?:at|for|by|in)\b)", summary):
-        return summary  # "works as a nurse in Oslo": the occupation would be lost
+    if found.slot in ("employer", "work_location") and re.search(r"(?i:\bas an? [a-z])", summary):
+        return summary  # "works as a nurse in Oslo", "works at Google as an engineer": the occupation would be lost
     canonical = _canonical(found, summary)
     if moved:  # "moved to Canada four years ago": where the user lives, and since when
         canonical = f"{canonical.rstrip('.')}, having moved there {when}."
