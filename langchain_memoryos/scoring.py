@@ -33,6 +33,7 @@ __all__ = [
     "segment_heat",
     "select_candidates",
     "states_new_use",
+    "states_reversal",
 ]
 
 T = TypeVar("T")
@@ -260,6 +261,7 @@ def select_candidates(
             or (r.aspect == record.aspect and names & _names(r))
             or bool(_shared_topic(ended, record, r))  # "quit tennis" / "plays tennis": the judge decides
             or states_new_use(record, r)  # "switched to green tea" / "drinks coffee": the judge decides
+            or states_reversal(record, r)  # "switched from law to …" / "studies law": the judge decides
         ):
             kept.append((r, s))
             seen.add(r.id)
@@ -369,6 +371,80 @@ def states_new_use(record: MemoryRecord, other: MemoryRecord) -> bool:
         return bool(old_said - objects) and not old_said <= objects
     kind = next((k for k in _KINDS if objects & k), frozenset())  # "takes the train now" / "rides a bike to work"
     return verb in _USING and old_verb in _USING and bool(kind & (old_said - objects))
+
+
+#: A change that names what it left ("switched from law to architecture", "transferred from Ohio State to …").
+_SWITCHED_FROM = re.compile(
+    r"\b(?:switched|changed|swapped|transferred|converted|shifted)\s+(?:over\s+)?from\s+"
+    r"(?:the\s+|an?\s+|the user's\s+|their\s+|his\s+|her\s+)?([\w' -]{2,40}?)\s+(?:to|over to|for)\s+\w",
+    re.IGNORECASE,
+)
+#: A state taken back ("is not celiac after all", "isn't moving to Denver after all"); the negation is group 1.
+_AFTER_ALL = re.compile(
+    r"(?:^|[,;:]\s*|\b(?:but|and|so)\s+)((?:[^,;:.!?]*?\b(?:not|never|no longer)\b|[^,;:.!?]*?n't\b)?)"
+    r"([^,;:.!?]*?)\s+after all\b(?!\s+(?:these|those|this|that|the|we|I|he|she|they|it|you)\b)",
+    re.IGNORECASE,
+)
+#: Back to what had stopped ("is back to eating bread", "went back to drinking coffee", "is back on dairy").
+_BACK_TO = re.compile(
+    r"\b(?:is|am|are|was|went|gone|got|getting|going|has gone)\s+back\s+(?:to\s+|on\s+)(?:the\s+)?([^,;:.!?]{2,40})",
+    re.IGNORECASE,
+)
+#: A stopped or negated state, which "back to …" ends.
+_STOPPED = re.compile(
+    r"\b(?:quit|stopped|gave up|cut out|cut back on|is off|went off|no longer|not|never)\b|n't\b", re.IGNORECASE
+)
+
+
+def _stems(text: str) -> set[str]:
+    """Content words, an "-ing", "-s" or "-ed" ending folded ("eating" and "eats" are "eat")."""
+    out = set()
+    for w in _content(text):
+        for end in ("ing", "ed", "es", "s"):
+            if w.endswith(end) and len(w) - len(end) >= 3:
+                w = w[: -len(end)]
+                break
+        out.add(w)
+    return out
+
+
+def states_reversal(record: MemoryRecord, other: MemoryRecord) -> bool:
+    """Whether ``record`` says that the state ``other`` holds has ended: left, taken back, or resumed.
+
+    "switched from law to architecture" ends the fact about law; "is not celiac after all" ends "is
+    celiac" (and "got the job after all" a fact that says they did not); "is back to drinking coffee"
+    ends "quit coffee". Facts about two people never do, nor a negated switch.
+
+    Example:
+        >>> old = MemoryRecord(summary="The user's sister Jana is studying law in Vienna.", subject="Jana")
+        >>> states_reversal(MemoryRecord(summary="Jana switched from law to architecture.", subject="Jana"), old)
+        True
+        >>> states_reversal(MemoryRecord(summary="Jana switched from Android to iPhone.", subject="Jana"), old)
+        False
+        >>> celiac = MemoryRecord(summary="The user can't eat gluten, the user is celiac.")
+        >>> states_reversal(MemoryRecord(summary="The user is not celiac after all."), celiac)
+        True
+        >>> states_reversal(MemoryRecord(summary="The user is back to drinking coffee."),
+        ...                 MemoryRecord(summary="The user quit coffee."))
+        True
+        >>> states_reversal(MemoryRecord(summary="The user is back to running."),
+        ...                 MemoryRecord(summary="The user loves running."))  # it never stopped
+        False
+    """
+    if record.subject.strip().lower() != other.subject.strip().lower():
+        return False
+    held = _stems(other.summary) - _stems(record.subject)
+    switched = _SWITCHED_FROM.search(record.summary)
+    if switched and not _NOT_SAID.search(record.summary[: switched.start()]):
+        left = _stems(switched.group(1))
+        if left and left <= held:
+            return True
+    for m in _AFTER_ALL.finditer(record.summary):
+        taken_back = _stems(m.group(2)) & held
+        if taken_back and (m.group(1) or _NOT_SAID.search(other.summary)):  # "not X after all" / "X after all"
+            return True
+    back = _BACK_TO.search(record.summary)
+    return back is not None and bool(_STOPPED.search(other.summary)) and bool(_stems(back.group(1)) & held)
 
 
 def _content(summary: str) -> set[str]:

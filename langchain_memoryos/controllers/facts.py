@@ -270,7 +270,7 @@ _NAMED_OPENING = re.compile(
 _PERSON_EVENTS = frozenset(
     """got adopted moved moves lives works started starts quit graduated graduates turned turns retired married
     marries broke bought won joined left became gave passed visited studies teaches plays runs is was has had
-    lost sold finished signed booked""".split()
+    lost sold finished signed booked switched transferred""".split()
 )
 #: What a company or a service puts out ("started a new show", "launched a new app"): its maker is no person.
 _RELEASE = re.compile(

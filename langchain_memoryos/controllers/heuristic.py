@@ -54,7 +54,7 @@ from langchain_memoryos.kernel.controller import (
 )
 from langchain_memoryos.retrieval.keywords import extract_keywords, merge_keywords
 from langchain_memoryos.schema import PROFILE_KEYS, DialoguePage, FactKind, MemoryRecord, Persona, Relation, Segment
-from langchain_memoryos.scoring import states_new_use
+from langchain_memoryos.scoring import states_new_use, states_reversal
 
 __all__ = ["HeuristicController", "PageContent", "PageReading"]
 
@@ -418,6 +418,9 @@ class HeuristicController(BaseController):
                     continue
             if states_new_use(record, cand):
                 relations.append(Relation(cand.id, "update", sim, "a new one of what the fact says is used"))
+                continue
+            if states_reversal(record, cand):
+                relations.append(Relation(cand.id, "update", sim, "what the fact holds was left or taken back"))
                 continue
             if replaces(record, cand):
                 relations.append(Relation(cand.id, "update", sim, "a correction of the value the fact holds"))
