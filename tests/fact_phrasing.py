@@ -10,7 +10,8 @@ controller's rules or their history, from the issue's text alone, and committed 
 was ever run; measured once on 51ba2fa: 40/48 through the controller and the write path; read since, and the
 rules fixed on its failures as classes of phrasing, with new dev items dev-268 …) and
 ``fact_phrasing_test5.json`` (a fifth, written blind after test4's rules and to a contract of strings matched inside
-words, ``"match": "substring"``; measured once after those rules: 42/48 through both).
+words, ``"match": "substring"``; measured once after those rules, on fef4313: 42/48 through both; read since, and
+the rules fixed on its failures as classes, with new dev items dev-305 …).
 Each item is one dialogue page (its two sides and its timestamp), optionally after earlier pages,
 with the write it must cause:
 

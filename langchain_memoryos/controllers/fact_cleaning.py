@@ -187,6 +187,12 @@ _REQUEST_TAIL = re.compile(
     r"(?<=so )no\s+(?![^.!?]*\b(?:for me|I|I'm|my|me|more|longer|idea|wonder|way)\b)[^.!?]*)\s*[.!]*$",
     re.IGNORECASE,
 )
+#: Words of a request that say what is asked, not about what: a request of only these restates its statement.
+_ASK_WORDS = frozenset(
+    """ever again anymore any anything stuff things please thanks avoid don't suggest recommend book schedule
+    send give show offer plan pick include add put order propose remind bring serve invite make mention expect
+    pair""".split()
+)
 _ASK_POLITE = re.compile(r"(?i:^(?:please|pls|kindly)\s+|[\s,]*\b(?:please|pls|thanks|thank you)\b[\s,]*$)")
 _ASK_REFERS = re.compile(
     r"(?i:\b(?:it|them)\b|\b(?:that|this|those|these)(?=\s*$|\s+(?:in|on|off|out|for|from|to|away|down)\b))"
@@ -204,6 +210,9 @@ def request_tail(sentence: str) -> str:
         "don't book me anything before 10 am"
         >>> request_tail("I don't drink, so no wine pairings please."), request_tail("I hate dill, so leave it out.")
         ('avoid wine pairings', '')
+        >>> request_tail("I'm allergic to kiwi, so no kiwi ever.")  # it restates the statement
+        ''
+
     """
     s = " ".join(sentence.replace("’", "'").split())
     m = _REQUEST_TAIL.search(s)
@@ -212,6 +221,9 @@ def request_tail(sentence: str) -> str:
     ask = _ASK_POLITE.sub("", _ASK_POLITE.sub("", m.group("ask").strip(" .!"))).strip(" ,")
     if _ASK_REFERS.search(ask) or len(words(ask)) < 2:
         return ""
+    asked = {w for w in words(ask) if w not in STOPWORDS and (len(w) > 2 or w.isdigit())} - _ASK_WORDS
+    if asked <= set(words(s[: m.start()])):
+        return ""  # "I'm allergic to kiwi, so no kiwi ever": the request says nothing the statement does not
     ask = re.sub(r"(?i)^nothing\s+", "avoid anything ", ask)  # "nothing too spicy": avoid anything too spicy
     return re.sub(r"(?i)^(?:no|none of)\s+", "avoid ", ask)  # "no wine pairings": avoid wine pairings
 

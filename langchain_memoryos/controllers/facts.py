@@ -120,6 +120,12 @@ _NOT_PERSON = re.compile(
     rf"August|September|October|November|December|Today|Tonight|Tomorrow|Yesterday|Christmas|Easter|{CAR_MAKES}|"
     r"God|Work|School|Class|Dinner|Lunch|Breakfast|Everything|Nothing|Mom|Mum|Dad|Grandma|Grandpa)$"
 )
+#: A side that opens with where only ("Near Utrecht.", "Just outside Leeds."): the speaker's whereabouts, read as
+#: "I'm near Utrecht" (and kept only when that sentence would be).
+_PLACE_ONLY = re.compile(
+    r"^(?i:(?:(?:just|right|somewhere|quite)\s+)?(?:near|outside(?: of)?|close to|around|in|not far from|"
+    r"on the outskirts of)\s+(?:the\s+)?)([A-Z][\w'-]+(?:\s+(?:de\s+|of\s+)?[A-Z][\w'-]+){0,2})\s*[.!]*$"
+)
 _DANGLING_START = re.compile(
     r"^(?:it|it's|its|this|that|that's|these|those|they|they're|them|he|she|his|her|there|which)\b", re.I
 )
@@ -213,6 +219,9 @@ def _units(text: str, other: str | None) -> list[tuple[int, str, bool, bool]]:
             s = _clean(rest, other)  # "Please remember that I'm vegan": the statement is the fact
         if not s or not words(s):
             continue
+        place = _PLACE_ONLY.match(s) if not units and i == 0 else None
+        if place and not _NOT_PERSON.match(place.group(1).split()[0]):
+            s = "I'm " + s[0].lower() + s[1:]  # "Near Utrecht.": an answer that only names where the speaker is
         if asked or _CORRECTION_CUE.match(" ".join(raw.split())):
             # "Remember: the gate code is 4471", "Sorry: the appointment is on the 21st, not the 14th": the speaker's
             # own thing, its replaced value dropped once a slot reads it

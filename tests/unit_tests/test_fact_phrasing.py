@@ -24,7 +24,7 @@ from tests.scripted_model import ScriptedToolModel
 DEV, TEST, TEST2 = suite.load(suite.DEV), suite.load(suite.TEST), suite.load(suite.TEST2)
 TEST3 = suite.load(suite.TEST3)  # written blind, measured once (31/40 at 6e084d8), read since: gated like the others
 TEST4 = suite.load(suite.TEST4)  # written blind, measured once (40/48 at 51ba2fa), read since: gated like the others
-TEST5 = suite.load(suite.TEST5)  # written blind, measured once (42/48, rules of i31-rules3): gated at that rate
+TEST5 = suite.load(suite.TEST5)  # written blind, measured once (42/48 at fef4313), read since: gated like the others
 ALL = DEV + TEST + TEST2 + TEST3 + TEST4 + TEST5
 
 
@@ -115,8 +115,8 @@ def test_text_without_relative_time_is_unchanged() -> None:
 def test_the_offline_controller_passes_90_percent_of_the_held_out_test_set() -> None:
     # measured blind once each (test 26/29 at 8b27917, test2 21/26 at 426deff, test3 31/40 at 6e084d8, test4 40/48
     # at 51ba2fa); all have been read since, and general rules fixed on their failures and on new dev items
-    # (dev-117 …, dev-167 …, dev-268 …), so none is blind any more: each is gated at the rate it reached (all of it);
-    # test5, written blind after test4's rules, measured once at 42/48 and gated at that rate
+    # (dev-117 …, dev-167 …, dev-268 …, dev-305 …), so none is blind any more: each is gated at the rate it reached
+    # (all of it); test5, written blind after test4's rules, measured blind once at 42/48 (fef4313), read since
     dev, test, test2 = _of("controller", DEV), _of("controller", TEST), _of("controller", TEST2)
     assert suite.rate(dev) >= 1.0, "dev " + _summary(dev)
     assert suite.rate(test) >= 1.0, "test " + _summary(test)
@@ -126,7 +126,7 @@ def test_the_offline_controller_passes_90_percent_of_the_held_out_test_set() -> 
     test4 = _of("controller", TEST4)
     assert suite.rate(test4) >= 1.0, "test4 " + _summary(test4)  # the rate it reached (48/48)
     test5 = _of("controller", TEST5)
-    assert suite.rate(test5) >= 42 / 48, "test5 " + _summary(test5)  # its one blind measurement
+    assert suite.rate(test5) >= 1.0, "test5 " + _summary(test5)  # the rate it reached (48/48)
 
 
 def test_the_write_path_stores_what_the_suite_expects() -> None:
@@ -140,7 +140,7 @@ def test_the_write_path_stores_what_the_suite_expects() -> None:
     test4 = _of("write", TEST4)
     assert suite.rate(test4) >= 1.0, "test4 " + _summary(test4)  # the rate it reached (48/48)
     test5 = _of("write", TEST5)
-    assert suite.rate(test5) >= 42 / 48, "test5 " + _summary(test5)  # its one blind measurement
+    assert suite.rate(test5) >= 1.0, "test5 " + _summary(test5)  # the rate it reached (48/48)
 
 
 def test_a_fact_of_turn_one_is_dated_by_turn_one_and_a_forget_request_is_marked_not_stored() -> None:
@@ -210,6 +210,7 @@ def test_the_same_suite_through_the_llm_controller_with_the_scripted_model() -> 
     assert suite.rate([o for o in through_llm if o.item in TEST2]) >= 1.0
     assert suite.rate([o for o in through_llm if o.item in TEST3]) >= 1.0
     assert suite.rate([o for o in through_llm if o.item in TEST4]) >= 1.0
+    assert suite.rate([o for o in through_llm if o.item in TEST5]) >= 1.0
     # the prompt asks for dated, named, non-chit-chat facts and marks forget requests
     prompt = next(text for name, text in model.calls if "I ran my first half marathon yesterday" in text)
     assert "Monday, 8 May 2023 (2023-05-08)" in prompt
