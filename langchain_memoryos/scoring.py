@@ -375,7 +375,8 @@ def states_new_use(record: MemoryRecord, other: MemoryRecord) -> bool:
 
 #: A change that names what it left ("switched from law to architecture", "transferred from Ohio State to …").
 _SWITCHED_FROM = re.compile(
-    r"\b(?:switched|changed|swapped|transferred|converted|shifted)\s+(?:over\s+)?from\s+"
+    r"\b(?:switched|changed|swapped|transferred|converted|shifted)\s+(?:over\s+|(?:jobs|careers|schools|majors|"
+    r"courses|teams|clubs|banks|gyms|plans|providers)\s+)?from\s+"
     r"(?:the\s+|an?\s+|the user's\s+|their\s+|his\s+|her\s+)?([\w' -]{2,40}?)\s+(?:to|over to|for)\s+\w",
     re.IGNORECASE,
 )

@@ -82,7 +82,7 @@ from langchain_memoryos.controllers.fact_requests import (
     side_requests,
 )
 from langchain_memoryos.controllers.fact_typing import _FIRST, fact_score, is_chatter, named_subject
-from langchain_memoryos.controllers.lexicon import asked_name, words
+from langchain_memoryos.controllers.lexicon import CALLED_NAME, asked_name, words
 from langchain_memoryos.controllers.rewrite import informal_apostrophes, split_sentences, third_person
 from langchain_memoryos.controllers.rules import BY_OTHERS, GROUP_PERSON, SentenceFacts, analyze_sentence
 from langchain_memoryos.controllers.slots import CAR_MAKES, as_the_user, slot_of
@@ -144,6 +144,12 @@ _USER_FORMS = (
     (re.compile(r"\byourself\b"), "themselves"),
 )
 #: What a "call me" sentence says before it ("My name is Daniel, but please call me Dan"): a fact of its own.
+#: The sentence after a refused name that gives the one asked for ("It's Katherine.", "Just Sam.").
+_NAME_INSTEAD = re.compile(
+    r"^(?i:(?:it's|it is|just|I'm|I am|I go by|call me|use)\s+)?"
+    + CALLED_NAME
+    + r"(?i:,?\s+(?:is fine|please|now|instead|works|is better))?\s*[.!]*$"
+)
 _BEFORE_CALL = re.compile(
     r"[\s,;]*(?:\b(?:but|and|so)\b[\s,]*)?(?:\b(?:please|pls|just|you can|you may|feel free to)\b[\s,]*)*$", re.I
 )
@@ -197,7 +203,7 @@ def _units(text: str, other: str | None) -> list[tuple[int, str, bool, bool]]:
     """
     body = informal_apostrophes(_PHOTO.sub(" ", text or ""))  # "i dont eat meat": "I don't eat meat"
     units: list[tuple[int, str, bool, bool]] = []
-    private = False
+    private, refused_at = False, -2
     for i, raw in enumerate(split_sentences(" ".join(body.split()))):
         opted_out = _PRIVATE.match(_LEAD_NOISE.sub("", " ".join(raw.split())))
         if opted_out or private:
@@ -231,7 +237,12 @@ def _units(text: str, other: str | None) -> list[tuple[int, str, bool, bool]]:
             j, prev, _, was_asked = units[-1]
             units[-1] = (i, prev.rstrip(" .!") + "; " + s[0].lower() + s[1:], False, was_asked)
             continue
+        instead = _NAME_INSTEAD.match(s) if refused_at == i - 1 else None
+        if instead:  # "Please stop calling me Katie. It's Katherine.": the name asked for
+            units.append((i, f"I go by {instead.group(1)}.", False, True))
+            continue
         called = asked_name(s)
+        refused_at = i if called and not called.name else refused_at
         if called:  # "Call me Sam": how the assistant addresses them (a trait) and the name they go by (a fact)
             before = _BEFORE_CALL.sub("", s[: called.start])
             if len(words(before)) >= 2 and not BY_OTHERS.search(before + " call me"):

@@ -22,16 +22,20 @@ PARTNERS: frozenset[str] = frozenset(
 #: A name someone goes by, with its title ("Sam", "Dr. Patel"): a regular expression with one group.
 CALLED_NAME = r"((?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+)?[A-Z][\w'’-]+)"
 
-#: "call me X" / "calls me X" (the name is group 1).
-_CALL = re.compile(r"(?i:\bcalls? me)\s+" + CALLED_NAME)
+#: "call me X" / "calls me X" (the name is group 1); "calling me X" and a term of address ("ma'am", "buddy") count
+#: only refused ("stop calling me Katie", "you don't have to call me ma'am").
+_CALL = re.compile(
+    r"(?i:\bcall(?:s|ing)? me)\s+(?:" + CALLED_NAME + r"|(?P<term>(?i:ma'am|sir|madam|miss|buddy|sweetie|honey|"
+    r"dear|darling|mate|bro|dude|kiddo|champ|babe|pal|hun|sweetheart)\b))"
+)
 #: A negation just before "call me" ("don't", "never", "no need to", "I'd rather you didn't"): the name is refused.
 _NOT_BEFORE = re.compile(
-    r"(?i:\b(?:don't|dont|do not|never|not|didn't|did not|no need to|no one|nobody)\s+"
-    r"(?:(?:ever|really|even|to|please)\s+)*$)"
+    r"(?i:\b(?:don't|dont|do not|never|not|didn't|did not|no need to|no one|nobody|stop|quit|needn't)\s+"
+    r"(?:(?:ever|really|even|to|please|have to|need to)\s+)*$)"
 )
 #: After a refused name, the one asked for instead ("…, Sam is fine", "…, I go by Robert", "…, just Bob").
 _INSTEAD = re.compile(
-    r"(?:(?i:\b(?:I\s+)?(?:go by|prefer|'d prefer|would prefer)\s+)" + CALLED_NAME + r"|"
+    r"(?:(?i:\b(?:I\s+)?(?:go by|prefer|'d prefer|would prefer)\s+|\bit(?:'s| is)\s+(?:just\s+)?)" + CALLED_NAME + r"|"
     r"(?:^|[,;:.!—-]\s*|(?i:\b(?:but|just|instead)\s+))(?i:(?:just|simply|plain)\s+)?"
     + CALLED_NAME.replace("((", "(?P<fine>(", 1)
     + r"(?i:\s+(?:is fine|is good|is great|works|will do|is perfect|is okay|is ok|is better|instead)\b))"
@@ -43,7 +47,7 @@ _BY_OTHERS = re.compile(
 )
 #: What opens a refusal before its negation ("Please don't …", "I'd rather you didn't …"): part of the request.
 _LEAD_NEGATION = re.compile(
-    r"(?i:(?:\b(?:please|pls|just)\s+)?(?:\b(?:I'd|I would) (?:rather|prefer)(?: it)?(?: if)? you\s+)?$)"
+    r"(?i:(?:\b(?:please|pls|just)\s+)?(?:\b(?:I'd|I would) (?:rather|prefer)(?: it)?(?: if)? you\s+|\byou\s+)?$)"
 )
 
 
@@ -87,12 +91,14 @@ def asked_name(text: str) -> AskedName | None:
         if start < 0:
             begin = negation.start() if negation else m.start()
             start = _LEAD_NEGATION.search(text[:begin]).start()  # type: ignore[union-attr]
+        if negation is None and (m.group("term") or m.group(0).lower().startswith("calling")):
+            continue  # "they keep calling me Bobby", "call me sir": no name asked for
         if negation is None and _BY_OTHERS.search(text[: m.start()]):
             theirs = theirs or m.group(1)  # "My friends call me Red, but please call me Sarah": Sarah
             continue
         if negation is None:
             return AskedName(m.group(1), refused, start)
-        refused = refused or m.group(1)
+        refused = refused or m.group(1) or m.group("term")
         instead = _INSTEAD.search(text, m.end())
         if instead:
             return AskedName(instead.group(1) or instead.group("fine"), refused, start)

@@ -329,6 +329,13 @@ _DIRECTIVE_LEAD = re.compile(
 _WANT_LEAD = re.compile(r"^(?:i want you to|i'd like you to|i would like you to|you should)\s+", re.I)
 
 
+#: A statement before the instruction ("I'm vegetarian — please don't …", "I'm a night owl, so never …"): a fact of
+#: its own, no part of the instruction.
+_STATED_BEFORE = re.compile(
+    r"^(?:i|i'm|i am|i've|i have|my|we|we're|we are)\b[^,;—–]*?(?:[,;]|\s[—–-])\s*(?:(?:so|and)\s+)?"
+    r"(?=(?:please|pls|don't|do not|never|no need to)\b)",
+    re.IGNORECASE,
+)
 _AGENT_INTERJECTION = re.compile(
     r"^(?:(?:oh|ooh|wow|haha+|ha|lol|well|hey|hi|hello|ok|okay|so|um+|uh+|ah+|hmm+|hm+|anyway)\b[\s,!.]*)+",
     re.IGNORECASE,
@@ -345,6 +352,7 @@ def agent_summary(sentence: str) -> str:
         ('The assistant should call the user Bob, not Robert.', 'The assistant should not call the user Liz.')
     """
     text = _AGENT_INTERJECTION.sub("", " ".join(sentence.replace("’", "'").split()))
+    text = _STATED_BEFORE.sub("", text)  # "I'm vegetarian — please don't send me meat recipes": the request
     text = _DIRECTIVE_LEAD.sub("", text)
     text = _WANT_LEAD.sub("", text).rstrip(" !?.,;:")
     called = asked_name(text)

@@ -313,7 +313,7 @@ _NOT_ATTRIBUTES = frozenset(
 
 def _specific(value: str) -> bool:
     """Whether an attribute's value is one that can be replaced: a number, a date or a name, not a description."""
-    return bool(re.search(r"\d|\b[A-Z][a-z]+", value.strip())) or bool(
+    return bool(re.search(r"\d|\b[A-Z][a-z]+|\w@\w", value.strip())) or bool(
         re.match(r"(?i:on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b)", value.strip())
     )
 

@@ -178,6 +178,15 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
         re.compile(r"(?i:\b(?:started|starts|has started|is back to|went back to)\s+eating\s+(?:fish|seafood))"),
         "pescatarian",
     ),
+    # "The user has gone back to eating meat", "… is back on meat": no longer vegetarian
+    (
+        "diet",
+        re.compile(
+            r"(?i:\b(?:is back to|went back to|has gone back to|gone back to|is back on|went back on)\s+(?:eating\s+)?"
+            r"(?:meat|red meat|chicken|beef|pork|steak|bacon)\b)"
+        ),
+        "omnivore",
+    ),
     ("diet", re.compile(rf"(?i:\beats\s+(?:fully\s+|strictly\s+|mostly\s+|only\s+)?)({_DIETS})\b"), None),
     ("relationship_status", re.compile(r"(?i:\b(?:broke|broken|split|splits|breaks)\s+up\b)"), "single"),
     (
@@ -233,6 +242,15 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
         re.compile(
             r"(?i:^(?!.*\b(?:when|since|after|before|until|once|by the time)\s+(?:\S+\s+){0,3}?(?:just\s+)?turned\b).*?"
             r"\b(?:just turned|turned|is turning)\s+)(\d{1,3}|" + _NUMBER + r")\b(?!\s+(?:of|into)\b)"
+        ),
+        None,
+    ),
+    # "The user moved from Berlin to Munich": where the user lives now
+    (
+        "location",
+        re.compile(
+            rf"(?i:\b(?:moved|relocated|has moved|just moved|recently moved)\s+from\s+){_CAP}(?:\s+{_CAP})*"
+            rf"(?i:,?\s+to\s+)(?:the\s+)?{_PROPER}"
         ),
         None,
     ),
