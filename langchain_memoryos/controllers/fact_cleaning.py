@@ -179,7 +179,7 @@ _KEEP_TAIL = re.compile(
 #: seafood", ", so leave it out, thanks"): what the speaker asks for follows from the fact and is no part of it.
 _REQUEST_TAIL = re.compile(
     r"(?:[,;]\s*|\s[—–-]\s*|\s+(?=(?:so|and)\s))(?:(?:so|and|which means|that means)\s+)?"
-    r"(?P<ask>(?:please|pls|kindly)\b[^.!?]*|"
+    r"(?P<ask>(?:please|pls|kindly|feel free to)\b[^.!?]*|"
     r"(?:don't|do not|never|no need to)\s+(?:ever\s+)?(?:suggest|recommend|book|schedule|send|give|show|offer|plan|"
     r"pick|include|add|put|order|propose|remind|bring|serve|invite|make|mention|expect|pair|plan)\b[^.!?]*|"
     r"(?:skip|avoid|leave (?:out|(?:it|them|that|those) out)|hold the|spare me|count me out|go easy on)\b[^.!?]*|"
@@ -219,6 +219,7 @@ def request_tail(sentence: str) -> str:
     if m is None or len(words(s[: m.start()])) < 2 or _KEEP_TAIL.search(s):
         return ""  # none, or "…, please don't forget": a request to keep the statement (the statement is the fact)
     ask = _ASK_POLITE.sub("", _ASK_POLITE.sub("", m.group("ask").strip(" .!"))).strip(" ,")
+    ask = re.sub(r"(?i)^feel free to\s+", "", ask)  # "feel free to suggest cheese": suggest cheese
     if _ASK_REFERS.search(ask) or len(words(ask)) < 2:
         return ""
     asked = {w for w in words(ask) if w not in STOPWORDS and (len(w) > 2 or w.isdigit())} - _ASK_WORDS

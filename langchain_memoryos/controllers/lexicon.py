@@ -31,7 +31,7 @@ _CALL = re.compile(
 #: A negation just before "call me" ("don't", "never", "no need to", "I'd rather you didn't"): the name is refused.
 _NOT_BEFORE = re.compile(
     r"(?i:\b(?:don't|dont|do not|never|not|didn't|did not|no need to|no one|nobody|stop|quit|needn't)\s+"
-    r"(?:(?:ever|really|even|to|please|have to|need to)\s+)*$)"
+    r"(?:(?:ever|really|even|to|please|have to|need to|want you to|want anyone to|like you to|like it if you)\s+)*$)"
 )
 #: After a refused name, the one asked for instead ("…, Sam is fine", "…, I go by Robert", "…, just Bob").
 _INSTEAD = re.compile(

@@ -336,6 +336,9 @@ _STATED_BEFORE = re.compile(
     r"(?=(?:please|pls|don't|do not|never|no need to)\b)",
     re.IGNORECASE,
 )
+_NOT_WANTED_LEAD = re.compile(
+    r"^(?:(?:i'd|i would) rather you (?:didn't|did not|not|wouldn't|would not)|i (?:don't|do not) want you to)\s+", re.I
+)
 _AGENT_INTERJECTION = re.compile(
     r"^(?:(?:oh|ooh|wow|haha+|ha|lol|well|hey|hi|hello|ok|okay|so|um+|uh+|ah+|hmm+|hm+|anyway)\b[\s,!.]*)+",
     re.IGNORECASE,
@@ -355,6 +358,7 @@ def agent_summary(sentence: str) -> str:
     text = _STATED_BEFORE.sub("", text)  # "I'm vegetarian — please don't send me meat recipes": the request
     text = _DIRECTIVE_LEAD.sub("", text)
     text = _WANT_LEAD.sub("", text).rstrip(" !?.,;:")
+    text = _NOT_WANTED_LEAD.sub("not ", text)  # "I'd rather you didn't use emojis": not use emojis
     called = asked_name(text)
     if called and called.name:  # "Call me Liz, everyone does": only the name ("Don't call me Rob, call me Bob": Bob)
         refused = f", not {called.refused}" if called.refused else ""

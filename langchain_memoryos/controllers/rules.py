@@ -92,7 +92,8 @@ REQUEST_START = re.compile(
 )
 AGENT_DIRECTIVE = re.compile(
     r"\b(?:from now on|in the future|always|never(?!\s+mind\b)|please don't|please do not|don't ever|i want you to|"
-    r"i'd like you to|i would like you to|you should|call me|stop)\b",
+    r"i'd like you to|i would like you to|you should|call me|stop|(?:i'd|i would) rather you|"
+    r"i (?:don't|do not) want you to)\b",
     re.IGNORECASE,
 )
 #: Someone else calls the speaker a name ("Everyone calls me Bobby", "My friends call me Tash"): no instruction.
