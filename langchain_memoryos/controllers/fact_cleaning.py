@@ -178,7 +178,7 @@ _KEEP_TAIL = re.compile(
 #: A request to the listener that closes a statement (", so no wine pairings please", ", so please don't suggest
 #: seafood", ", so leave it out, thanks"): what the speaker asks for follows from the fact and is no part of it.
 _REQUEST_TAIL = re.compile(
-    r"(?:[,;]\s*|\s[—–-]\s*|\s+(?=(?:so|and)\s))(?:(?:so|and|which means|that means)\s+)?"
+    r"(?:[,;]\s*|\s[—–-]\s*|\s+(?=so\s))(?:(?:so|which means|that means)\s+)?"
     r"(?P<ask>(?:please|pls|kindly|feel free to)\b[^.!?]*|"
     r"(?:don't|do not|never|no need to)\s+(?:ever\s+)?(?:suggest|recommend|book|schedule|send|give|show|offer|plan|"
     r"pick|include|add|put|order|propose|remind|bring|serve|invite|make|mention|expect|pair|plan)\b[^.!?]*|"
