@@ -11,7 +11,9 @@ was ever run; measured once on 51ba2fa: 40/48 through the controller and the wri
 rules fixed on its failures as classes of phrasing, with new dev items dev-268 …) and
 ``fact_phrasing_test5.json`` (a fifth, written blind after test4's rules and to a contract of strings matched inside
 words, ``"match": "substring"``; measured once after those rules, on fef4313: 42/48 through both; read since, and
-the rules fixed on its failures as classes, with new dev items dev-305 …).
+the rules fixed on its failures as classes, with new dev items dev-305 …) and ``fact_phrasing_test6.json`` (a
+sixth, written blind in the same way after test5's rules; measured once after them: 31/48 through the controller,
+32/48 through the write path).
 Each item is one dialogue page (its two sides and its timestamp), optionally after earlier pages,
 with the write it must cause:
 
@@ -58,6 +60,7 @@ TEST2 = DATA / "fact_phrasing_test2.json"
 TEST3 = DATA / "fact_phrasing_test3.json"
 TEST4 = DATA / "fact_phrasing_test4.json"
 TEST5 = DATA / "fact_phrasing_test5.json"
+TEST6 = DATA / "fact_phrasing_test6.json"
 GATE = MemoryOSConfig().gate_threshold
 FILLER = ("ok", "ok")
 
@@ -286,7 +289,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = list(sys.argv[1:] if argv is None else argv)
     show_all = "--show-failures" in args
     dev, test, test2, test3, test4 = load(DEV), load(TEST), load(TEST2), load(TEST3), load(TEST4)
-    test5 = load(TEST5)
+    test5, test6 = load(TEST5), load(TEST6)
     rates: dict[str, Any] = {}
     for run_name, run in (("controller", run_controller), ("write path", run_write_path)):
         for set_name, items in (
@@ -296,6 +299,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             ("test3", test3),
             ("test4", test4),
             ("test5", test5),
+            ("test6", test6),
         ):
             outcomes = run(items)
             _report(f"{run_name} {set_name}", outcomes, show=show_all or set_name == "dev")
