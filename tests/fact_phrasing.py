@@ -8,7 +8,7 @@ second held-out set, written after the first was measured once, before the rules
 controller's rules or their history, from the issue's text alone, and committed before it was ever run),
 ``fact_phrasing_test4.json`` (a fourth held-out set, written blind in the same way, and committed before it
 was ever run; measured once on 51ba2fa: 40/48 through the controller and the write path; read since, and the
-rules fixed on its failures as classes of phrasing, with new dev items dev-268 …) and
+rules fixed on its failures as classes of phrasing, with new dev items dev-268 …),
 ``fact_phrasing_test5.json`` (a fifth, written blind after test4's rules and to a contract of strings matched inside
 words, ``"match": "substring"``; measured once after those rules, on fef4313: 42/48 through both; read since, and
 the rules fixed on its failures as classes, with new dev items dev-305 …) and ``fact_phrasing_test6.json`` (a
